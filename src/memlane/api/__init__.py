@@ -1,0 +1,1 @@
+"""HTTP surfaces: one router per spec, one place that maps errors to each envelope."""

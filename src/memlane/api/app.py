@@ -1,0 +1,71 @@
+"""The FastAPI application: one app, every surface mounted on the same services."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from fastapi import FastAPI, Request, Response
+
+from memlane import __version__
+from memlane.api import graph, system
+from memlane.api.errors import install_error_handlers, render
+from memlane.config import Settings
+from memlane.services.container import Services, open_services
+
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings | None = None, *, services: Services | None = None) -> FastAPI:
+    """Build the app; with ``services`` given (tests), the caller owns their lifecycle."""
+    settings = settings or (services.settings if services else Settings())
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = services is None
+        svc = services or await open_services(settings)
+        app.state.services = svc
+        if owned and settings.worker_in_process:
+            svc.worker.start()
+            requeued = await svc.embedding.requeue_stale_model()
+            if requeued:
+                log.info("embedding model is %s: %d nodes queued for re-embedding", svc.embedder.model_id, requeued)
+        try:
+            yield
+        finally:
+            if owned:
+                await svc.close()
+
+    app = FastAPI(
+        title="memlane",
+        version=__version__,
+        description="Long-term memory for AI agents: graph memory, conversation memory, layered memory "
+        "and agent tools on one core.",
+        lifespan=lifespan,
+    )
+    if services is not None:
+        app.state.services = services
+
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > settings.max_request_bytes:
+            return render(
+                request.url.path,
+                413,
+                "payload_too_large",
+                f"request body is {length} bytes; the limit is {settings.max_request_bytes} "
+                "(MEMLANE_MAX_REQUEST_BYTES)",
+            )
+        started = time.perf_counter()
+        response = await call_next(request)
+        # Server-side time, so benchmarks can separate server latency from the client's.
+        response.headers["server-timing"] = f"app;dur={(time.perf_counter() - started) * 1000:.3f}"
+        return response
+
+    install_error_handlers(app)
+    app.include_router(system.router)
+    app.include_router(graph.router)
+    return app

@@ -1,0 +1,51 @@
+"""Request-scoped dependencies shared by the routers: services, tenant, admin admission."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+
+from fastapi import Request
+
+from memlane.services.container import Services
+
+LOOPBACK_NAMES = {"localhost", "testclient"}
+
+
+def services(request: Request) -> Services:
+    svc: Services = request.app.state.services
+    return svc
+
+
+def resolve_tenant(request: Request, body_tenant: str | None) -> str:
+    """Body ``tenant_id``, else ``X-Tenant-Id``, else ``MEMORY_TENANT_ID``."""
+    if body_tenant:
+        return body_tenant
+    header = request.headers.get("x-tenant-id")
+    if header and header.strip():
+        return header.strip()
+    return services(request).settings.default_tenant_id
+
+
+def resolve_scope(request: Request, body_scope: str | None) -> str:
+    return body_scope or services(request).settings.default_scope
+
+
+def is_loopback(request: Request) -> bool:
+    host = request.client.host if request.client else ""
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def admin_authorized(request: Request) -> bool:
+    """``X-Admin-Token`` matching ``ADMIN_TOKEN``; or, with no token configured outside
+    production, a request from loopback. Compared in constant time."""
+    settings = services(request).settings
+    given = request.headers.get("x-admin-token")
+    if settings.admin_token:
+        return given is not None and hmac.compare_digest(given.encode(), settings.admin_token.encode())
+    return not settings.is_production and is_loopback(request)

@@ -1,0 +1,133 @@
+"""Each surface answers errors in its own envelope; this is the one place that decides which.
+
+graph (``/v1/memory``): ``{"error", "message", "details"?}``; conversation (``/api/v1``):
+``{"detail"}``; layered (``/v1/layers``): ``{"success": false, "error_type", "message"}``; tools
+(``/v1/tools``): ``{"success": false, "errorCode", "message", "details"?, "retryable"}``.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from memlane.domain.errors import MemlaneError, RateLimited, UpstreamError
+
+log = logging.getLogger(__name__)
+
+TOOL_CODES = {
+    400: "INVALID_INPUT",
+    401: "UNAUTHORIZED",
+    403: "UNAUTHORIZED",
+    404: "NOT_FOUND",
+    409: "CONFLICT",
+    413: "INVALID_INPUT",
+    429: "RATE_LIMITED",
+    502: "PROVIDER_ERROR",
+    503: "PROVIDER_ERROR",
+    504: "TIMEOUT",
+}
+
+
+def surface_of(path: str) -> str:
+    if path.startswith("/v1/memory"):
+        return "graph"
+    if path.startswith("/api/"):
+        return "conversation"
+    if path.startswith("/v1/layers"):
+        return "layers"
+    if path.startswith("/v1/tools") or path.startswith("/mcp"):
+        return "tools"
+    return "graph"
+
+
+def field_path(loc: Sequence[Any]) -> str:
+    """``("body", "nodes", 0, "type")`` -> ``nodes[0].type``; query and path params keep their name."""
+    parts = list(loc)
+    if parts and parts[0] in ("body", "query", "path", "header"):
+        parts = parts[1:]
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out += ("." if out else "") + str(p)
+    return out or "body"
+
+
+def render(
+    path: str,
+    status: int,
+    code: str,
+    message: str,
+    details: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    surface = surface_of(path)
+    body: dict[str, Any]
+    if surface == "conversation":
+        body = {"detail": message}
+    elif surface == "layers":
+        body = {"success": False, "error_type": code, "message": message}
+        if details:
+            body["details"] = details
+    elif surface == "tools":
+        tool_code = code if code.isupper() else TOOL_CODES.get(status, "PROVIDER_ERROR")
+        body = {
+            "success": False,
+            "errorCode": tool_code,
+            "message": message,
+            "retryable": status in (409, 429, 502, 503, 504),
+        }
+        if details:
+            body["details"] = details
+    else:
+        body = {"error": code, "message": message}
+        if details:
+            body["details"] = details
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(MemlaneError)
+    async def _domain(request: Request, exc: MemlaneError) -> JSONResponse:
+        headers: dict[str, str] = {}
+        retry_after = getattr(exc, "retry_after", None)
+        if isinstance(exc, RateLimited | UpstreamError) and retry_after is not None:
+            headers["retry-after"] = str(max(1, round(float(retry_after))))
+        return render(request.url.path, exc.status, exc.code, exc.message, exc.details, headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = []
+        for err in exc.errors():
+            loc = err.get("loc", ())
+            if err.get("type") == "json_invalid":
+                return render(
+                    request.url.path, 400, "invalid_json", f"request body is not valid JSON: {err.get('msg')}"
+                )
+            errors.append({"field": field_path(loc), "message": err.get("msg", "invalid"), "type": err.get("type")})
+        first = errors[0] if errors else {"field": "body", "message": "invalid request"}
+        message = f"{first['field']}: {first['message']}"
+        if len(errors) > 1:
+            message += f" (and {len(errors) - 1} more)"
+        return render(request.url.path, 400, "invalid_request", message, {"errors": errors})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}.get(
+            exc.status_code, "http_error"
+        )
+        return render(request.url.path, exc.status_code, code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        ref = uuid.uuid4().hex[:12]
+        log.exception("unhandled error %s on %s %s", ref, request.method, request.url.path)
+        return render(request.url.path, 500, "internal_error", f"internal error (reference {ref})")

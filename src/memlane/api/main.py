@@ -1,0 +1,5 @@
+"""ASGI entry point for uvicorn: ``memlane.api.main:app``."""
+
+from memlane.api.app import create_app
+
+app = create_app()

@@ -1,0 +1,49 @@
+"""Service endpoints every surface shares: health, index, metrics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from memlane import __version__
+from memlane.api.deps import services
+
+router = APIRouter(tags=["system"])
+
+
+@router.get("/health", summary="Liveness and store health")
+async def health(request: Request) -> JSONResponse:
+    svc = services(request)
+    db_ok = await svc.store.ping()
+    body: dict[str, Any] = {
+        "status": "healthy" if db_ok else "unhealthy",
+        "sdk_initialized": db_ok,
+        "service": "memlane",
+        "version": __version__,
+        "backend": svc.store.backend,
+        "embedding": {
+            "provider": svc.embedder.provider,
+            "model": svc.embedder.model_id,
+            "dimension": svc.embedder.dimension,
+        },
+        "worker": "in-process" if svc.settings.worker_in_process else "external",
+    }
+    return JSONResponse(body, status_code=200 if db_ok else 503)
+
+
+@router.get("/", summary="API information")
+async def index() -> dict[str, Any]:
+    return {
+        "name": "memlane",
+        "version": __version__,
+        "description": "Self-hosted long-term memory server for AI agents",
+        "endpoints": {
+            "docs": "/docs",
+            "redoc": "/redoc",
+            "openapi": "/openapi.json",
+            "health": "/health",
+            "graph": ["/v1/memory/write", "/v1/memory/recall", "/v1/memory/recall_text"],
+        },
+    }

@@ -1,0 +1,107 @@
+"""``memlane serve | worker | migrate``."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from typing import Annotated
+
+import typer
+
+from memlane.config import Settings
+
+app = typer.Typer(help="memlane: long-term memory server for AI agents", no_args_is_help=True)
+migrate_app = typer.Typer(help="Database schema migrations (Alembic)", no_args_is_help=True)
+app.add_typer(migrate_app, name="migrate")
+
+
+def _logging(level: str) -> None:
+    logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="bind address (MEMLANE_HOST)")] = None,
+    port: Annotated[int | None, typer.Option(help="port (MEMLANE_PORT)")] = None,
+    workers: Annotated[int, typer.Option(help="API processes")] = 1,
+) -> None:
+    """Run the API server (with an in-process job worker unless MEMLANE_WORKER_IN_PROCESS=false)."""
+    import uvicorn
+
+    settings = Settings()
+    _logging(settings.log_level)
+    from memlane.store import migrate
+
+    migrate.upgrade(settings.resolved_database_url)
+    uvicorn.run(
+        "memlane.api.main:app",
+        host=host or settings.host,
+        port=port or settings.port,
+        workers=workers,
+        log_level=settings.log_level,
+        proxy_headers=False,
+    )
+
+
+@app.command()
+def worker() -> None:
+    """Run a job worker as its own process (embedding, ingestion, webhooks, sweeps)."""
+    from memlane.services.container import open_services
+
+    settings = Settings()
+    _logging(settings.log_level)
+
+    async def main() -> None:
+        svc = await open_services(settings)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        svc.worker.start()
+        await svc.embedding.requeue_stale_model()
+        logging.getLogger("memlane.worker").info("worker %s started", svc.worker.worker_id)
+        await stop.wait()
+        await svc.close()
+
+    asyncio.run(main())
+
+
+@migrate_app.command("upgrade")
+def migrate_upgrade(revision: Annotated[str, typer.Argument()] = "head") -> None:
+    """Upgrade the schema (default: to the newest revision)."""
+    from memlane.store import migrate
+
+    migrate.upgrade(Settings().resolved_database_url, revision)
+    typer.echo(f"upgraded to {revision}")
+
+
+@migrate_app.command("downgrade")
+def migrate_downgrade(revision: Annotated[str, typer.Argument(help="target revision, e.g. -1 or base")]) -> None:
+    """Downgrade the schema to an older revision."""
+    from memlane.store import migrate
+
+    migrate.downgrade(Settings().resolved_database_url, revision)
+    typer.echo(f"downgraded to {revision}")
+
+
+@migrate_app.command("current")
+def migrate_current() -> None:
+    """Print the schema revision of the configured database and the newest one known."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from memlane.store import migrate
+    from memlane.store.urls import async_url
+
+    async def read() -> str | None:
+        engine = create_async_engine(async_url(Settings().resolved_database_url))
+        try:
+            return await migrate.current_revision(engine)
+        finally:
+            await engine.dispose()
+
+    typer.echo(f"current: {asyncio.run(read())}\nhead: {migrate.head_revision()}")
+
+
+if __name__ == "__main__":
+    app()

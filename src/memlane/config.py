@@ -1,0 +1,69 @@
+"""Settings read from the environment, in one place, so every knob is documented once.
+
+Names follow the specs where they name a variable (``MEMORY_TENANT_ID``, ``ADMIN_TOKEN``,
+``NODE_ENV``); memlane's own knobs carry the ``MEMLANE_`` prefix.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _env(*names: str) -> AliasChoices:
+    return AliasChoices(*names)
+
+
+class Settings(BaseSettings):
+    """Every setting has a safe default for the embedded quick start."""
+
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", populate_by_name=True)
+
+    host: str = Field("127.0.0.1", validation_alias=_env("MEMLANE_HOST"))
+    port: int = Field(8000, validation_alias=_env("MEMLANE_PORT"))
+    data_dir: Path = Field(Path("data"), validation_alias=_env("MEMLANE_DATA_DIR"))
+    database_url: str | None = Field(None, validation_alias=_env("MEMLANE_DATABASE_URL"))
+    db_pool_size: int = Field(10, validation_alias=_env("MEMLANE_DB_POOL_SIZE"))
+
+    embedder: Literal["local", "openai", "hashing"] = Field("local", validation_alias=_env("MEMLANE_EMBEDDER"))
+    embedding_base_url: str | None = Field(None, validation_alias=_env("MEMLANE_EMBEDDING_BASE_URL"))
+    embedding_api_key: str | None = Field(None, validation_alias=_env("MEMLANE_EMBEDDING_API_KEY"))
+    embedding_model: str = Field("text-embedding-3-small", validation_alias=_env("MEMLANE_EMBEDDING_MODEL"))
+    embedding_dimension: int = Field(1536, validation_alias=_env("MEMLANE_EMBEDDING_DIMENSION"))
+    embedding_timeout_sec: float = Field(10.0, validation_alias=_env("MEMLANE_EMBEDDING_TIMEOUT_SEC"))
+    embedding_batch_size: int = Field(32, validation_alias=_env("MEMLANE_EMBEDDING_BATCH_SIZE"))
+    hashing_dimension: int = Field(384, validation_alias=_env("MEMLANE_HASHING_DIMENSION"))
+
+    auto_embed: bool = Field(True, validation_alias=_env("MEMLANE_AUTO_EMBED"))
+    worker_in_process: bool = Field(True, validation_alias=_env("MEMLANE_WORKER_IN_PROCESS"))
+    worker_poll_interval_sec: float = Field(0.5, validation_alias=_env("MEMLANE_WORKER_POLL_INTERVAL_SEC"))
+    job_lease_sec: float = Field(60.0, validation_alias=_env("MEMLANE_JOB_LEASE_SEC"))
+    job_max_attempts: int = Field(5, validation_alias=_env("MEMLANE_JOB_MAX_ATTEMPTS"))
+
+    default_tenant_id: str = Field("default", validation_alias=_env("MEMORY_TENANT_ID"))
+    default_scope: str = Field("default", validation_alias=_env("MEMORY_SCOPE", "MEMLANE_DEFAULT_SCOPE"))
+    admin_token: str | None = Field(None, validation_alias=_env("ADMIN_TOKEN"))
+    node_env: str | None = Field(None, validation_alias=_env("NODE_ENV"))
+    memlane_env: str | None = Field(None, validation_alias=_env("MEMLANE_ENV"))
+    max_request_bytes: int = Field(8 * 1024 * 1024, validation_alias=_env("MEMLANE_MAX_REQUEST_BYTES"))
+    log_level: str = Field("info", validation_alias=_env("MEMLANE_LOG_LEVEL"))
+
+    @property
+    def is_production(self) -> bool:
+        """Both the contract's NODE_ENV and memlane's own MEMLANE_ENV count."""
+        return "production" in {(self.node_env or "").lower(), (self.memlane_env or "").lower()}
+
+    @cached_property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'memlane.db').resolve()}"
+
+    @property
+    def backend(self) -> Literal["sqlite", "postgres"]:
+        url = self.resolved_database_url
+        return "postgres" if url.startswith(("postgresql", "postgres")) else "sqlite"

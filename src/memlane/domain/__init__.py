@@ -1,0 +1,1 @@
+"""The core model shared by every surface: nodes, edges, commits, jobs and their errors."""

@@ -1,0 +1,104 @@
+"""One exception type per failure kind, each with a stable code.
+
+Surfaces translate these into their own envelopes in one place (``api/errors.py``), so a
+service never knows which surface called it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MemlaneError(Exception):
+    """Base of every expected failure; ``status`` is the HTTP status it maps to."""
+
+    status: int = 400
+    code: str = "invalid_request"
+
+    def __init__(self, message: str, *, code: str | None = None, details: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.details = details
+
+
+class InvalidRequest(MemlaneError):
+    status = 400
+    code = "invalid_request"
+
+
+class NotFound(MemlaneError):
+    status = 404
+    code = "not_found"
+
+
+class Unauthorized(MemlaneError):
+    status = 401
+    code = "unauthorized"
+
+
+class Forbidden(MemlaneError):
+    status = 403
+    code = "forbidden"
+
+
+class Conflict(MemlaneError):
+    status = 409
+    code = "conflict"
+
+
+class PayloadTooLarge(MemlaneError):
+    status = 413
+    code = "payload_too_large"
+
+
+class RateLimited(MemlaneError):
+    """Carries ``retry_after`` seconds so every surface can set the header."""
+
+    status = 429
+    code = "rate_limited"
+
+    def __init__(
+        self, message: str, *, retry_after: float, code: str | None = None, details: dict[str, Any] | None = None
+    ):
+        super().__init__(message, code=code, details=details)
+        self.retry_after = retry_after
+
+
+class UpstreamError(MemlaneError):
+    """A provider we depend on (embeddings, LLM) failed; never a generic 500."""
+
+    status = 502
+    code = "upstream_error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        code: str | None = None,
+        details: dict[str, Any] | None = None,
+    ):
+        super().__init__(message, code=code, details=details)
+        self.retry_after = retry_after
+
+
+class UpstreamEmbeddingRateLimited(UpstreamError):
+    status = 429
+    code = "upstream_embedding_rate_limited"
+
+
+class UpstreamEmbeddingUnavailable(UpstreamError):
+    status = 503
+    code = "upstream_embedding_unavailable"
+
+
+class UpstreamEmbeddingBadResponse(UpstreamError):
+    status = 502
+    code = "upstream_embedding_bad_response"
+
+
+class ServiceUnavailable(MemlaneError):
+    status = 503
+    code = "service_unavailable"

@@ -1,0 +1,212 @@
+"""Plain records the store reads and writes; every surface maps its own DTOs onto these.
+
+A node is the one stored unit: a graph node, a conversation note, a layered MemoryObject, a
+tool-layer memory, a rule, or a synced knowledge item are all nodes distinguished by ``type``
+and indexed attributes (layer, user_id, session_id, task_id, agent, tags, expires_at).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+NodeType = Literal["event", "entity", "topic", "rule", "evidence", "concept", "procedure", "self_model"]
+NODE_TYPES: tuple[str, ...] = ("event", "entity", "topic", "rule", "evidence", "concept", "procedure", "self_model")
+EdgeType = Literal["part_of", "related_to", "derived_from", "next"]
+WRITE_EDGE_TYPES: tuple[str, ...] = ("part_of", "related_to", "derived_from")
+Tier = Literal["hot", "warm", "cold", "archive"]
+TIERS: tuple[str, ...] = ("hot", "warm", "cold", "archive")
+TIER_RANK: dict[str, int] = {"archive": 0, "cold": 1, "warm": 2, "hot": 3}
+ACTIVE_TIERS: tuple[str, ...] = ("hot", "warm")
+Lane = Literal["private", "shared"]
+EmbeddingStatus = Literal["pending", "ready", "failed"]
+CLIENT_EMBEDDING_MODEL = "client"
+
+
+@dataclass(slots=True)
+class Node:
+    """A stored node without its vector: the store never loads vectors unless asked."""
+
+    tenant_id: str
+    id: str
+    scope: str
+    type: str
+    client_id: str | None = None
+    tier: str = "hot"
+    title: str | None = None
+    text_summary: str | None = None
+    slots: dict[str, Any] = field(default_factory=dict)
+    raw_ref: str | None = None
+    evidence_ref: str | None = None
+    memory_lane: str = "private"
+    producer_agent_id: str | None = None
+    owner_agent_id: str | None = None
+    owner_team_id: str | None = None
+    salience: float = 0.5
+    importance: float = 0.5
+    confidence: float = 0.5
+    embedding_status: str = "pending"
+    embedding_model: str | None = None
+    status: str = "active"
+    topic_state: str | None = None
+    layer: str | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    task_id: str | None = None
+    agent: str | None = None
+    tags: list[str] = field(default_factory=list)
+    expires_at: datetime | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    last_activated: datetime | None = None
+    commit_id: str | None = None
+
+    @property
+    def text(self) -> str:
+        """What gets embedded and keyword-indexed: the title and the summary together."""
+        parts = [p for p in (self.title, self.text_summary) if p]
+        return "\n".join(parts)
+
+
+@dataclass(slots=True)
+class NodeUpsert:
+    """One node of a write, after defaults are applied; ``embedding`` only when supplied."""
+
+    node: Node
+    embedding: list[float] | None = None
+    match_by_client_id: bool = False
+    #: node fields the caller gave; an update of an existing node changes only these
+    fields_set: frozenset[str] = frozenset()
+    force_reembed: bool = False
+
+
+@dataclass(slots=True)
+class EdgeRef:
+    """An edge endpoint: a node id or a client_id, possibly of a node in the same write."""
+
+    id: str | None = None
+    client_id: str | None = None
+
+
+@dataclass(slots=True)
+class Edge:
+    tenant_id: str
+    id: str
+    scope: str
+    type: str
+    src_id: str
+    dst_id: str
+    weight: float = 1.0
+    confidence: float = 1.0
+    decay_rate: float = 0.0
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    commit_id: str | None = None
+
+
+@dataclass(slots=True)
+class EdgeUpsert:
+    id: str | None
+    type: str
+    src: EdgeRef
+    dst: EdgeRef
+    weight: float = 1.0
+    confidence: float = 1.0
+    decay_rate: float = 0.0
+
+
+@dataclass(slots=True)
+class CommitInfo:
+    """Provenance of one write; the store chains it to the scope's previous commit."""
+
+    actor: str | None
+    input_sha256: str
+    kind: str = "write"
+    model_version: str | None = None
+    prompt_version: str | None = None
+    parent_commit_id: str | None = None
+
+
+@dataclass(slots=True)
+class Commit:
+    tenant_id: str
+    id: str
+    scope: str
+    parent_id: str | None
+    parent_hash: str | None
+    commit_hash: str
+    actor: str | None
+    input_sha256: str
+    kind: str
+    diff: dict[str, Any]
+    created_at: datetime
+
+
+@dataclass(slots=True)
+class WriteResult:
+    commit: Commit
+    nodes: list[Node]
+    edges: list[Edge]
+    pending_node_ids: list[str]
+
+
+@dataclass(slots=True)
+class Job:
+    tenant_id: str
+    id: str
+    kind: str
+    payload: dict[str, Any]
+    status: str = "queued"
+    attempts: int = 0
+    max_attempts: int = 5
+    scope: str | None = None
+    idempotency_key: str | None = None
+    run_after: datetime | None = None
+    lease_owner: str | None = None
+    lease_expires_at: datetime | None = None
+    last_error: str | None = None
+    result: dict[str, Any] | None = None
+    progress: dict[str, Any] | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+@dataclass(slots=True)
+class Visibility:
+    """Who is reading: lane rules apply only when a consumer agent or team is known."""
+
+    consumer_agent_id: str | None = None
+    consumer_team_id: str | None = None
+
+    @property
+    def enforced(self) -> bool:
+        return self.consumer_agent_id is not None or self.consumer_team_id is not None
+
+    def can_see(self, lane: str, owner_agent_id: str | None, owner_team_id: str | None) -> bool:
+        if not self.enforced or lane == "shared":
+            return True
+        if self.consumer_agent_id is not None and owner_agent_id == self.consumer_agent_id:
+            return True
+        return self.consumer_team_id is not None and owner_team_id == self.consumer_team_id
+
+
+@dataclass(slots=True)
+class SeedFilter:
+    """Which nodes may seed a recall: ready, in the given tiers, visible, not draft topics."""
+
+    tiers: tuple[str, ...] = ACTIVE_TIERS
+    visibility: Visibility = field(default_factory=Visibility)
+    exclude_draft_topics: bool = True
+    statuses: tuple[str, ...] | None = None
+    types: tuple[str, ...] | None = None
+    layers: tuple[str, ...] | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    task_id: str | None = None
+
+
+@dataclass(slots=True)
+class ScoredId:
+    id: str
+    score: float

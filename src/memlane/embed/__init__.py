@@ -1,0 +1,1 @@
+"""Embedders: the local offline model (default), OpenAI-compatible HTTP, and hashing for tests."""

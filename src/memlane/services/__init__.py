@@ -1,0 +1,1 @@
+"""Use cases, each a module; they know nothing of HTTP."""

@@ -1,0 +1,92 @@
+"""Wires settings into one set of services shared by every surface, the worker and the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from memlane.config import Settings
+from memlane.domain.clock import Clock
+from memlane.embed.base import Embedder
+from memlane.embed.factory import build_embedder
+from memlane.jobs.kinds import EMBED_NODES
+from memlane.jobs.worker import Handler, Worker
+from memlane.services.embedding import EmbeddingService
+from memlane.services.recall import RecallService
+from memlane.services.writing import WriteService
+from memlane.store import migrate
+from memlane.store.base import Store
+
+log = logging.getLogger(__name__)
+
+
+def build_store(settings: Settings, *, dimension: int) -> Store:
+    url = settings.resolved_database_url
+    if settings.backend == "postgres":
+        from memlane.store.postgres.store import PostgresStore
+
+        store: Store = PostgresStore(url, vector_dim=dimension, pool_size=settings.db_pool_size)
+        return store
+    from memlane.store.sqlite.store import SqliteStore
+
+    return SqliteStore(url, vector_dim=dimension)
+
+
+@dataclass
+class Services:
+    settings: Settings
+    clock: Clock
+    store: Store
+    embedder: Embedder
+    embedding: EmbeddingService
+    writes: WriteService
+    recall: RecallService
+    worker: Worker
+
+    def handlers(self) -> dict[str, Handler]:
+        return {EMBED_NODES: self.embedding.run_embed_job}
+
+    async def close(self) -> None:
+        await self.worker.stop()
+        await self.recall.drain_audit()
+        await self.embedder.aclose()
+        await self.store.close()
+
+
+async def open_services(
+    settings: Settings, *, clock: Clock | None = None, embedder: Embedder | None = None, auto_migrate: bool = True
+) -> Services:
+    """Open the store (migrating it first when asked), load the embedder, build the services."""
+    clock = clock or Clock()
+    if auto_migrate:
+        await asyncio.to_thread(migrate.upgrade, settings.resolved_database_url)
+    if embedder is None:
+        embedder = await asyncio.to_thread(build_embedder, settings)
+    store = build_store(settings, dimension=embedder.dimension)
+    await store.open()
+    embedding = EmbeddingService(store, embedder, clock=clock, batch_size=settings.embedding_batch_size)
+    worker = Worker(
+        store, {}, clock=clock, poll_interval=settings.worker_poll_interval_sec, lease_sec=settings.job_lease_sec
+    )
+    writes = WriteService(
+        store,
+        clock=clock,
+        dimension=embedder.dimension,
+        default_auto_embed=settings.auto_embed,
+        job_max_attempts=settings.job_max_attempts,
+        on_jobs=worker.notify,
+    )
+    recall = RecallService(store, clock=clock, dimension=embedder.dimension)
+    services = Services(
+        settings=settings,
+        clock=clock,
+        store=store,
+        embedder=embedder,
+        embedding=embedding,
+        writes=writes,
+        recall=recall,
+        worker=worker,
+    )
+    worker.handlers.update(services.handlers())
+    return services

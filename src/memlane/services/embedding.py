@@ -1,0 +1,76 @@
+"""Embedding as a derived artifact: jobs fill in vectors, queries get embedded on demand."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import numpy as np
+
+from memlane.domain.clock import Clock, new_id
+from memlane.domain.model import Job
+from memlane.embed.base import Embedder, Vectors
+from memlane.jobs.kinds import EMBED_NODES
+from memlane.store.base import Store
+
+log = logging.getLogger(__name__)
+
+
+class EmbeddingService:
+    def __init__(self, store: Store, embedder: Embedder, *, clock: Clock, batch_size: int = 64):
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self.batch_size = batch_size
+
+    async def embed_query(self, text: str) -> Vectors:
+        return await self.embedder.embed([text])
+
+    async def run_embed_job(self, job: Job) -> dict[str, Any]:
+        """Embed the job's pending nodes; nodes whose text changed meanwhile are re-read."""
+        ids: list[str] = list(job.payload.get("node_ids", []))
+        done = 0
+        skipped = 0
+        for attempt in range(3):
+            pending = await self.store.pending_embeddings(job.tenant_id, ids)
+            if not pending:
+                break
+            stale: list[str] = []
+            for start in range(0, len(pending), self.batch_size):
+                batch = pending[start : start + self.batch_size]
+                vectors = await self.embedder.embed([p.text for p in batch])
+                items = [(p, np.asarray(v, dtype=np.float32)) for p, v in zip(batch, vectors, strict=True)]
+                stale += await self.store.set_embeddings(items, self.embedder.model_id, now=self.clock.now())
+                done += len(batch)
+            done -= len(stale)
+            if not stale:
+                break
+            ids = stale
+            log.info("embed job %s: %d nodes changed while embedding, retry %d", job.id, len(stale), attempt + 1)
+        else:
+            skipped = len(ids)
+        return {"embedded": done, "skipped_changed": skipped, "model": self.embedder.model_id}
+
+    async def requeue_stale_model(self, *, limit: int = 10_000) -> int:
+        """After a model change, put other-model vectors back to pending and enqueue jobs.
+
+        Recall never mixes vector spaces: a node leaves the seed set until it is re-embedded.
+        """
+        now = self.clock.now()
+        total = 0
+        while True:
+            pairs = await self.store.mark_stale_embeddings(
+                self.embedder.model_id, self.embedder.dimension, now=now, limit=limit
+            )
+            if not pairs:
+                return total
+            by_tenant: dict[str, list[str]] = {}
+            for tenant_id, node_id in pairs:
+                by_tenant.setdefault(tenant_id, []).append(node_id)
+            jobs = [
+                Job(tenant_id=t, id=new_id(), kind=EMBED_NODES, payload={"node_ids": ids[i : i + 500]})
+                for t, ids in by_tenant.items()
+                for i in range(0, len(ids), 500)
+            ]
+            await self.store.enqueue(jobs, now=now)
+            total += len(pairs)

@@ -1,0 +1,359 @@
+"""Recall: seeds by vector similarity, a bounded neighbourhood, spreading activation, context.
+
+The pipeline follows graph-memory-requests.md ("Recall, in outline"). Only ready nodes in
+the requested tiers that the consumer may see take part; draft topics never score but may be
+shown for explainability.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from memlane.domain.clock import Clock
+from memlane.domain.errors import InvalidRequest
+from memlane.domain.hashing import sha256_hex
+from memlane.domain.model import ACTIVE_TIERS, Edge, Node, SeedFilter, Visibility
+from memlane.store.base import Store, Vector
+
+log = logging.getLogger(__name__)
+
+#: how much activation an edge type carries to its neighbour
+EDGE_TYPE_FACTOR: dict[str, float] = {"part_of": 0.9, "derived_from": 0.8, "next": 0.7, "related_to": 0.6}
+HOP_DECAY = 0.5
+DEBUG_MAX_LIMIT = 20
+DEBUG_MAX_SEEDS = 5
+DEBUG_PREVIEW_DIMS = 16
+DEBUG_MAX_BYTES = 64 * 1024
+MAX_DRAFT_TOPICS_SHOWN = 3
+CONTEXT_MAX_ITEMS = 20
+
+
+@dataclass(slots=True)
+class RecallParams:
+    tenant_id: str
+    scope: str
+    limit: int = 30
+    neighborhood_hops: int = 2
+    max_nodes: int = 50
+    max_edges: int = 100
+    ranked_limit: int = 100
+    min_edge_weight: float = 0.0
+    min_edge_confidence: float = 0.0
+    consumer_agent_id: str | None = None
+    consumer_team_id: str | None = None
+    include_embeddings: bool = False
+    debug_embeddings_allowed: bool = False
+    endpoint: str = "recall"
+    query_text: str | None = None
+
+
+@dataclass(slots=True)
+class RecallOutcome:
+    seeds: list[tuple[Node, float]]
+    ranked: list[tuple[str, float, float]]
+    nodes: list[Node]
+    edges: list[Edge]
+    context_text: str
+    context_items: list[dict[str, Any]]
+    citations: list[dict[str, Any]]
+    neighborhood_counts: dict[str, int]
+    debug_embeddings: list[dict[str, Any]] | None = None
+    node_index: dict[str, Node] = field(default_factory=dict)
+
+
+def vector_sha256(vector: Vector) -> str:
+    """sha256 of the full vector as JSON text (floats as float32 reads them), for integrity checks."""
+    return sha256_hex(json.dumps([float(x) for x in np.asarray(vector, dtype=np.float32)], separators=(",", ":")))
+
+
+def is_compression_summary(node: Node) -> bool:
+    return node.type == "concept" and node.slots.get("summary_kind") == "compression_rollup"
+
+
+class RecallService:
+    def __init__(self, store: Store, *, clock: Clock, dimension: int):
+        self.store = store
+        self.clock = clock
+        self.dimension = dimension
+        self._audit_tasks: set[asyncio.Task[None]] = set()
+
+    def check_dimension(self, vector: list[float] | Vector, field_name: str = "query_embedding") -> None:
+        if len(vector) != self.dimension:
+            raise InvalidRequest(
+                f"{field_name} has {len(vector)} dimensions; the configured embedder uses {self.dimension}",
+                code="invalid_embedding_dimension",
+                details={"field": field_name, "expected": self.dimension, "got": len(vector)},
+            )
+
+    async def recall(self, query: Vector, p: RecallParams) -> RecallOutcome:
+        self.check_dimension(query)
+        if p.include_embeddings and p.limit > DEBUG_MAX_LIMIT:
+            raise InvalidRequest(
+                f"limit must be <= {DEBUG_MAX_LIMIT} when include_embeddings=true (got {p.limit})",
+                code="debug_embeddings_limit_exceeded",
+                details={"field": "limit", "max": DEBUG_MAX_LIMIT},
+            )
+        vis = Visibility(p.consumer_agent_id, p.consumer_team_id)
+        flt = SeedFilter(tiers=ACTIVE_TIERS, visibility=vis, exclude_draft_topics=True)
+        seed_hits = await self.store.vector_search(p.tenant_id, p.scope, query, p.limit, flt)
+        sims = {h.id: h.score for h in seed_hits}
+        index: dict[str, Node] = {n.id: n for n in await self.store.get_nodes(p.tenant_id, p.scope, list(sims))}
+        seeds = [(index[h.id], h.score) for h in seed_hits if h.id in index]
+
+        edges, drafts = await self._neighbourhood(p, [n.id for n, _ in seeds], index, vis)
+        activation = self._activate(sims, edges, index, p.neighborhood_hops)
+        scored = sorted(
+            ((nid, act, act * self._node_weight(index[nid])) for nid, act in activation.items() if nid in index),
+            key=lambda t: (-t[2], t[0]),
+        )
+        ranked = scored[: p.ranked_limit]
+        chosen_ids = [nid for nid, _, _ in scored[: p.max_nodes]]
+        chosen = [index[i] for i in chosen_ids]
+        chosen_set = set(chosen_ids)
+        sub_edges = [e for e in edges if e.src_id in chosen_set and e.dst_id in chosen_set]
+        chosen, sub_edges = self._explain_drafts(chosen, sub_edges, drafts, edges, p)
+        sub_edges = sorted(sub_edges, key=lambda e: (-(e.weight * e.confidence), e.id))[: p.max_edges]
+
+        text, items, citations = self._context(
+            [index[nid] for nid, _, _ in scored[:CONTEXT_MAX_ITEMS]], {nid: s for nid, _, s in scored}, edges
+        )
+        outcome = RecallOutcome(
+            seeds=seeds,
+            ranked=ranked,
+            nodes=chosen,
+            edges=sub_edges,
+            context_text=text,
+            context_items=items,
+            citations=citations,
+            neighborhood_counts={"nodes": len(activation) + len(drafts), "edges": len(edges)},
+            node_index=index,
+        )
+        if p.include_embeddings and p.debug_embeddings_allowed:
+            outcome.debug_embeddings = await self._debug_embeddings(p, [n.id for n, _ in seeds[:DEBUG_MAX_SEEDS]])
+        self._audit(p, [n.id for n, _ in seeds], len(chosen))
+        return outcome
+
+    async def _neighbourhood(
+        self, p: RecallParams, seed_ids: list[str], index: dict[str, Node], vis: Visibility
+    ) -> tuple[list[Edge], dict[str, Node]]:
+        """Edges within ``neighborhood_hops`` of the seeds, kept to eligible endpoints."""
+        kept: dict[str, Edge] = {}
+        drafts: dict[str, Node] = {}
+        frontier = list(seed_ids)
+        visited = set(seed_ids)
+        node_budget = max(p.max_nodes * 4, p.ranked_limit)
+        edge_budget = max(p.max_edges * 4, 50)
+        for _hop in range(p.neighborhood_hops):
+            if not frontier or len(kept) >= edge_budget:
+                break
+            found = await self.store.edges_touching(
+                p.tenant_id,
+                p.scope,
+                frontier,
+                min_weight=p.min_edge_weight,
+                min_confidence=p.min_edge_confidence,
+                limit=edge_budget - len(kept),
+            )
+            new_ids = [nid for e in found for nid in (e.src_id, e.dst_id) if nid not in index and nid not in drafts]
+            new_ids = list(dict.fromkeys(new_ids))[: max(node_budget - len(index), 0)]
+            for n in await self.store.get_nodes(p.tenant_id, p.scope, new_ids):
+                if n.type == "topic" and n.topic_state == "draft":
+                    if vis.can_see(n.memory_lane, n.owner_agent_id, n.owner_team_id):
+                        drafts[n.id] = n
+                elif self._eligible(n, vis):
+                    index[n.id] = n
+            next_frontier: list[str] = []
+            for e in found:
+                if e.src_id in index and e.dst_id in index:
+                    kept[e.id] = e
+                    for nid in (e.src_id, e.dst_id):
+                        if nid not in visited:
+                            visited.add(nid)
+                            next_frontier.append(nid)
+                elif (e.src_id in drafts or e.dst_id in drafts) and (e.src_id in index or e.dst_id in index):
+                    kept[e.id] = e
+            frontier = next_frontier
+        return list(kept.values()), drafts
+
+    @staticmethod
+    def _eligible(n: Node, vis: Visibility) -> bool:
+        return (
+            n.embedding_status == "ready"
+            and n.tier in ACTIVE_TIERS
+            and vis.can_see(n.memory_lane, n.owner_agent_id, n.owner_team_id)
+        )
+
+    @staticmethod
+    def _activate(sims: dict[str, float], edges: list[Edge], index: dict[str, Node], hops: int) -> dict[str, float]:
+        """Spreading activation: each hop passes ``act x weight x confidence x type x decay``."""
+        activation = {nid: max(s, 0.0) for nid, s in sims.items() if nid in index}
+        adjacency: dict[str, list[tuple[str, float]]] = {}
+        for e in edges:
+            if e.src_id not in index or e.dst_id not in index:
+                continue
+            w = e.weight * e.confidence * EDGE_TYPE_FACTOR.get(e.type, 0.5) * HOP_DECAY
+            adjacency.setdefault(e.src_id, []).append((e.dst_id, w))
+            adjacency.setdefault(e.dst_id, []).append((e.src_id, w))
+        layer = dict(activation)
+        for _ in range(hops):
+            spread: dict[str, float] = {}
+            for nid, act in layer.items():
+                for other, w in adjacency.get(nid, []):
+                    spread[other] = spread.get(other, 0.0) + act * w
+            for nid, add in spread.items():
+                activation[nid] = activation.get(nid, 0.0) + add
+            layer = spread
+        return activation
+
+    @staticmethod
+    def _node_weight(n: Node) -> float:
+        return 0.75 + 0.15 * n.salience + 0.10 * n.confidence
+
+    @staticmethod
+    def _explain_drafts(
+        chosen: list[Node], sub_edges: list[Edge], drafts: dict[str, Node], edges: list[Edge], p: RecallParams
+    ) -> tuple[list[Node], list[Edge]]:
+        """Show draft topics strongly tied (part_of / derived_from) to returned nodes; never rank them."""
+        if not drafts or not chosen:
+            return chosen, sub_edges
+        chosen_ids = {n.id for n in chosen}
+        strength: dict[str, float] = {}
+        links: dict[str, list[Edge]] = {}
+        for e in edges:
+            if e.type not in ("part_of", "derived_from"):
+                continue
+            for d, other in ((e.src_id, e.dst_id), (e.dst_id, e.src_id)):
+                if d in drafts and other in chosen_ids:
+                    strength[d] = strength.get(d, 0.0) + e.weight * e.confidence
+                    links.setdefault(d, []).append(e)
+        picks = sorted(strength, key=lambda d: (-strength[d], d))[:MAX_DRAFT_TOPICS_SHOWN]
+        out = list(chosen)
+        for d in picks:
+            if len(out) < p.max_nodes:
+                out.append(drafts[d])
+            elif len(out) > 1:
+                out[-1] = drafts[d]  # swap out the lowest-ranked node
+            else:
+                break
+        kept_ids = {n.id for n in out}
+        new_edges = [e for e in sub_edges if e.src_id in kept_ids and e.dst_id in kept_ids]
+        for d in picks:
+            if d in kept_ids:
+                new_edges += [e for e in links[d] if e.src_id in kept_ids and e.dst_id in kept_ids]
+        return out, list({e.id: e for e in new_edges}.values())
+
+    @staticmethod
+    def _context(
+        top: list[Node], scores: dict[str, float], edges: list[Edge]
+    ) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+        """Render for an LLM prompt; compression summaries first, their cited events left out."""
+        summaries = [n for n in top if is_compression_summary(n)]
+        cited: set[str] = set()
+        for s in summaries:
+            cited.update(str(x) for x in s.slots.get("source_ids", []) or [])
+            cited.update(e.dst_id for e in edges if e.type == "derived_from" and e.src_id == s.id)
+        rest = [n for n in top if not is_compression_summary(n) and n.id not in cited]
+        lines: list[str] = []
+        items: list[dict[str, Any]] = []
+        citations: list[dict[str, Any]] = []
+        if summaries:
+            lines.append("# Summaries")
+            for n in summaries:
+                lines.append(f"- {_render(n)} [{n.id}]")
+                items.append(_item(n, scores, "summary"))
+                citations.append(
+                    {
+                        "node_id": n.id,
+                        "type": n.type,
+                        "kind": "summary",
+                        "derived_from": sorted(cited & _cites(n, edges)),
+                    }
+                )
+        if rest:
+            lines.append("# Memories" if summaries else "# Memory context")
+            for n in rest:
+                lines.append(f"- ({n.type}) {_render(n)} [{n.id}]")
+                items.append(_item(n, scores, "node"))
+                citations.append({"node_id": n.id, "type": n.type, "kind": "node"})
+        return "\n".join(lines), items, citations
+
+    async def _debug_embeddings(self, p: RecallParams, ids: list[str]) -> list[dict[str, Any]]:
+        vectors = await self.store.get_embeddings(p.tenant_id, p.scope, ids)
+        out: list[dict[str, Any]] = []
+        for nid in ids:
+            vec = vectors.get(nid)
+            if vec is None:
+                continue
+            out.append(
+                {
+                    "node_id": nid,
+                    "dim": len(vec),
+                    "preview": [round(float(x), 6) for x in vec[:DEBUG_PREVIEW_DIMS]],
+                    "sha256": vector_sha256(vec),
+                }
+            )
+        size = len(json.dumps(out).encode())
+        if size > DEBUG_MAX_BYTES:
+            raise InvalidRequest(
+                f"debug embeddings payload is {size} bytes, above the {DEBUG_MAX_BYTES} cap",
+                code="debug_embeddings_too_large",
+                details={"max_debug_bytes": DEBUG_MAX_BYTES},
+            )
+        return out
+
+    def _audit(self, p: RecallParams, seed_ids: list[str], returned: int) -> None:
+        """Best effort and off the response path: a failing audit write never fails a recall."""
+        query_sha = sha256_hex(p.query_text) if p.query_text is not None else None
+
+        async def write() -> None:
+            try:
+                await self.store.record_recall_audit(
+                    p.tenant_id,
+                    p.scope,
+                    endpoint=p.endpoint,
+                    consumer_agent_id=p.consumer_agent_id,
+                    consumer_team_id=p.consumer_team_id,
+                    query_sha256=query_sha,
+                    seed_ids=seed_ids,
+                    returned_count=returned,
+                    now=self.clock.now(),
+                )
+            except Exception:
+                log.warning("recall audit write failed", exc_info=True)
+
+        task = asyncio.get_running_loop().create_task(write())
+        self._audit_tasks.add(task)
+        task.add_done_callback(self._audit_tasks.discard)
+
+    async def drain_audit(self) -> None:
+        if self._audit_tasks:
+            await asyncio.gather(*list(self._audit_tasks), return_exceptions=True)
+
+
+def _render(n: Node) -> str:
+    if n.title and n.text_summary:
+        return f"{n.title}: {n.text_summary}"
+    return n.title or n.text_summary or ""
+
+
+def _item(n: Node, scores: dict[str, float], kind: str) -> dict[str, Any]:
+    return {
+        "id": n.id,
+        "type": n.type,
+        "kind": kind,
+        "title": n.title,
+        "text_summary": n.text_summary,
+        "score": round(scores.get(n.id, 0.0), 6),
+    }
+
+
+def _cites(n: Node, edges: list[Edge]) -> set[str]:
+    out = {str(x) for x in n.slots.get("source_ids", []) or []}
+    out.update(e.dst_id for e in edges if e.type == "derived_from" and e.src_id == n.id)
+    return out

@@ -1,0 +1,253 @@
+"""Graph writes: defaults, lane rules and embedding policy, then one transactional store call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from memlane.domain.clock import Clock, new_id
+from memlane.domain.errors import InvalidRequest
+from memlane.domain.model import (
+    CLIENT_EMBEDDING_MODEL,
+    CommitInfo,
+    EdgeRef,
+    EdgeUpsert,
+    Job,
+    Node,
+    NodeUpsert,
+    WriteResult,
+)
+from memlane.jobs.kinds import EMBED_NODES
+from memlane.store.base import Store
+
+
+@dataclass(slots=True)
+class WriteNodeSpec:
+    """A node as the caller sent it; ``fields_set`` says which fields were given."""
+
+    type: str
+    fields_set: frozenset[str]
+    id: str | None = None
+    client_id: str | None = None
+    scope: str | None = None
+    tier: str | None = None
+    memory_lane: str | None = None
+    producer_agent_id: str | None = None
+    owner_agent_id: str | None = None
+    owner_team_id: str | None = None
+    title: str | None = None
+    text_summary: str | None = None
+    slots: dict[str, Any] | None = None
+    raw_ref: str | None = None
+    evidence_ref: str | None = None
+    embedding: list[float] | None = None
+    embedding_model: str | None = None
+    salience: float | None = None
+    importance: float | None = None
+    confidence: float | None = None
+    # attributes used by the other surfaces
+    status: str | None = None
+    layer: str | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    task_id: str | None = None
+    agent: str | None = None
+    tags: list[str] | None = None
+
+
+@dataclass(slots=True)
+class WriteEdgeSpec:
+    type: str
+    src: EdgeRef
+    dst: EdgeRef
+    id: str | None = None
+    scope: str | None = None
+    weight: float | None = None
+    confidence: float | None = None
+    decay_rate: float | None = None
+
+
+@dataclass(slots=True)
+class WriteCommand:
+    tenant_id: str
+    scope: str
+    input_sha256: str
+    actor: str | None = None
+    parent_commit_id: str | None = None
+    model_version: str | None = None
+    prompt_version: str | None = None
+    auto_embed: bool | None = None
+    force_reembed: bool = False
+    memory_lane: str | None = None
+    producer_agent_id: str | None = None
+    owner_agent_id: str | None = None
+    owner_team_id: str | None = None
+    nodes: list[WriteNodeSpec] = field(default_factory=list)
+    edges: list[WriteEdgeSpec] = field(default_factory=list)
+    kind: str = "write"
+
+
+@dataclass(slots=True)
+class WriteOutcome:
+    result: WriteResult
+    embed_job_id: str | None
+
+
+NODE_DEFAULTS: dict[str, Any] = {
+    "tier": "hot",
+    "salience": 0.5,
+    "importance": 0.5,
+    "confidence": 0.5,
+    "status": "active",
+}
+
+
+class WriteService:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock,
+        dimension: int,
+        default_auto_embed: bool,
+        job_max_attempts: int = 5,
+        on_jobs: Any = None,
+    ):
+        self.store = store
+        self.clock = clock
+        self.dimension = dimension
+        self.default_auto_embed = default_auto_embed
+        self.job_max_attempts = job_max_attempts
+        self._on_jobs = on_jobs
+
+    async def write(self, cmd: WriteCommand) -> WriteOutcome:
+        ups = [self._upsert(cmd, i, spec) for i, spec in enumerate(cmd.nodes)]
+        eds = [self._edge(cmd, i, spec) for i, spec in enumerate(cmd.edges)]
+        auto_embed = self.default_auto_embed if cmd.auto_embed is None else cmd.auto_embed
+        job_ids: list[str] = []
+
+        def follow_up(result: WriteResult) -> list[Job]:
+            if not (auto_embed or cmd.force_reembed) or not result.pending_node_ids:
+                return []
+            job = Job(
+                tenant_id=cmd.tenant_id,
+                id=new_id(),
+                kind=EMBED_NODES,
+                scope=cmd.scope,
+                payload={"node_ids": result.pending_node_ids},
+                max_attempts=self.job_max_attempts,
+            )
+            job_ids.append(job.id)
+            return [job]
+
+        info = CommitInfo(
+            actor=cmd.actor,
+            input_sha256=cmd.input_sha256,
+            kind=cmd.kind,
+            model_version=cmd.model_version,
+            prompt_version=cmd.prompt_version,
+            parent_commit_id=cmd.parent_commit_id,
+        )
+        result = await self.store.apply_write(
+            cmd.tenant_id, cmd.scope, ups, eds, info, now=self.clock.now(), follow_up=follow_up
+        )
+        if job_ids and self._on_jobs is not None:
+            self._on_jobs()
+        return WriteOutcome(result=result, embed_job_id=job_ids[0] if job_ids else None)
+
+    def _upsert(self, cmd: WriteCommand, index: int, spec: WriteNodeSpec) -> NodeUpsert:
+        where = f"nodes[{index}]"
+        if spec.scope is not None and spec.scope != cmd.scope:
+            raise InvalidRequest(
+                f"{where}.scope is {spec.scope!r} but the request scope is {cmd.scope!r}; one write "
+                "commits to one scope",
+                code="scope_mismatch",
+                details={"field": f"{where}.scope"},
+            )
+        given = set(spec.fields_set)
+
+        def pick(name: str, request_default: Any = None) -> Any:
+            value = getattr(spec, name)
+            if name in given and value is not None:
+                return value
+            if request_default is not None:
+                given.add(name)
+                return request_default
+            return NODE_DEFAULTS.get(name)
+
+        lane = pick("memory_lane", cmd.memory_lane) or "private"
+        owner_agent = pick("owner_agent_id", cmd.owner_agent_id)
+        owner_team = pick("owner_team_id", cmd.owner_team_id)
+        producer = pick("producer_agent_id", cmd.producer_agent_id)
+        if spec.type == "rule" and lane == "private" and not owner_agent and not owner_team:
+            raise InvalidRequest(
+                f"{where}: a rule in the private lane needs owner_agent_id or owner_team_id",
+                code="invalid_private_rule_owner",
+                details={"field": f"{where}.owner_agent_id"},
+            )
+        if spec.embedding is not None and len(spec.embedding) != self.dimension:
+            raise InvalidRequest(
+                f"{where}.embedding has {len(spec.embedding)} dimensions; the configured embedder uses "
+                f"{self.dimension}",
+                code="invalid_embedding_dimension",
+                details={"field": f"{where}.embedding", "expected": self.dimension, "got": len(spec.embedding)},
+            )
+        slots = dict(spec.slots or {})
+        topic_state = slots.get("topic_state") if spec.type == "topic" else None
+        if "slots" in given and spec.type == "topic":
+            given.add("topic_state")
+        node = Node(
+            tenant_id=cmd.tenant_id,
+            id=spec.id or new_id(),
+            scope=cmd.scope,
+            type=spec.type,
+            client_id=spec.client_id,
+            tier=pick("tier"),
+            title=spec.title,
+            text_summary=spec.text_summary,
+            slots=slots,
+            raw_ref=spec.raw_ref,
+            evidence_ref=spec.evidence_ref,
+            memory_lane=lane,
+            producer_agent_id=producer,
+            owner_agent_id=owner_agent,
+            owner_team_id=owner_team,
+            salience=pick("salience"),
+            importance=pick("importance"),
+            confidence=pick("confidence"),
+            embedding_model=(spec.embedding_model or CLIENT_EMBEDDING_MODEL) if spec.embedding else None,
+            status=pick("status"),
+            topic_state=str(topic_state) if topic_state is not None else None,
+            layer=spec.layer,
+            user_id=spec.user_id,
+            session_id=spec.session_id,
+            task_id=spec.task_id,
+            agent=spec.agent,
+            tags=list(spec.tags or []),
+        )
+        given.add("type")
+        return NodeUpsert(
+            node=node,
+            embedding=spec.embedding,
+            match_by_client_id=spec.id is None and bool(spec.client_id),
+            fields_set=frozenset(given),
+            force_reembed=cmd.force_reembed,
+        )
+
+    @staticmethod
+    def _edge(cmd: WriteCommand, index: int, spec: WriteEdgeSpec) -> EdgeUpsert:
+        if spec.scope is not None and spec.scope != cmd.scope:
+            raise InvalidRequest(
+                f"edges[{index}].scope is {spec.scope!r} but the request scope is {cmd.scope!r}",
+                code="scope_mismatch",
+                details={"field": f"edges[{index}].scope"},
+            )
+        return EdgeUpsert(
+            id=spec.id,
+            type=spec.type,
+            src=spec.src,
+            dst=spec.dst,
+            weight=1.0 if spec.weight is None else spec.weight,
+            confidence=1.0 if spec.confidence is None else spec.confidence,
+            decay_rate=0.0 if spec.decay_rate is None else spec.decay_rate,
+        )

@@ -1,0 +1,1 @@
+"""Persistence: the Store protocol and its SQLite and PostgreSQL implementations."""

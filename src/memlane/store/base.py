@@ -1,0 +1,312 @@
+"""The Store protocol: everything the services need from persistence, and nothing more.
+
+Every method takes ``tenant_id`` first: isolation is enforced here, so an endpoint that
+forgets a check still cannot read across tenants. The store holds no policy: defaults,
+validation and ranking live in ``memlane.services``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from memlane.domain.model import (
+    Commit,
+    CommitInfo,
+    Edge,
+    EdgeUpsert,
+    Job,
+    Node,
+    NodeUpsert,
+    ScoredId,
+    SeedFilter,
+    WriteResult,
+)
+
+Vector = npt.NDArray[np.float32]
+
+
+@dataclass(slots=True)
+class PendingEmbedding:
+    """A node waiting for its vector; ``rev`` guards against embedding stale text."""
+
+    tenant_id: str
+    id: str
+    scope: str
+    text: str
+    rev: int
+
+
+@dataclass(slots=True)
+class NodePatch:
+    """A partial update of one node; ``None`` fields are left alone."""
+
+    id: str
+    tier: str | None = None
+    slots: dict[str, Any] | None = None
+    status: str | None = None
+    title: str | None = None
+    text_summary: str | None = None
+    last_activated: datetime | None = None
+    memory_lane: str | None = None
+    expires_at: datetime | None = None
+    tags: list[str] | None = None
+
+
+FollowUpJobs = Callable[[WriteResult], list[Job]]
+
+
+@runtime_checkable
+class Store(Protocol):
+    backend: str
+
+    async def open(self) -> None:
+        """Connect and check that the schema is at the migration head."""
+        ...
+
+    async def close(self) -> None: ...
+
+    async def ping(self) -> bool: ...
+
+    async def pool_stats(self) -> dict[str, Any]:
+        """Real figures of the connection pool (size, checked out, idle, overflow)."""
+        ...
+
+    # --- graph writes -------------------------------------------------------------------
+    async def apply_write(
+        self,
+        tenant_id: str,
+        scope: str,
+        nodes: Sequence[NodeUpsert],
+        edges: Sequence[EdgeUpsert],
+        commit: CommitInfo,
+        *,
+        now: datetime,
+        follow_up: FollowUpJobs | None = None,
+    ) -> WriteResult:
+        """Upsert nodes (by id, or by client_id when ``match_by_client_id``) and edges, chain a
+        commit onto the scope head, and insert ``follow_up`` jobs, all in one transaction.
+
+        Raises ``InvalidRequest`` (code ``edge_endpoint_not_found``) for an edge whose
+        endpoint is neither in this write nor stored in the scope.
+        """
+        ...
+
+    async def patch_nodes(
+        self,
+        tenant_id: str,
+        scope: str,
+        patches: Sequence[NodePatch],
+        commit: CommitInfo,
+        *,
+        now: datetime,
+        diff: dict[str, Any],
+    ) -> Commit | None:
+        """Apply partial updates and chain one commit; ``None`` when no patch applies."""
+        ...
+
+    async def delete_nodes(
+        self, tenant_id: str, scope: str | None, ids: Sequence[str], commit: CommitInfo, *, now: datetime
+    ) -> list[str]:
+        """Hard-delete nodes, their edges and vectors; returns the ids that existed."""
+        ...
+
+    # --- graph reads --------------------------------------------------------------------
+    async def get_nodes(self, tenant_id: str, scope: str | None, ids: Sequence[str]) -> list[Node]: ...
+
+    async def resolve_client_ids(self, tenant_id: str, scope: str, client_ids: Sequence[str]) -> dict[str, str]: ...
+
+    async def find_nodes(
+        self,
+        tenant_id: str,
+        scope: str | None,
+        flt: SeedFilter,
+        *,
+        limit: int,
+        order_by_recent: bool = True,
+        ready_only: bool = False,
+    ) -> list[Node]:
+        """Attribute filtering without vectors (layers, tasks, users, sessions)."""
+        ...
+
+    async def vector_search(self, tenant_id: str, scope: str, query: Vector, k: int, flt: SeedFilter) -> list[ScoredId]:
+        """Cosine top-k among ready nodes of the query's dimension that pass ``flt``."""
+        ...
+
+    async def keyword_search(self, tenant_id: str, scope: str, text: str, k: int, flt: SeedFilter) -> list[ScoredId]:
+        """BM25 top-k (higher score is better) among nodes passing ``flt``."""
+        ...
+
+    async def edges_touching(
+        self,
+        tenant_id: str,
+        scope: str,
+        node_ids: Sequence[str],
+        *,
+        min_weight: float,
+        min_confidence: float,
+        limit: int,
+        types: Sequence[str] | None = None,
+    ) -> list[Edge]: ...
+
+    async def get_embeddings(self, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, Vector]:
+        """Only the debug channel and offline jobs read vectors."""
+        ...
+
+    async def get_commit(self, tenant_id: str, commit_id: str) -> Commit | None: ...
+
+    async def list_commits(self, tenant_id: str, scope: str, *, limit: int) -> list[Commit]: ...
+
+    # --- embeddings ---------------------------------------------------------------------
+    async def pending_embeddings(self, tenant_id: str, ids: Sequence[str]) -> list[PendingEmbedding]: ...
+
+    async def set_embeddings(
+        self, items: Sequence[tuple[PendingEmbedding, Vector]], model_id: str, *, now: datetime
+    ) -> list[str]:
+        """Store vectors only where the node's ``rev`` is unchanged; returns ids that were stale."""
+        ...
+
+    async def mark_embedding_failed(self, tenant_id: str, ids: Sequence[str], *, now: datetime) -> None: ...
+
+    async def mark_stale_embeddings(
+        self, model_id: str, dimension: int, *, now: datetime, limit: int
+    ) -> list[tuple[str, str]]:
+        """Nodes embedded by another server model (not client-supplied) go back to pending;
+        returns ``(tenant_id, node_id)`` pairs so the caller can enqueue re-embedding."""
+        ...
+
+    # --- jobs ---------------------------------------------------------------------------
+    async def enqueue(self, jobs: Sequence[Job], *, now: datetime) -> list[Job]:
+        """Insert jobs; a job whose ``idempotency_key`` already exists returns the stored one."""
+        ...
+
+    async def lease_jobs(
+        self, worker_id: str, kinds: Sequence[str] | None, *, limit: int, lease_sec: float, now: datetime
+    ) -> list[Job]: ...
+
+    async def complete_job(self, job: Job, result: dict[str, Any] | None, *, now: datetime) -> None: ...
+
+    async def fail_job(self, job: Job, error: str, *, retry_at: datetime | None, now: datetime) -> None: ...
+
+    async def update_job_progress(self, job: Job, progress: dict[str, Any], *, now: datetime) -> None: ...
+
+    async def get_job(self, tenant_id: str, job_id: str) -> Job | None: ...
+
+    async def count_jobs(self, status: str | None = None) -> int: ...
+
+    # --- audit --------------------------------------------------------------------------
+    async def record_recall_audit(
+        self,
+        tenant_id: str,
+        scope: str,
+        *,
+        endpoint: str,
+        consumer_agent_id: str | None,
+        consumer_team_id: str | None,
+        query_sha256: str | None,
+        seed_ids: Sequence[str],
+        returned_count: int,
+        now: datetime,
+    ) -> None: ...
+
+
+def edge_from_row(row: Any) -> Edge:
+    m = row._mapping
+    return Edge(
+        tenant_id=m["tenant_id"],
+        id=m["id"],
+        scope=m["scope"],
+        type=m["type"],
+        src_id=m["src_id"],
+        dst_id=m["dst_id"],
+        weight=m["weight"],
+        confidence=m["confidence"],
+        decay_rate=m["decay_rate"],
+        created_at=m["created_at"],
+        updated_at=m["updated_at"],
+        commit_id=m["commit_id"],
+    )
+
+
+def node_from_row(row: Any) -> Node:
+    m = row._mapping
+    return Node(
+        tenant_id=m["tenant_id"],
+        id=m["id"],
+        scope=m["scope"],
+        type=m["type"],
+        client_id=m["client_id"],
+        tier=m["tier"],
+        title=m["title"],
+        text_summary=m["text_summary"],
+        slots=m["slots"] or {},
+        raw_ref=m["raw_ref"],
+        evidence_ref=m["evidence_ref"],
+        memory_lane=m["memory_lane"],
+        producer_agent_id=m["producer_agent_id"],
+        owner_agent_id=m["owner_agent_id"],
+        owner_team_id=m["owner_team_id"],
+        salience=m["salience"],
+        importance=m["importance"],
+        confidence=m["confidence"],
+        embedding_status=m["embedding_status"],
+        embedding_model=m["embedding_model"],
+        status=m["status"],
+        topic_state=m["topic_state"],
+        layer=m["layer"],
+        user_id=m["user_id"],
+        session_id=m["session_id"],
+        task_id=m["task_id"],
+        agent=m["agent"],
+        tags=list(m["tags"] or []),
+        expires_at=m["expires_at"],
+        created_at=m["created_at"],
+        updated_at=m["updated_at"],
+        last_activated=m["last_activated"],
+        commit_id=m["commit_id"],
+    )
+
+
+def commit_from_row(row: Any) -> Commit:
+    m = row._mapping
+    return Commit(
+        tenant_id=m["tenant_id"],
+        id=m["id"],
+        scope=m["scope"],
+        parent_id=m["parent_id"],
+        parent_hash=m["parent_hash"],
+        commit_hash=m["commit_hash"],
+        actor=m["actor"],
+        input_sha256=m["input_sha256"],
+        kind=m["kind"],
+        diff=m["diff"],
+        created_at=m["created_at"],
+    )
+
+
+def job_from_row(row: Any) -> Job:
+    m = row._mapping
+    return Job(
+        tenant_id=m["tenant_id"],
+        id=m["id"],
+        kind=m["kind"],
+        payload=m["payload"] or {},
+        status=m["status"],
+        attempts=m["attempts"],
+        max_attempts=m["max_attempts"],
+        scope=m["scope"],
+        idempotency_key=m["idempotency_key"],
+        run_after=m["run_after"],
+        lease_owner=m["lease_owner"],
+        lease_expires_at=m["lease_expires_at"],
+        last_error=m["last_error"],
+        result=m["result"],
+        progress=m["progress"],
+        created_at=m["created_at"],
+        updated_at=m["updated_at"],
+    )

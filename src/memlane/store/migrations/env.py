@@ -1,0 +1,45 @@
+"""Alembic environment: runs the same migration history on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+
+from alembic import context
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from memlane.store.schema import metadata
+from memlane.store.urls import async_url
+
+config = context.config
+target_metadata = metadata
+
+
+def _run(connection: Connection) -> None:
+    context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+async def _run_async() -> None:
+    url = config.get_main_option("sqlalchemy.url")
+    assert url, "sqlalchemy.url must be set by memlane.store.migrate"
+    engine = create_async_engine(async_url(url))
+    try:
+        async with engine.connect() as conn:
+            await conn.run_sync(_run)
+            await conn.commit()
+    finally:
+        await engine.dispose()
+
+
+if context.is_offline_mode():
+    context.configure(url=config.get_main_option("sqlalchemy.url"), target_metadata=target_metadata, literal_binds=True)
+    with context.begin_transaction():
+        context.run_migrations()
+else:
+    connection = config.attributes.get("connection")
+    if connection is not None:
+        _run(connection)
+    else:
+        asyncio.run(_run_async())

@@ -1,0 +1,230 @@
+"""The embedded store: one SQLite file in WAL mode holds everything, vectors included."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import AsyncIterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from memlane.domain.model import ScoredId, SeedFilter
+from memlane.store.base import Vector
+from memlane.store.schema import jobs, nodes, scope_heads
+from memlane.store.sql_common import ScopeHead, SqlStore
+from memlane.store.sqlite.vector_cache import ScopeVectors
+from memlane.store.urls import async_url
+
+_TOKEN = re.compile(r"[\w']+", re.UNICODE)
+VECTOR_CACHE_COLUMNS = [
+    nodes.c.id,
+    nodes.c.embedding,
+    nodes.c.embedding_status,
+    nodes.c.embedding_dim,
+    nodes.c.tier,
+    nodes.c.memory_lane,
+    nodes.c.type,
+    nodes.c.topic_state,
+    *[nodes.c[a] for a in ScopeVectors.ATTRS],
+]
+
+
+def fts_query(text: str) -> str | None:
+    """Any-term FTS5 query from free text; quoting every token makes user input inert."""
+    tokens = [t.replace('"', "") for t in _TOKEN.findall(text.lower())]
+    tokens = [t for t in dict.fromkeys(tokens) if t.strip("'")]
+    if not tokens:
+        return None
+    return " OR ".join(f'"{t}"' for t in tokens[:64])
+
+
+def _configure(engine: AsyncEngine, *, immediate: bool) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA busy_timeout=10000")
+        cur.execute("PRAGMA foreign_keys=OFF")
+        cur.execute("PRAGMA cache_size=-65536")
+        cur.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+class SqliteStore(SqlStore):
+    backend = "sqlite"
+
+    def __init__(self, url: str, *, vector_dim: int, read_pool_size: int = 4):
+        super().__init__(url, vector_dim=vector_dim)
+        self._read_pool_size = read_pool_size
+        self._reader: AsyncEngine | None = None
+        self._vectors: dict[tuple[str, str], ScopeVectors] = {}
+
+    def _create_engine(self) -> AsyncEngine:
+        path = self.url.removeprefix("sqlite:///")
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        # One writer connection: SQLite serialises writers anyway, and BEGIN IMMEDIATE takes the
+        # lock up front so a read-then-write transaction never fails half-way with SQLITE_BUSY.
+        writer = create_async_engine(async_url(self.url), pool_size=1, max_overflow=0)
+        _configure(writer, immediate=True)
+        reader = create_async_engine(async_url(self.url), pool_size=self._read_pool_size, max_overflow=4)
+        _configure(reader, immediate=False)
+        self._reader = reader
+        return writer
+
+    async def close(self) -> None:
+        await super().close()
+        if self._reader is not None:
+            await self._reader.dispose()
+            self._reader = None
+        self._vectors.clear()
+
+    @contextlib.asynccontextmanager
+    async def _read(self) -> AsyncIterator[AsyncConnection]:
+        assert self._reader is not None, "store is not open"
+        async with self._reader.connect() as conn:
+            yield conn
+
+    async def pool_stats(self) -> dict[str, Any]:
+        stats = await super().pool_stats()
+        if self._reader is not None:
+            pool: Any = self._reader.pool
+            stats["max_connections"] += int(pool.size()) + int(getattr(pool, "_max_overflow", 0))
+            stats["checked_out"] += int(pool.checkedout())
+            stats["idle"] += int(pool.checkedin())
+            stats["created_connections"] += int(pool.checkedout()) + int(pool.checkedin())
+            stats["overflow"] += max(int(pool.overflow()), 0)
+        stats["vector_cache_scopes"] = len(self._vectors)
+        return stats
+
+    async def _lock_scope_head(self, conn: AsyncConnection, tenant_id: str, scope: str, now: datetime) -> ScopeHead:
+        # BEGIN IMMEDIATE already holds the database write lock.
+        row = (
+            await conn.execute(
+                sa.select(scope_heads).where(scope_heads.c.tenant_id == tenant_id, scope_heads.c.scope == scope)
+            )
+        ).first()
+        if row is None:
+            await conn.execute(
+                scope_heads.insert().values(
+                    tenant_id=tenant_id,
+                    scope=scope,
+                    head_commit_id=None,
+                    head_hash=None,
+                    commit_seq=0,
+                    rev=0,
+                    epoch=0,
+                    updated_at=now,
+                )
+            )
+            return ScopeHead(None, None, 0, 0, 0)
+        return ScopeHead(row.head_commit_id, row.head_hash, row.commit_seq, row.rev, row.epoch)
+
+    async def _allocate_row_numbers(self, conn: AsyncConnection, count: int) -> list[int]:
+        top = (await conn.execute(sa.select(sa.func.max(nodes.c.row_no)))).scalar()
+        start = int(top or 0) + 1
+        return list(range(start, start + count))
+
+    # --- search -------------------------------------------------------------------------
+    async def _scope_vectors(self, tenant_id: str, scope: str) -> ScopeVectors:
+        key = (tenant_id, scope)
+        sv = self._vectors.get(key)
+        if sv is None:
+            sv = self._vectors.setdefault(key, ScopeVectors(dim=self.vector_dim))
+        async with self._read() as conn:
+            head = (
+                await conn.execute(
+                    sa.select(scope_heads.c.rev, scope_heads.c.epoch).where(
+                        scope_heads.c.tenant_id == tenant_id, scope_heads.c.scope == scope
+                    )
+                )
+            ).first()
+        if head is None:
+            sv.reset()
+            sv.rev, sv.epoch = 0, 0
+            return sv
+        if head.rev == sv.rev and head.epoch == sv.epoch:
+            return sv
+        async with sv.lock:
+            if head.rev == sv.rev and head.epoch == sv.epoch:
+                return sv
+            full = head.epoch != sv.epoch
+            since = -1 if full else sv.rev
+            async with self._read() as conn:
+                # Re-read the head inside the snapshot so rows and rev agree.
+                snap = (
+                    await conn.execute(
+                        sa.select(scope_heads.c.rev, scope_heads.c.epoch).where(
+                            scope_heads.c.tenant_id == tenant_id, scope_heads.c.scope == scope
+                        )
+                    )
+                ).first()
+                rows = (
+                    await conn.execute(
+                        sa.select(*VECTOR_CACHE_COLUMNS).where(
+                            nodes.c.tenant_id == tenant_id, nodes.c.scope == scope, nodes.c.rev > since
+                        )
+                    )
+                ).all()
+            await asyncio.to_thread(self._apply_rows, sv, rows, full)
+            if snap is not None:
+                sv.rev, sv.epoch = snap.rev, snap.epoch
+        return sv
+
+    @staticmethod
+    def _apply_rows(sv: ScopeVectors, rows: Sequence[Any], full: bool) -> None:
+        if full:
+            sv.reset()
+        sv.apply(rows)
+
+    async def vector_search(self, tenant_id: str, scope: str, query: Vector, k: int, flt: SeedFilter) -> list[ScoredId]:
+        if len(query) != self.vector_dim:
+            return []
+        sv = await self._scope_vectors(tenant_id, scope)
+        q = np.asarray(query, dtype=np.float32)
+        norm = float(np.linalg.norm(q))
+        if norm > 0:
+            q = q / norm
+        return await asyncio.to_thread(sv.search, q, k, flt)
+
+    async def keyword_search(self, tenant_id: str, scope: str, text: str, k: int, flt: SeedFilter) -> list[ScoredId]:
+        match = fts_query(text)
+        if match is None or k <= 0:
+            return []
+        fts = sa.table("nodes_fts", sa.column("rowid"), sa.column("text"))
+        rank = sa.func.bm25(sa.literal_column("nodes_fts"))
+        cond = self._filter_conditions(tenant_id, scope, flt)
+        q = (
+            sa.select(nodes.c.id, rank.label("rank"))
+            .select_from(fts.join(nodes, sa.and_(nodes.c.row_no == fts.c.rowid, nodes.c.tenant_id == tenant_id)))
+            .where(sa.literal_column("nodes_fts").op("MATCH")(match), *cond)
+            .order_by(rank)
+            .limit(k)
+        )
+        async with self._read() as conn:
+            rows = (await conn.execute(q)).all()
+        return [ScoredId(r.id, float(-r.rank)) for r in rows]
+
+    # --- jobs ---------------------------------------------------------------------------
+    async def lease_jobs(
+        self, worker_id: str, kinds: Sequence[str] | None, *, limit: int, lease_sec: float, now: datetime
+    ) -> list[Any]:
+        async with self._write_tx() as conn:
+            rows = (
+                await conn.execute(
+                    sa.select(jobs).where(*self._leasable(kinds, now)).order_by(jobs.c.run_after).limit(limit)
+                )
+            ).all()
+            return await self._mark_leased(conn, rows, worker_id, lease_sec, now)

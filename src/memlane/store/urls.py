@@ -1,0 +1,17 @@
+"""Users give plain database URLs; memlane picks the async driver for each backend."""
+
+from __future__ import annotations
+
+
+def async_url(url: str) -> str:
+    if url.startswith("sqlite:///"):
+        return "sqlite+aiosqlite:///" + url[len("sqlite:///") :]
+    if url.startswith("postgres://"):
+        return "postgresql+asyncpg://" + url[len("postgres://") :]
+    if url.startswith("postgresql://"):
+        return "postgresql+asyncpg://" + url[len("postgresql://") :]
+    return url
+
+
+def backend_of(url: str) -> str:
+    return "postgres" if url.startswith(("postgres", "postgresql")) else "sqlite"
