@@ -74,9 +74,7 @@ def make_handler(recorded: Recorded) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             payload = json.loads(self.rfile.read(length))
-            recorded.requests.append(
-                {"path": self.path, "headers": dict(self.headers.items()), "json": payload}
-            )
+            recorded.requests.append({"path": self.path, "headers": dict(self.headers.items()), "json": payload})
             model: str = payload["model"]
             texts: list[str] = payload["input"]
             # reversed on purpose: clients must order by "index", not by position
@@ -209,9 +207,7 @@ async def test_sends_bearer_key_model_and_inputs_to_embeddings_path(
     assert request["json"] == {"model": "good", "input": ["hello"]}
 
 
-async def test_no_authorization_header_without_a_key(
-    server: tuple[str, Recorded], recorded: Recorded
-) -> None:
+async def test_no_authorization_header_without_a_key(server: tuple[str, Recorded], recorded: Recorded) -> None:
     embedder = make(server, "good", api_key=None)
     try:
         await embedder.embed(["hello"])

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Sets up the dev environment and runs the whole check: lint, types, tests.
+# pytest's "no tests collected" (exit 5) fails this script like any other failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh --dev
+.venv/bin/ruff check src tests bench
+.venv/bin/mypy
+.venv/bin/python -m pytest -q "$@"

@@ -1,0 +1,92 @@
+"""Shared fixtures: stores on every backend, services, and a real HTTP server per module."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from memlane.config import Settings
+from memlane.domain.clock import Clock
+from memlane.embed.hashing import HashingEmbedder
+from memlane.services.container import Services, open_services
+from memlane.store import migrate
+from memlane.store.base import Store
+from tests.support.backends import BACKENDS, database_url
+from tests.support.server import LiveServer
+
+pytest_plugins = ["tests.support.pg"]
+
+DIM = 384
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def db_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    return database_url(backend, tmp_path, request)
+
+
+@pytest.fixture
+async def store(db_url: str) -> AsyncIterator[Store]:
+    """An open, migrated store of each backend, empty at the start of the test."""
+    from memlane.services.container import build_store
+
+    await asyncio.to_thread(migrate.upgrade, db_url)
+    s = build_store(Settings(MEMLANE_DATABASE_URL=db_url), dimension=DIM)
+    await s.open()
+    try:
+        yield s
+    finally:
+        await s.close()
+
+
+def make_settings(db_url: str, **env: Any) -> Settings:
+    values: dict[str, Any] = {
+        "MEMLANE_DATABASE_URL": db_url,
+        "MEMLANE_EMBEDDER": "hashing",
+        "MEMLANE_WORKER_POLL_INTERVAL_SEC": 0.05,
+    }
+    values.update(env)
+    return Settings(**values)
+
+
+@pytest.fixture
+async def services(db_url: str) -> AsyncIterator[Services]:
+    """Services on a fresh database with the hashing embedder; the worker is driven by the test."""
+    svc = await open_services(make_settings(db_url), clock=Clock(), embedder=HashingEmbedder(DIM))
+    try:
+        yield svc
+    finally:
+        await svc.close()
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A real uvicorn server on loopback (SQLite, hashing embedder, in-process worker)."""
+    data = tmp_path_factory.mktemp("server")
+    settings = make_settings(f"sqlite:///{data / 'memlane.db'}")
+    with LiveServer.start(settings) as server:
+        yield server
+
+
+@pytest.fixture
+def client(live_server: LiveServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=live_server.url, timeout=30) as c:
+        yield c
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("MEMLANE_TEST_SKIP_POSTGRES"):
+        skip = pytest.mark.skip(reason="MEMLANE_TEST_SKIP_POSTGRES is set")
+        for item in items:
+            if "postgres" in item.keywords or "[postgres" in item.nodeid:
+                item.add_marker(skip)

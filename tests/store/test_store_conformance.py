@@ -1,0 +1,319 @@
+"""The Store protocol's contract, checked on every backend through the protocol only."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from memlane.domain.clock import new_id
+from memlane.domain.errors import Conflict, InvalidRequest
+from memlane.domain.hashing import commit_hash
+from memlane.domain.model import (
+    CommitInfo,
+    EdgeRef,
+    EdgeUpsert,
+    Job,
+    Node,
+    NodeUpsert,
+    SeedFilter,
+    Visibility,
+)
+from memlane.store.base import NodePatch, Store
+
+DIM = 384
+NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+ALL_FIELDS = frozenset(
+    {
+        "type",
+        "tier",
+        "title",
+        "text_summary",
+        "slots",
+        "memory_lane",
+        "owner_agent_id",
+        "owner_team_id",
+        "producer_agent_id",
+        "salience",
+        "importance",
+        "confidence",
+        "status",
+    }
+)
+
+
+def vec(seed: int) -> list[float]:
+    v = np.random.default_rng(seed).normal(size=DIM).astype(np.float32)
+    return list(map(float, v / np.linalg.norm(v)))
+
+
+def up(
+    title: str,
+    *,
+    client_id: str | None = None,
+    embedding: list[float] | None = None,
+    tenant: str = "t1",
+    scope: str = "s1",
+    lane: str = "shared",
+    tier: str = "hot",
+    type_: str = "event",
+    owner_agent: str | None = None,
+    owner_team: str | None = None,
+    topic_state: str | None = None,
+    fields: frozenset[str] = ALL_FIELDS,
+) -> NodeUpsert:
+    node = Node(
+        tenant_id=tenant,
+        id=new_id(),
+        scope=scope,
+        type=type_,
+        client_id=client_id,
+        tier=tier,
+        title=title,
+        text_summary=f"{title} summary",
+        memory_lane=lane,
+        owner_agent_id=owner_agent,
+        owner_team_id=owner_team,
+        embedding_model="client" if embedding else None,
+        topic_state=topic_state,
+    )
+    return NodeUpsert(node=node, embedding=embedding, match_by_client_id=client_id is not None, fields_set=fields)
+
+
+def info(sha: str = "a" * 64, parent: str | None = None) -> CommitInfo:
+    return CommitInfo(actor="tester", input_sha256=sha, parent_commit_id=parent)
+
+
+async def test_written_nodes_read_back_with_their_fields(store: Store) -> None:
+    res = await store.apply_write("t1", "s1", [up("Alice moved to Berlin", client_id="a")], [], info(), now=NOW)
+    [node] = await store.get_nodes("t1", "s1", [res.nodes[0].id])
+    assert node.title == "Alice moved to Berlin"
+    assert node.client_id == "a"
+    assert node.embedding_status == "pending"
+    assert node.commit_id == res.commit.id
+    assert node.created_at == NOW
+
+
+async def test_client_id_upsert_updates_the_same_node_and_only_given_fields(store: Store) -> None:
+    first = await store.apply_write("t1", "s1", [up("v1", client_id="k", tier="warm")], [], info(), now=NOW)
+    again = up("v2", client_id="k", fields=frozenset({"type", "title"}))
+    second = await store.apply_write("t1", "s1", [again], [], info(), now=NOW + timedelta(seconds=1))
+    assert second.nodes[0].id == first.nodes[0].id
+    [node] = await store.get_nodes("t1", "s1", [first.nodes[0].id])
+    assert node.title == "v2"
+    assert node.tier == "warm", "a field the update did not give must keep its value"
+    assert node.created_at == NOW
+
+
+async def test_edges_resolve_client_ids_in_the_same_write_and_in_the_store(store: Store) -> None:
+    await store.apply_write("t1", "s1", [up("stored", client_id="old")], [], info(), now=NOW)
+    res = await store.apply_write(
+        "t1",
+        "s1",
+        [up("new", client_id="new")],
+        [
+            EdgeUpsert(
+                id=None,
+                type="related_to",
+                src=EdgeRef(client_id="new"),
+                dst=EdgeRef(client_id="old"),
+                weight=0.7,
+                confidence=0.9,
+            )
+        ],
+        info(),
+        now=NOW,
+    )
+    [edge] = res.edges
+    ids = await store.resolve_client_ids("t1", "s1", ["old", "new"])
+    assert (edge.src_id, edge.dst_id) == (ids["new"], ids["old"])
+    touching = await store.edges_touching("t1", "s1", [ids["old"]], min_weight=0, min_confidence=0, limit=10)
+    assert [e.id for e in touching] == [edge.id]
+
+
+async def test_edge_to_an_unknown_node_is_refused_and_nothing_is_written(store: Store) -> None:
+    with pytest.raises(InvalidRequest) as err:
+        await store.apply_write(
+            "t1",
+            "s1",
+            [up("lonely", client_id="x")],
+            [EdgeUpsert(id=None, type="part_of", src=EdgeRef(client_id="x"), dst=EdgeRef(client_id="missing"))],
+            info(),
+            now=NOW,
+        )
+    assert err.value.code == "edge_endpoint_not_found"
+    assert await store.resolve_client_ids("t1", "s1", ["x"]) == {}
+
+
+async def test_commits_form_a_hash_chain_per_scope(store: Store) -> None:
+    c1 = (await store.apply_write("t1", "s1", [up("a")], [], info(), now=NOW)).commit
+    c2 = (await store.apply_write("t1", "s1", [up("b")], [], info(), now=NOW)).commit
+    other = (await store.apply_write("t1", "s2", [up("c", scope="s2")], [], info(), now=NOW)).commit
+    assert c1.parent_id is None and c1.commit_hash == commit_hash(None, c1.diff)
+    assert c2.parent_id == c1.id and c2.parent_hash == c1.commit_hash
+    assert c2.commit_hash == commit_hash(c1.commit_hash, c2.diff)
+    assert other.parent_id is None, "each scope has its own chain"
+    stored = await store.get_commit("t1", c2.id)
+    assert stored is not None and stored.commit_hash == c2.commit_hash
+
+
+async def test_stale_parent_commit_is_a_conflict(store: Store) -> None:
+    c1 = (await store.apply_write("t1", "s1", [up("a")], [], info(), now=NOW)).commit
+    await store.apply_write("t1", "s1", [up("b")], [], info(parent=c1.id), now=NOW)
+    with pytest.raises(Conflict):
+        await store.apply_write("t1", "s1", [up("c")], [], info(parent=c1.id), now=NOW)
+
+
+async def test_tenants_never_see_each_other(store: Store) -> None:
+    v = vec(1)
+    a = await store.apply_write("t1", "s1", [up("secret plan alpha", embedding=v)], [], info(), now=NOW)
+    await store.apply_write("t2", "s1", [up("public note", embedding=vec(2), tenant="t2")], [], info(), now=NOW)
+    nid = a.nodes[0].id
+    assert await store.get_nodes("t2", "s1", [nid]) == []
+    assert await store.get_nodes("t2", None, [nid]) == []
+    hits = await store.vector_search("t2", "s1", np.asarray(v, np.float32), 10, SeedFilter())
+    assert nid not in {h.id for h in hits}
+    assert await store.keyword_search("t2", "s1", "secret plan alpha", 10, SeedFilter()) == []
+    assert await store.get_embeddings("t2", "s1", [nid]) == {}
+
+
+async def test_vector_search_ranks_by_cosine_and_obeys_filters(store: Store) -> None:
+    target = vec(10)
+    near = list(np.asarray(target) * 0.9 + np.asarray(vec(11)) * 0.1)
+    ups = [
+        up("exact", embedding=target),
+        up("near", embedding=near),
+        up("cold", embedding=target, tier="cold"),
+        up("private other", embedding=target, lane="private", owner_agent="bob"),
+        up("private mine", embedding=target, lane="private", owner_agent="alice"),
+        up("draft topic", embedding=target, type_="topic", topic_state="draft"),
+        up("pending"),
+    ]
+    res = await store.apply_write("t1", "s1", ups, [], info(), now=NOW)
+    by_title = {n.title: n.id for n in res.nodes}
+    flt = SeedFilter(visibility=Visibility(consumer_agent_id="alice"))
+    hits = await store.vector_search("t1", "s1", np.asarray(target, np.float32), 10, flt)
+    titles = {v: k for k, v in by_title.items()}
+    got = [titles[h.id] for h in hits]
+    assert set(got) == {"exact", "near", "private mine"}
+    assert got.index("exact") < got.index("near")
+    assert hits[0].score == pytest.approx(1.0, abs=1e-4)
+
+
+async def test_keyword_search_finds_words_and_ignores_query_syntax(store: Store) -> None:
+    await store.apply_write(
+        "t1", "s1", [up("Caroline went to the LGBTQ support group"), up("Melanie paints")], [], info(), now=NOW
+    )
+    hits = await store.keyword_search("t1", "s1", 'support "group" AND (NEAR', 5, SeedFilter())
+    [node] = await store.get_nodes("t1", "s1", [hits[0].id])
+    assert node.title is not None and node.title.startswith("Caroline")
+
+
+async def test_set_embeddings_refuses_vectors_for_text_that_changed(store: Store) -> None:
+    res = await store.apply_write("t1", "s1", [up("old text", client_id="n")], [], info(), now=NOW)
+    [pending] = await store.pending_embeddings("t1", [res.nodes[0].id])
+    await store.apply_write("t1", "s1", [up("new text", client_id="n")], [], info(), now=NOW)
+    stale = await store.set_embeddings([(pending, np.asarray(vec(3), np.float32))], "m", now=NOW)
+    assert stale == [res.nodes[0].id]
+    [fresh] = await store.pending_embeddings("t1", [res.nodes[0].id])
+    assert fresh.text.startswith("new text")
+    assert await store.set_embeddings([(fresh, np.asarray(vec(3), np.float32))], "m", now=NOW) == []
+    [node] = await store.get_nodes("t1", "s1", [res.nodes[0].id])
+    assert (node.embedding_status, node.embedding_model) == ("ready", "m")
+
+
+async def test_deleted_nodes_leave_no_trace_in_reads_or_search(store: Store) -> None:
+    v = vec(5)
+    res = await store.apply_write(
+        "t1",
+        "s1",
+        [up("doomed note", embedding=v, client_id="d"), up("keeper")],
+        [EdgeUpsert(id=None, type="related_to", src=EdgeRef(client_id="d"), dst=EdgeRef(id=None, client_id="d"))],
+        info(),
+        now=NOW,
+    )
+    doomed = res.nodes[0].id
+    assert (await store.vector_search("t1", "s1", np.asarray(v, np.float32), 5, SeedFilter()))[0].id == doomed
+    assert await store.delete_nodes("t1", "s1", [doomed], info(), now=NOW) == [doomed]
+    assert await store.get_nodes("t1", "s1", [doomed]) == []
+    assert doomed not in {
+        h.id for h in await store.vector_search("t1", "s1", np.asarray(v, np.float32), 5, SeedFilter())
+    }
+    assert await store.keyword_search("t1", "s1", "doomed", 5, SeedFilter()) == []
+    assert await store.edges_touching("t1", "s1", [doomed], min_weight=0, min_confidence=0, limit=5) == []
+    assert await store.get_embeddings("t1", "s1", [doomed]) == {}
+
+
+async def test_patch_nodes_changes_fields_and_commits(store: Store) -> None:
+    res = await store.apply_write("t1", "s1", [up("n", embedding=vec(6))], [], info(), now=NOW)
+    nid = res.nodes[0].id
+    commit = await store.patch_nodes(
+        "t1", "s1", [NodePatch(id=nid, tier="archive", slots={"k": 1})], info(), now=NOW, diff={"patched": [nid]}
+    )
+    assert commit is not None and commit.parent_id == res.commit.id
+    [node] = await store.get_nodes("t1", "s1", [nid])
+    assert (node.tier, node.slots, node.commit_id) == ("archive", {"k": 1}, commit.id)
+    assert node.embedding_status == "ready", "a patch that does not touch text keeps the vector"
+
+
+async def test_jobs_are_leased_once_completed_and_idempotent(store: Store) -> None:
+    job = Job(tenant_id="t1", id=new_id(), kind="k", payload={"x": 1}, idempotency_key="req-1")
+    [stored] = await store.enqueue([job], now=NOW)
+    [again] = await store.enqueue(
+        [Job(tenant_id="t1", id=new_id(), kind="k", payload={}, idempotency_key="req-1")], now=NOW
+    )
+    assert again.id == stored.id
+    leased = await store.lease_jobs("w1", ["k"], limit=5, lease_sec=30, now=NOW)
+    assert [j.id for j in leased] == [job.id] and leased[0].attempts == 1
+    assert await store.lease_jobs("w2", ["k"], limit=5, lease_sec=30, now=NOW) == []
+    await store.complete_job(leased[0], {"ok": True}, now=NOW)
+    done = await store.get_job("t1", job.id)
+    assert done is not None and (done.status, done.result) == ("done", {"ok": True})
+    assert await store.get_job("t2", job.id) is None
+
+
+async def test_an_expired_lease_is_taken_over_by_another_worker(store: Store) -> None:
+    await store.enqueue([Job(tenant_id="t1", id=new_id(), kind="k", payload={})], now=NOW)
+    [first] = await store.lease_jobs("dead-worker", None, limit=1, lease_sec=10, now=NOW)
+    assert await store.lease_jobs("w2", None, limit=1, lease_sec=10, now=NOW + timedelta(seconds=5)) == []
+    [taken] = await store.lease_jobs("w2", None, limit=1, lease_sec=10, now=NOW + timedelta(seconds=11))
+    assert taken.id == first.id and taken.attempts == 2 and taken.lease_owner == "w2"
+
+
+async def test_failed_jobs_retry_then_park_as_failed(store: Store) -> None:
+    await store.enqueue([Job(tenant_id="t1", id=new_id(), kind="k", payload={}, max_attempts=2)], now=NOW)
+    [j] = await store.lease_jobs("w", None, limit=1, lease_sec=10, now=NOW)
+    await store.fail_job(j, "boom", retry_at=NOW + timedelta(seconds=2), now=NOW)
+    assert await store.lease_jobs("w", None, limit=1, lease_sec=10, now=NOW + timedelta(seconds=1)) == []
+    [j] = await store.lease_jobs("w", None, limit=1, lease_sec=10, now=NOW + timedelta(seconds=3))
+    await store.fail_job(j, "boom again", retry_at=NOW + timedelta(seconds=10), now=NOW)
+    parked = await store.get_job("t1", j.id)
+    assert parked is not None and (parked.status, parked.last_error) == ("failed", "boom again")
+
+
+async def test_model_change_sends_server_embedded_nodes_back_to_pending(store: Store) -> None:
+    res = await store.apply_write("t1", "s1", [up("a"), up("client vec", embedding=vec(7))], [], info(), now=NOW)
+    [pending] = await store.pending_embeddings("t1", [res.nodes[0].id])
+    await store.set_embeddings([(pending, np.asarray(vec(8), np.float32))], "old-model", now=NOW)
+    pairs = await store.mark_stale_embeddings("new-model", DIM, now=NOW, limit=100)
+    assert pairs == [("t1", res.nodes[0].id)], "client-supplied vectors of the right size are kept"
+    [node] = await store.get_nodes("t1", "s1", [res.nodes[0].id])
+    assert node.embedding_status == "pending"
+
+
+async def test_data_survives_closing_and_reopening_the_store(store: Store, db_url: str) -> None:
+    from memlane.config import Settings
+    from memlane.services.container import build_store
+
+    res = await store.apply_write("t1", "s1", [up("durable", embedding=vec(9))], [], info(), now=NOW)
+    await store.close()
+    reopened = build_store(Settings(MEMLANE_DATABASE_URL=db_url), dimension=DIM)
+    await reopened.open()
+    try:
+        [node] = await reopened.get_nodes("t1", "s1", [res.nodes[0].id])
+        assert node.title == "durable"
+        hits = await reopened.vector_search("t1", "s1", np.asarray(vec(9), np.float32), 1, SeedFilter())
+        assert hits[0].id == node.id
+    finally:
+        await reopened.close()

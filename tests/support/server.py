@@ -1,0 +1,51 @@
+"""A real HTTP server for API tests: uvicorn serving the app on a free loopback port."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import uvicorn
+
+from memlane.api.app import create_app
+from memlane.config import Settings
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class LiveServer:
+    url: str
+    settings: Settings
+    server: uvicorn.Server
+
+    @property
+    def app_state(self) -> object:
+        return self.server.config.app.state  # type: ignore[attr-defined]
+
+    @classmethod
+    @contextlib.contextmanager
+    def start(cls, settings: Settings) -> Iterator[LiveServer]:
+        port = free_port()
+        app = create_app(settings)
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 60
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("test server did not start")
+            time.sleep(0.02)
+        try:
+            yield cls(url=f"http://127.0.0.1:{port}", settings=settings, server=server)
+        finally:
+            server.should_exit = True
+            thread.join(timeout=30)
