@@ -29,7 +29,7 @@ MAX_EDGES_PER_WRITE = 10000
 class Strict(BaseModel):
     """Unknown fields are refused: a misspelt bound should fail loudly, not be ignored."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Provenance(Strict):
