@@ -8,6 +8,12 @@ dev=0
 [ "${1:-}" = "--dev" ] && dev=1
 python_bin=${MEMLANE_PYTHON:-python3.11}
 command -v "$python_bin" >/dev/null 2>&1 || python_bin=python3
+if [ $dev = 1 ] && ! command -v redis-server >/dev/null 2>&1; then
+  # The shared rate-limit tests run against a real Redis server (Debian's package).
+  sudo_cmd=""
+  [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq && $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+fi
 if [ ! -x .venv/bin/python ]; then
   "$python_bin" -m venv .venv
 fi

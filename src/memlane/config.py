@@ -52,6 +52,22 @@ class Settings(BaseSettings):
     max_request_bytes: int = Field(8 * 1024 * 1024, validation_alias=_env("MEMLANE_MAX_REQUEST_BYTES"))
     log_level: str = Field("info", validation_alias=_env("MEMLANE_LOG_LEVEL"))
 
+    auth_mode: Literal["off", "api_key", "jwt", "api_key_or_jwt"] = Field(
+        "off", validation_alias=_env("MEMORY_AUTH_MODE")
+    )
+    api_keys_json: str | None = Field(None, validation_alias=_env("MEMORY_API_KEYS_JSON"))
+    jwt_hs256_secret: str | None = Field(None, validation_alias=_env("MEMORY_JWT_HS256_SECRET"))
+    jwt_clock_skew_sec: float = Field(30.0, validation_alias=_env("MEMORY_JWT_CLOCK_SKEW_SEC"))
+
+    quota_enabled: bool = Field(False, validation_alias=_env("TENANT_QUOTA_ENABLED"))
+    recall_rps: float = Field(50.0, validation_alias=_env("TENANT_RECALL_RATE_LIMIT_RPS"))
+    recall_burst: int = Field(100, validation_alias=_env("TENANT_RECALL_RATE_LIMIT_BURST"))
+    write_rps: float = Field(20.0, validation_alias=_env("TENANT_WRITE_RATE_LIMIT_RPS"))
+    write_burst: int = Field(40, validation_alias=_env("TENANT_WRITE_RATE_LIMIT_BURST"))
+    debug_embed_rps: float = Field(1.0, validation_alias=_env("TENANT_DEBUG_EMBED_RATE_LIMIT_RPS"))
+    debug_embed_burst: int = Field(5, validation_alias=_env("TENANT_DEBUG_EMBED_RATE_LIMIT_BURST"))
+    rate_limit_storage: str = Field("memory://", validation_alias=_env("MEMLANE_RATE_LIMIT_STORAGE"))
+
     @property
     def is_production(self) -> bool:
         """Both the contract's NODE_ENV and memlane's own MEMLANE_ENV count."""

@@ -11,7 +11,9 @@ from fastapi import FastAPI, Request, Response
 
 from memlane import __version__
 from memlane.api import graph, system
+from memlane.api.auth import Authenticator
 from memlane.api.errors import install_error_handlers, render
+from memlane.api.quotas import QuotaGuard
 from memlane.config import Settings
 from memlane.services.container import Services, open_services
 
@@ -65,6 +67,9 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
         response.headers["server-timing"] = f"app;dur={(time.perf_counter() - started) * 1000:.3f}"
         return response
 
+    # Built here, not in the lifespan, so a bad key registry or secret stops start-up at once.
+    app.state.authenticator = Authenticator(settings)
+    app.state.quotas = QuotaGuard(settings)
     install_error_handlers(app)
     app.include_router(system.router)
     app.include_router(graph.router)

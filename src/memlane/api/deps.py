@@ -7,6 +7,8 @@ import ipaddress
 
 from fastapi import Request
 
+from memlane.api.auth import Principal, bind_tenant, principal_of
+from memlane.api.quotas import QuotaGuard
 from memlane.services.container import Services
 
 LOOPBACK_NAMES = {"localhost", "testclient"}
@@ -18,13 +20,23 @@ def services(request: Request) -> Services:
 
 
 def resolve_tenant(request: Request, body_tenant: str | None) -> str:
-    """Body ``tenant_id``, else ``X-Tenant-Id``, else ``MEMORY_TENANT_ID``."""
-    if body_tenant:
-        return body_tenant
-    header = request.headers.get("x-tenant-id")
-    if header and header.strip():
-        return header.strip()
-    return services(request).settings.default_tenant_id
+    """Body ``tenant_id``, else ``X-Tenant-Id``, else ``MEMORY_TENANT_ID``; with auth on, the
+    tenant bound to the credentials, which the request may repeat but never change."""
+    requested = body_tenant
+    if not requested:
+        header = request.headers.get("x-tenant-id")
+        requested = header.strip() if header and header.strip() else None
+    return bind_tenant(principal_of(request), requested, services(request).settings.default_tenant_id)
+
+
+async def authenticated(request: Request) -> Principal:
+    """Router dependency: credentials are checked before the body is even validated."""
+    return principal_of(request)
+
+
+async def quota(request: Request, bucket: str, tenant_id: str) -> None:
+    guard: QuotaGuard = request.app.state.quotas
+    await guard.hit(bucket, tenant_id)
 
 
 def resolve_scope(request: Request, body_scope: str | None) -> str:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 
-from memlane.api.deps import admin_authorized, resolve_scope, resolve_tenant, services
+from memlane.api.auth import Principal, check_identity, principal_of
+from memlane.api.deps import admin_authorized, authenticated, quota, resolve_scope, resolve_tenant, services
 from memlane.api.graph_dto import (
     RecallBase,
     RecallRequest,
@@ -23,7 +24,7 @@ from memlane.domain.model import EdgeRef
 from memlane.services.recall import RecallOutcome, RecallParams
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec
 
-router = APIRouter(prefix="/v1/memory", tags=["graph memory"])
+router = APIRouter(prefix="/v1/memory", tags=["graph memory"], dependencies=[Depends(authenticated)])
 
 
 @router.post("/write", summary="Write nodes and edges in one commit")
@@ -31,6 +32,9 @@ async def write(body: WriteRequest, request: Request) -> dict[str, Any]:
     svc = services(request)
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
+    principal = principal_of(request)
+    producer, owner_agent, owner_team = _write_identity(body, principal)
+    await quota(request, "write", tenant)
     cmd = WriteCommand(
         tenant_id=tenant,
         scope=scope,
@@ -42,9 +46,9 @@ async def write(body: WriteRequest, request: Request) -> dict[str, Any]:
         auto_embed=body.auto_embed,
         force_reembed=body.force_reembed,
         memory_lane=body.memory_lane,
-        producer_agent_id=body.producer_agent_id,
-        owner_agent_id=body.owner_agent_id,
-        owner_team_id=body.owner_team_id,
+        producer_agent_id=producer,
+        owner_agent_id=owner_agent,
+        owner_team_id=owner_team,
         nodes=[
             WriteNodeSpec(
                 type=n.type,
@@ -102,9 +106,36 @@ async def write(body: WriteRequest, request: Request) -> dict[str, Any]:
     return response
 
 
-def _params(body: RecallBase, request: Request, endpoint: str, query_text: str | None) -> RecallParams:
+def _write_identity(body: WriteRequest, principal: Principal) -> tuple[str | None, str | None, str | None]:
+    """Identity auto-injection for writes: the producer is the caller, and private nodes
+    without an owner belong to the caller (its agent, else its team)."""
+    agents: dict[str, str | None] = {"producer_agent_id": body.producer_agent_id, "owner_agent_id": body.owner_agent_id}
+    teams: dict[str, str | None] = {"owner_team_id": body.owner_team_id}
+    for i, n in enumerate(body.nodes):
+        agents[f"nodes[{i}].producer_agent_id"] = n.producer_agent_id
+        agents[f"nodes[{i}].owner_agent_id"] = n.owner_agent_id
+        teams[f"nodes[{i}].owner_team_id"] = n.owner_team_id
+    check_identity(principal, agent_fields=agents, team_fields=teams)
+    producer = body.producer_agent_id or principal.agent_id
+    owner_agent, owner_team = body.owner_agent_id, body.owner_team_id
+    if owner_agent is None and owner_team is None:
+        owner_agent = principal.agent_id
+        owner_team = principal.team_id if principal.agent_id is None else None
+    return producer, owner_agent, owner_team
+
+
+async def _params(body: RecallBase, request: Request, endpoint: str, query_text: str | None) -> RecallParams:
+    principal = principal_of(request)
+    check_identity(
+        principal,
+        agent_fields={"consumer_agent_id": body.consumer_agent_id},
+        team_fields={"consumer_team_id": body.consumer_team_id},
+    )
+    tenant = resolve_tenant(request, body.tenant_id)
+    await quota(request, "recall", tenant)
     allowed = False
     if body.include_embeddings:
+        await quota(request, "debug_embeddings", tenant)
         allowed = admin_authorized(request)
         if not allowed:
             raise Forbidden(
@@ -113,7 +144,7 @@ def _params(body: RecallBase, request: Request, endpoint: str, query_text: str |
                 code="debug_embeddings_forbidden",
             )
     return RecallParams(
-        tenant_id=resolve_tenant(request, body.tenant_id),
+        tenant_id=tenant,
         scope=resolve_scope(request, body.scope),
         limit=body.limit,
         neighborhood_hops=body.neighborhood_hops,
@@ -122,8 +153,8 @@ def _params(body: RecallBase, request: Request, endpoint: str, query_text: str |
         ranked_limit=body.ranked_limit,
         min_edge_weight=body.min_edge_weight,
         min_edge_confidence=body.min_edge_confidence,
-        consumer_agent_id=body.consumer_agent_id,
-        consumer_team_id=body.consumer_team_id,
+        consumer_agent_id=body.consumer_agent_id or principal.agent_id,
+        consumer_team_id=body.consumer_team_id or principal.team_id,
         include_embeddings=body.include_embeddings,
         debug_embeddings_allowed=allowed,
         endpoint=endpoint,
@@ -162,7 +193,7 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
 @router.post("/recall", summary="Recall a subgraph by query embedding")
 async def recall(body: RecallRequest, request: Request) -> dict[str, Any]:
     svc = services(request)
-    p = _params(body, request, "recall", None)
+    p = await _params(body, request, "recall", None)
     svc.recall.check_dimension(body.query_embedding)
     out = await svc.recall.recall(np.asarray(body.query_embedding, dtype=np.float32), p)
     return _response(body, p, out)
@@ -171,7 +202,7 @@ async def recall(body: RecallRequest, request: Request) -> dict[str, Any]:
 @router.post("/recall_text", summary="Recall a subgraph by query text, embedded by the server")
 async def recall_text(body: RecallTextRequest, request: Request) -> dict[str, Any]:
     svc = services(request)
-    p = _params(body, request, "recall_text", body.query_text)
+    p = await _params(body, request, "recall_text", body.query_text)
     vector = (await svc.embedding.embed_query(body.query_text))[0]
     out = await svc.recall.recall(vector, p)
     response = _response(body, p, out)

@@ -1,0 +1,75 @@
+"""Per-tenant request quotas: recall, write-like, and debug-embeddings buckets.
+
+Built on the ``limits`` library. A bucket of ``RPS`` with ``BURST`` is a moving window of
+``BURST`` requests per ``ceil(BURST / RPS)`` seconds: a burst is served at once, and the
+long-run rate stays near ``RPS``. Storage is per process (``memory://``) by default; with
+``MEMLANE_RATE_LIMIT_STORAGE=redis://host:6379/0`` every API replica shares the buckets.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import cast
+
+from limits import RateLimitItem, RateLimitItemPerSecond
+from limits.aio.storage import Storage as AsyncStorage
+from limits.aio.strategies import MovingWindowRateLimiter
+from limits.storage import storage_from_string
+
+from memlane.config import Settings
+from memlane.domain.errors import RateLimited
+
+BUCKET_CODES = {
+    "recall": "tenant_rate_limited_recall",
+    "write": "tenant_rate_limited_write",
+    "debug_embeddings": "tenant_rate_limited_debug_embeddings",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Bucket:
+    name: str
+    item: RateLimitItem
+
+
+def bucket_item(rps: float, burst: int) -> RateLimitItem:
+    burst = max(1, burst)
+    seconds = max(1, math.ceil(burst / max(rps, 1e-9)))
+    return RateLimitItemPerSecond(burst, seconds)
+
+
+class QuotaGuard:
+    def __init__(self, settings: Settings):
+        self.enabled = settings.quota_enabled
+        url = settings.rate_limit_storage
+        if not url.startswith("async+"):
+            url = "async+" + url
+        # redis-py's asyncio client (the ``redis`` package) rather than limits' default coredis.
+        options = {"implementation": "redispy"} if "redis" in url.split("://", 1)[0] else {}
+        self.storage = cast(AsyncStorage, storage_from_string(url, **options))
+        self.limiter = MovingWindowRateLimiter(self.storage)
+        self.buckets = {
+            "recall": Bucket("recall", bucket_item(settings.recall_rps, settings.recall_burst)),
+            "write": Bucket("write", bucket_item(settings.write_rps, settings.write_burst)),
+            "debug_embeddings": Bucket(
+                "debug_embeddings", bucket_item(settings.debug_embed_rps, settings.debug_embed_burst)
+            ),
+        }
+
+    async def hit(self, bucket: str, tenant_id: str) -> None:
+        """Count one request; raise 429 with ``retry-after`` when the tenant's bucket is empty."""
+        if not self.enabled:
+            return
+        b = self.buckets[bucket]
+        if await self.limiter.hit(b.item, "memlane", bucket, tenant_id):
+            return
+        stats = await self.limiter.get_window_stats(b.item, "memlane", bucket, tenant_id)
+        retry = max(1.0, math.ceil(stats.reset_time - time.time()))
+        raise RateLimited(
+            f"tenant {tenant_id!r} exceeded its {bucket} quota ({b.item}); retry after {retry:.0f}s",
+            retry_after=retry,
+            code=BUCKET_CODES[bucket],
+            details={"bucket": bucket, "limit": str(b.item)},
+        )

@@ -1,0 +1,112 @@
+"""Tenant quotas: per process by default, shared by all replicas through a real Redis server."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.api.helpers import unit
+from tests.conftest import make_settings
+from tests.support.server import LiveServer, free_port
+
+QUOTAS = {
+    "TENANT_QUOTA_ENABLED": True,
+    "TENANT_RECALL_RATE_LIMIT_RPS": 0.5,
+    "TENANT_RECALL_RATE_LIMIT_BURST": 3,
+    "TENANT_WRITE_RATE_LIMIT_RPS": 0.5,
+    "TENANT_WRITE_RATE_LIMIT_BURST": 2,
+    "TENANT_DEBUG_EMBED_RATE_LIMIT_RPS": 0.1,
+    "TENANT_DEBUG_EMBED_RATE_LIMIT_BURST": 1,
+}
+
+
+def recall(c: httpx.Client, tenant: str, **extra: object) -> httpx.Response:
+    return c.post("/v1/memory/recall", json={"query_embedding": unit(1), **extra}, headers={"X-Tenant-Id": tenant})
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    data = tmp_path_factory.mktemp("quota")
+    with LiveServer.start(make_settings(f"sqlite:///{data / 'm.db'}", **QUOTAS)) as s:
+        yield s
+
+
+def test_recall_quota_gives_429_with_retry_after_and_spares_other_tenants(server: LiveServer) -> None:
+    with httpx.Client(base_url=server.url) as c:
+        assert [recall(c, "busy").status_code for _ in range(3)] == [200, 200, 200]
+        r = recall(c, "busy")
+        assert r.status_code == 429
+        assert r.json()["error"] == "tenant_rate_limited_recall"
+        assert 1 <= int(r.headers["retry-after"]) <= 6
+        assert recall(c, "quiet").status_code == 200
+
+
+def test_write_quota_is_its_own_bucket(server: LiveServer) -> None:
+    with httpx.Client(base_url=server.url) as c:
+        body = {"input_text": "x", "nodes": [{"type": "event", "title": "w"}]}
+        codes = [c.post("/v1/memory/write", json=body, headers={"X-Tenant-Id": "writer"}).status_code for _ in range(3)]
+        assert codes == [200, 200, 429]
+        last = c.post("/v1/memory/write", json=body, headers={"X-Tenant-Id": "writer"})
+        assert last.json()["error"] == "tenant_rate_limited_write" and "retry-after" in last.headers
+        assert recall(c, "writer").status_code == 200
+
+
+def test_debug_embeddings_have_the_tightest_bucket(server: LiveServer) -> None:
+    with httpx.Client(base_url=server.url) as c:
+        debug = {"return_debug": True, "include_embeddings": True, "limit": 5}
+        assert recall(c, "debugger", **debug).status_code == 200
+        r = recall(c, "debugger", **debug)
+        assert r.status_code == 429 and r.json()["error"] == "tenant_rate_limited_debug_embeddings"
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail("redis-server is not installed: run scripts/setup.sh --dev")
+    port = free_port()
+    workdir: Path = tmp_path_factory.mktemp("redis")
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(workdir)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        import socket
+
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "redis-server did not start"
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_two_replicas_sharing_redis_share_one_bucket(redis_url: str, tmp_path: Path) -> None:
+    env = {**QUOTAS, "MEMLANE_RATE_LIMIT_STORAGE": redis_url}
+    db = f"sqlite:///{tmp_path / 'shared.db'}"
+    with (
+        LiveServer.start(make_settings(db, **env)) as a,
+        LiveServer.start(make_settings(db, **env)) as b,
+        httpx.Client(base_url=a.url) as ca,
+        httpx.Client(base_url=b.url) as cb,
+    ):
+        assert recall(ca, "shared-t").status_code == 200
+        assert recall(cb, "shared-t").status_code == 200
+        assert recall(ca, "shared-t").status_code == 200
+        r = recall(cb, "shared-t")
+        assert r.status_code == 429, "the third request on A must count against B"
+        assert r.json()["error"] == "tenant_rate_limited_recall" and int(r.headers["retry-after"]) >= 1
+        assert recall(ca, "other-t").status_code == 200
