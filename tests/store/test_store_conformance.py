@@ -188,6 +188,7 @@ async def test_vector_search_ranks_by_cosine_and_obeys_filters(store: Store) -> 
         up("private other", embedding=target, lane="private", owner_agent="bob"),
         up("private mine", embedding=target, lane="private", owner_agent="alice"),
         up("draft topic", embedding=target, type_="topic", topic_state="draft"),
+        up("topic without state", embedding=near, type_="topic"),
         up("pending"),
     ]
     res = await store.apply_write("t1", "s1", ups, [], info(), now=NOW)
@@ -196,7 +197,7 @@ async def test_vector_search_ranks_by_cosine_and_obeys_filters(store: Store) -> 
     hits = await store.vector_search("t1", "s1", np.asarray(target, np.float32), 10, flt)
     titles = {v: k for k, v in by_title.items()}
     got = [titles[h.id] for h in hits]
-    assert set(got) == {"exact", "near", "private mine"}
+    assert set(got) == {"exact", "near", "private mine", "topic without state"}
     assert got.index("exact") < got.index("near")
     assert hits[0].score == pytest.approx(1.0, abs=1e-4)
 

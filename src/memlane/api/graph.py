@@ -20,7 +20,7 @@ from memlane.api.graph_dto import (
 )
 from memlane.domain.errors import Forbidden
 from memlane.domain.hashing import sha256_hex
-from memlane.domain.model import EdgeRef
+from memlane.domain.model import EdgeRef, Visibility
 from memlane.services.recall import RecallOutcome, RecallParams
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec
 
@@ -49,6 +49,7 @@ async def write(body: WriteRequest, request: Request) -> dict[str, Any]:
         producer_agent_id=producer,
         owner_agent_id=owner_agent,
         owner_team_id=owner_team,
+        writer=(Visibility(principal.agent_id, principal.team_id) if principal.agent_id or principal.team_id else None),
         nodes=[
             WriteNodeSpec(
                 type=n.type,

@@ -15,6 +15,7 @@ from memlane.domain.model import (
     Job,
     Node,
     NodeUpsert,
+    Visibility,
     WriteResult,
 )
 from memlane.jobs.kinds import EMBED_NODES
@@ -85,6 +86,8 @@ class WriteCommand:
     nodes: list[WriteNodeSpec] = field(default_factory=list)
     edges: list[WriteEdgeSpec] = field(default_factory=list)
     kind: str = "write"
+    #: the authenticated writer; lanes then hold for upserts and edge endpoints too
+    writer: Visibility | None = None
 
 
 @dataclass(slots=True)
@@ -149,7 +152,7 @@ class WriteService:
             parent_commit_id=cmd.parent_commit_id,
         )
         result = await self.store.apply_write(
-            cmd.tenant_id, cmd.scope, ups, eds, info, now=self.clock.now(), follow_up=follow_up
+            cmd.tenant_id, cmd.scope, ups, eds, info, now=self.clock.now(), follow_up=follow_up, writer=cmd.writer
         )
         if job_ids and self._on_jobs is not None:
             self._on_jobs()

@@ -25,6 +25,7 @@ from memlane.domain.model import (
     NodeUpsert,
     ScoredId,
     SeedFilter,
+    Visibility,
     WriteResult,
 )
 
@@ -88,12 +89,15 @@ class Store(Protocol):
         *,
         now: datetime,
         follow_up: FollowUpJobs | None = None,
+        writer: Visibility | None = None,
     ) -> WriteResult:
         """Upsert nodes (by id, or by client_id when ``match_by_client_id``) and edges, chain a
         commit onto the scope head, and insert ``follow_up`` jobs, all in one transaction.
 
         Raises ``InvalidRequest`` (code ``edge_endpoint_not_found``) for an edge whose
-        endpoint is neither in this write nor stored in the scope.
+        endpoint is neither in this write nor stored in the scope. With ``writer`` given, stored
+        nodes the writer may not see count as absent for edges, and updating one is a
+        ``Conflict`` (code ``client_id_in_use``): lanes hold for writes too.
         """
         ...
 
@@ -213,6 +217,10 @@ class Store(Protocol):
         returned_count: int,
         now: datetime,
     ) -> None: ...
+
+    async def list_recall_audit(self, tenant_id: str, scope: str, *, limit: int) -> list[dict[str, Any]]:
+        """Newest first: who recalled what from a scope."""
+        ...
 
 
 def edge_from_row(row: Any) -> Edge:

@@ -30,6 +30,7 @@ from memlane.domain.model import (
     NodeUpsert,
     ScoredId,
     SeedFilter,
+    Visibility,
     WriteResult,
 )
 from memlane.store import migrate
@@ -279,6 +280,7 @@ class SqlStore:
         *,
         now: datetime,
         follow_up: FollowUpJobs | None = None,
+        writer: Visibility | None = None,
     ) -> WriteResult:
         async with self._write_tx() as conn:
             head = await self._lock_scope_head(conn, tenant_id, scope, now)
@@ -295,6 +297,17 @@ class SqlStore:
                 node = up.node
                 node.tenant_id, node.scope = tenant_id, scope
                 prior = self._match_existing(up, existing)
+                if (
+                    prior is not None
+                    and writer is not None
+                    and not writer.can_see(prior.memory_lane, prior.owner_agent_id, prior.owner_team_id)
+                ):
+                    raise Conflict(
+                        f"nodes[{len(seen_ids)}]: client_id or id {prior.client_id or prior.id!r} belongs to a "
+                        "node in another agent's private lane",
+                        code="client_id_in_use",
+                        details={"field": f"nodes[{len(seen_ids)}]"},
+                    )
                 if prior is not None:
                     node.id = prior.id
                 if node.id in seen_ids:
@@ -344,7 +357,7 @@ class SqlStore:
                     nodes.update().where(nodes.c.tenant_id == tenant_id, nodes.c.id == node_id).values(**row)
                 )
 
-            written_edges, diff_edges = await self._upsert_edges(conn, tenant_id, scope, written, edges_in, now)
+            written_edges, diff_edges = await self._upsert_edges(conn, tenant_id, scope, written, edges_in, now, writer)
 
             diff = {"nodes": diff_nodes, "edges": diff_edges}
             chained = await self._chain_commit(conn, tenant_id, scope, head, commit, diff, now, bump_rev=True)
@@ -499,9 +512,15 @@ class SqlStore:
         written: list[Node],
         edges_in: Sequence[EdgeUpsert],
         now: datetime,
+        writer: Visibility | None = None,
     ) -> tuple[list[Edge], list[dict[str, Any]]]:
         if not edges_in:
             return [], []
+        lane_cols = (nodes.c.memory_lane, nodes.c.owner_agent_id, nodes.c.owner_team_id)
+
+        def visible(row: Any) -> bool:
+            return writer is None or writer.can_see(row.memory_lane, row.owner_agent_id, row.owner_team_id)
+
         by_client = {n.client_id: n.id for n in written if n.client_id}
         in_request = {n.id for n in written}
         want_ids = {r.id for e in edges_in for r in (e.src, e.dst) if r.id and r.id not in in_request}
@@ -511,18 +530,18 @@ class SqlStore:
         stored_ids: set[str] = set()
         for part in chunks(sorted(want_ids)):
             rows = await conn.execute(
-                sa.select(nodes.c.id).where(
+                sa.select(nodes.c.id, *lane_cols).where(
                     nodes.c.tenant_id == tenant_id, nodes.c.scope == scope, nodes.c.id.in_(part)
                 )
             )
-            stored_ids.update(r[0] for r in rows)
+            stored_ids.update(r.id for r in rows if visible(r))
         for part in chunks(sorted(want_cids)):
             rows = await conn.execute(
-                sa.select(nodes.c.client_id, nodes.c.id).where(
+                sa.select(nodes.c.client_id, nodes.c.id, *lane_cols).where(
                     nodes.c.tenant_id == tenant_id, nodes.c.scope == scope, nodes.c.client_id.in_(part)
                 )
             )
-            by_client.update({r[0]: r[1] for r in rows})
+            by_client.update({r.client_id: r.id for r in rows if visible(r)})
 
         def resolve(index: int, end: str, ref: Any) -> str:
             if ref.id:
@@ -748,7 +767,9 @@ class SqlStore:
                 ors.append(nodes.c.owner_team_id == vis.consumer_team_id)
             cond.append(sa.or_(*ors))
         if flt.exclude_draft_topics:
-            cond.append(sa.not_(sa.and_(nodes.c.type == "topic", nodes.c.topic_state == "draft")))
+            # spelled out: NOT (type = 'topic' AND topic_state = 'draft') is NULL, not true, for a
+            # topic whose state is NULL, and would hide it
+            cond.append(sa.or_(nodes.c.type != "topic", nodes.c.topic_state.is_(None), nodes.c.topic_state != "draft"))
         if flt.statuses:
             cond.append(nodes.c.status.in_(flt.statuses))
         if flt.types:
@@ -1115,6 +1136,16 @@ class SqlStore:
                     created_at=now,
                 )
             )
+
+    async def list_recall_audit(self, tenant_id: str, scope: str, *, limit: int) -> list[dict[str, Any]]:
+        q = (
+            sa.select(recall_audit)
+            .where(recall_audit.c.tenant_id == tenant_id, recall_audit.c.scope == scope)
+            .order_by(recall_audit.c.created_at.desc())
+            .limit(limit)
+        )
+        async with self._read() as conn:
+            return [dict(r._mapping) for r in await conn.execute(q)]
 
 
 __all__ = ["ScopeHead", "SqlStore", "chunks", "iso"]

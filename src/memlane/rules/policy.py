@@ -1,0 +1,454 @@
+"""PolicyPatch validation, rule rank, and the merge of matched rules into one applied policy.
+
+Choices the contract leaves open (all deterministic, all explained in the output):
+
+* **PolicyPatch is strict**: unknown keys, wrong types (``"strict": "true"``, ``"allow": "x"``)
+  and values outside the enums are refused, never coerced; ``null`` means "not set". A rule
+  whose ``then`` is refused (or absent) is skipped and counted (``skipped_invalid_then``);
+  ``invalid_then_sample`` keeps the first ``INVALID_THEN_SAMPLE`` of them (by rule id) with a
+  short reason, enough to find and fix them without growing the response.
+* **rule_meta**: ``priority`` is an integer in -100..100 (an integral float such as ``5.0`` is
+  accepted), default 0; ``weight`` a number in 0..2, default 1. An out-of-range or mistyped
+  value is *not* clamped: it falls back to the default and is reported in ``RuleMeta.issues``.
+  Clamping would silently turn a typo such as ``priority: 500`` into the strongest possible
+  rule; the neutral default keeps a malformed rule from dominating.
+* **evidence_score** = ``(positive - negative) / (positive + negative + 2)``, in (-1, 1). It is
+  0 without feedback, grows with positive and shrinks with negative feedback, and the ``+2``
+  (a uniform prior of one success and one failure) keeps one lucky outcome from counting as
+  certainty (1 positive gives 0.33, 10 give 0.83). Unlike a Wilson lower bound, which lives in
+  [0, 1] and cannot tell "no feedback" from "bad feedback", it is signed, so negative feedback
+  actively lowers a rule. Because ``|evidence_score * 100 * weight| < 200`` and specificity is
+  at most 200 leaves, a difference of one priority step (1000) always outweighs evidence and
+  specificity together: priority is a strict precedence.
+* **Merge**: matched rules are taken in rank order (rank desc, then rule id).
+  ``output.format``, ``output.strict`` and each top-level ``extensions`` key (a namespace,
+  replaced whole) are scalar paths: the highest-ranked rule that sets one wins; a lower rule
+  setting a *different* value is a conflict (``conflicts`` + ``conflict_explain``); equal values
+  agree silently. ``tool.*`` lists are merged, not overridden: ``allow`` is the intersection of
+  every allow list present (ordered as the highest-ranked list), ``deny`` the union (first
+  appearance in rank order), ``prefer`` the concatenation in rank order keeping each tool's
+  highest-ranked position. Deny always beats allow and prefer, and an allowlist always beats
+  a prefer or another rule's allow, whatever the ranks: in ``tool_explain.conflicts`` the
+  *winner* is the hard constraint that prevails, which may be the lower-ranked rule. Kinds:
+  ``allow_empty`` (the intersection is empty), ``allow_vs_deny``, ``allow_not_in_intersection``,
+  ``prefer_vs_deny``, ``prefer_not_allowed``; at most ``MAX_TOOL_CONFLICTS`` are listed,
+  ``conflicts_total`` counts all. The merged lists are reported as merged (a denied tool may
+  still appear in ``allow``/``prefer``); selection (tool_select.py) applies the precedence.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from memlane.rules.conditions import json_equal
+
+PRIORITY_MIN: Final = -100
+PRIORITY_MAX: Final = 100
+PRIORITY_DEFAULT: Final = 0
+WEIGHT_MIN: Final = 0.0
+WEIGHT_MAX: Final = 2.0
+WEIGHT_DEFAULT: Final = 1.0
+INVALID_THEN_SAMPLE: Final = 5
+MAX_TOOLS_PER_LIST: Final = 200
+MAX_TOOL_CONFLICTS: Final = 50
+SCALAR_PATHS: Final = ("output.format", "output.strict")
+
+ToolName = Annotated[str, StringConstraints(min_length=1, max_length=256)]
+ToolList = Annotated[list[ToolName], Field(max_length=MAX_TOOLS_PER_LIST)]
+
+
+class _StrictModel(BaseModel):
+    """No coercion, no unknown keys: a policy typo must be refused, never half-applied."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class OutputPatch(_StrictModel):
+    format: Literal["json", "text", "markdown"] | None = None
+    strict: bool | None = None
+
+
+class ToolPatch(_StrictModel):
+    allow: ToolList | None = None
+    deny: ToolList | None = None
+    prefer: ToolList | None = None
+
+
+class PolicyPatch(_StrictModel):
+    """A rule's ``then``: the minimal, stable patch a planner or tool selector applies."""
+
+    output: OutputPatch | None = None
+    tool: ToolPatch | None = None
+    extensions: dict[str, Any] | None = None
+
+    def scalar_values(self) -> dict[str, Any]:
+        """The overriding paths this patch sets: output.* and one path per extensions key."""
+        values: dict[str, Any] = {}
+        if self.output is not None:
+            if self.output.format is not None:
+                values["output.format"] = self.output.format
+            if self.output.strict is not None:
+                values["output.strict"] = self.output.strict
+        for key in sorted(self.extensions or {}):
+            values[f"extensions.{key}"] = (self.extensions or {})[key]
+        return values
+
+    def paths(self) -> list[str]:
+        """Every policy path this patch sets, for ``applied.sources``."""
+        paths = list(self.scalar_values())
+        if self.tool is not None:
+            paths += [f"tool.{name}" for name in ("allow", "deny", "prefer") if getattr(self.tool, name) is not None]
+        return sorted(paths)
+
+
+@dataclass(frozen=True, slots=True)
+class PatchCheck:
+    """A parsed ``then``: the patch, or why it was refused."""
+
+    patch: PolicyPatch | None
+    error: str | None
+
+
+def parse_policy_patch(raw: object) -> PatchCheck:
+    """Validate a rule's ``then`` against the strict PolicyPatch schema."""
+    if raw is None:
+        return PatchCheck(None, "then is missing")
+    if not isinstance(raw, dict):
+        return PatchCheck(None, f"then must be an object, not {type(raw).__name__}")
+    try:
+        return PatchCheck(PolicyPatch.model_validate(raw), None)
+    except ValidationError as exc:
+        errors = exc.errors()
+        first = errors[0]
+        loc = ".".join(str(part) for part in first["loc"]) or "then"
+        reason = f"{loc}: {first['msg']}"
+        if len(errors) > 1:
+            reason += f" (+{len(errors) - 1} more)"
+        return PatchCheck(None, reason[:300])
+
+
+# --------------------------------------------------------------------------- rank
+
+
+@dataclass(frozen=True, slots=True)
+class RuleMeta:
+    priority: int = PRIORITY_DEFAULT
+    weight: float = WEIGHT_DEFAULT
+    #: values that were refused and replaced by the default
+    issues: tuple[str, ...] = ()
+
+
+def _integral(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def parse_rule_meta(slots: Mapping[str, Any]) -> RuleMeta:
+    """``slots.rule_meta`` with defaults; an invalid value falls back to its default."""
+    raw = slots.get("rule_meta")
+    if raw is None:
+        return RuleMeta()
+    if not isinstance(raw, dict):
+        return RuleMeta(issues=("rule_meta must be an object; using defaults",))
+    issues: list[str] = []
+    priority = PRIORITY_DEFAULT
+    if "priority" in raw and raw["priority"] is not None:
+        value = _integral(raw["priority"])
+        if value is None or not PRIORITY_MIN <= value <= PRIORITY_MAX:
+            issues.append(
+                f"rule_meta.priority {raw['priority']!r} is not an integer in "
+                f"{PRIORITY_MIN}..{PRIORITY_MAX}; using {PRIORITY_DEFAULT}"
+            )
+        else:
+            priority = value
+    weight = WEIGHT_DEFAULT
+    if "weight" in raw and raw["weight"] is not None:
+        w = raw["weight"]
+        if isinstance(w, bool) or not isinstance(w, int | float) or not math.isfinite(w) or not 0 <= w <= 2:
+            issues.append(f"rule_meta.weight {w!r} is not a number in 0..2; using {WEIGHT_DEFAULT:g}")
+        else:
+            weight = float(w)
+    return RuleMeta(priority=priority, weight=weight, issues=tuple(issues))
+
+
+def _count(value: object) -> int:
+    number = _integral(value)
+    return number if number is not None and number >= 0 else 0
+
+
+def read_stats(slots: Mapping[str, Any]) -> tuple[int, int]:
+    """(positive, negative) feedback counts of a rule, kept in ``slots.stats``.
+
+    Missing, negative or mistyped counts read as 0, so a damaged counter can lower a rule's
+    evidence to neutral but never make evaluation fail.
+    """
+    stats = slots.get("stats")
+    if not isinstance(stats, dict):
+        return 0, 0
+    return _count(stats.get("positive")), _count(stats.get("negative"))
+
+
+def evidence_score(positive: int, negative: int) -> float:
+    """Signed, smoothed feedback balance in (-1, 1): ``(p - n) / (p + n + 2)``."""
+    positive, negative = max(positive, 0), max(negative, 0)
+    return (positive - negative) / (positive + negative + 2)
+
+
+def rank_score(priority: int, evidence: float, weight: float, specificity: int) -> float:
+    """The contract's rank: ``priority * 1000 + evidence_score * 100 * weight + specificity``."""
+    return priority * 1000 + evidence * 100 * weight + specificity
+
+
+@dataclass(frozen=True, slots=True)
+class Rank:
+    score: float
+    evidence_score: float
+    priority: int
+    weight: float
+    specificity: int
+
+    @classmethod
+    def of(cls, meta: RuleMeta, positive: int, negative: int, specificity: int) -> Rank:
+        evidence = evidence_score(positive, negative)
+        return cls(
+            rank_score(meta.priority, evidence, meta.weight, specificity),
+            evidence,
+            meta.priority,
+            meta.weight,
+            specificity,
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "score": round(self.score, 6),
+            "evidence_score": round(self.evidence_score, 6),
+            "priority": self.priority,
+            "weight": self.weight,
+            "specificity": self.specificity,
+        }
+
+
+# --------------------------------------------------------------------------- merge
+
+
+@dataclass(frozen=True, slots=True)
+class RankedPatch:
+    """One matched rule's valid patch, with what the merge needs to order and explain it."""
+
+    rule_node_id: str
+    state: str
+    rank: float
+    patch: PolicyPatch
+
+
+@dataclass(slots=True)
+class MergedPolicy:
+    policy: dict[str, Any] = field(default_factory=dict)
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    conflict_explain: list[str] = field(default_factory=list)
+    tool_explain: dict[str, Any] = field(default_factory=dict)
+
+
+def fmt_rank(rank: float) -> str:
+    """A rank for humans: at most two decimals, no trailing zeros (1100, 1033.33)."""
+    text = f"{rank:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def _fmt_value(value: object) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def rank_order(items: Sequence[RankedPatch]) -> list[RankedPatch]:
+    """Rank desc, then rule id: the one order every merge and list follows."""
+    return sorted(items, key=lambda item: (-item.rank, item.rule_node_id))
+
+
+def _ref(item: RankedPatch, via: str) -> dict[str, Any]:
+    return {"rule_node_id": item.rule_node_id, "rank": round(item.rank, 6), "via": via}
+
+
+def _explain_tools(ordered: list[RankedPatch]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The merged ``tool`` policy and its explanation (allow/deny/prefer + conflicts)."""
+
+    def lists(name: str) -> list[tuple[RankedPatch, list[str]]]:
+        """Each rule's ``tool.<name>`` list, in rank order, for rules that set one."""
+        found = [(item, getattr(item.patch.tool, name)) for item in ordered if item.patch.tool is not None]
+        return [(item, tools) for item, tools in found if tools is not None]
+
+    allow_lists, deny_lists, prefer_lists = lists("allow"), lists("deny"), lists("prefer")
+
+    allow: list[str] | None = None
+    if allow_lists:
+        sets = [set(tools) for _, tools in allow_lists]
+        allow = [t for t in dict.fromkeys(allow_lists[0][1]) if all(t in s for s in sets)]
+    denier: dict[str, RankedPatch] = {}
+    for item, tools in deny_lists:
+        for tool in tools:
+            denier.setdefault(tool, item)
+    deny = list(denier)
+    preferer: dict[str, RankedPatch] = {}
+    for item, tools in prefer_lists:
+        for tool in tools:
+            preferer.setdefault(tool, item)
+    prefer = list(preferer)
+    allower: dict[str, RankedPatch] = {}
+    for item, tools in allow_lists:
+        for tool in tools:
+            allower.setdefault(tool, item)
+
+    def excluder(tool: str) -> RankedPatch | None:
+        """The highest-ranked rule whose allowlist leaves ``tool`` out."""
+        return next((item for item, tools in allow_lists if tool not in tools), None)
+
+    conflicts: list[dict[str, Any]] = []
+
+    def add(
+        kind: str, tool: str | None, winner: dict[str, Any] | None, loser: dict[str, Any] | None, explain: str
+    ) -> None:
+        conflicts.append({"kind": kind, "tool": tool, "winner": winner, "loser": loser, "explain": explain})
+
+    def who(item: RankedPatch) -> str:
+        return f"rule {item.rule_node_id} (rank {fmt_rank(item.rank)})"
+
+    if allow is not None and not allow:
+        ids = ", ".join(item.rule_node_id for item, _ in allow_lists)
+        if len(allow_lists) == 1:
+            text = f"allowlist of rule {ids} is empty: no tool is allowed"
+        else:
+            text = f"allowlists of rules {ids} have no tool in common: no tool is allowed"
+        add("allow_empty", None, None, None, text)
+    for tool, source in allower.items():
+        if tool in denier:
+            d = denier[tool]
+            add(
+                "allow_vs_deny",
+                tool,
+                _ref(d, "deny"),
+                _ref(source, "allow"),
+                f"tool {_fmt_value(tool)}: deny by {who(d)} wins over allow by {who(source)}; deny always wins",
+            )
+        elif allow is not None and tool not in allow:
+            ex = excluder(tool)
+            if ex is None:  # pragma: no cover - a tool outside the intersection is outside some list
+                continue
+            add(
+                "allow_not_in_intersection",
+                tool,
+                _ref(ex, "allow"),
+                _ref(source, "allow"),
+                f"tool {_fmt_value(tool)}: allowed by {who(source)} but not in the allowlist of {who(ex)}; "
+                "allowlists intersect, so it is not allowed",
+            )
+    for tool, source in preferer.items():
+        if tool in denier:
+            d = denier[tool]
+            add(
+                "prefer_vs_deny",
+                tool,
+                _ref(d, "deny"),
+                _ref(source, "prefer"),
+                f"tool {_fmt_value(tool)}: deny by {who(d)} wins over prefer by {who(source)}; deny always wins",
+            )
+        elif allow is not None and tool not in allow:
+            ex = excluder(tool)
+            if ex is not None:
+                add(
+                    "prefer_not_allowed",
+                    tool,
+                    _ref(ex, "allow"),
+                    _ref(source, "prefer"),
+                    f"tool {_fmt_value(tool)}: preferred by {who(source)} but not in the allowlist of {who(ex)}; "
+                    "the allowlist wins",
+                )
+
+    tool_policy: dict[str, Any] = {}
+    if allow is not None:
+        tool_policy["allow"] = allow
+    if deny_lists:
+        tool_policy["deny"] = deny
+    if prefer_lists:
+        tool_policy["prefer"] = prefer
+    explain: dict[str, Any] = {
+        "allow": {
+            "effective": allow,
+            "semantics": "intersection",
+            "sources": [item.rule_node_id for item, _ in allow_lists],
+        },
+        "deny": {"effective": deny, "semantics": "union", "sources": [item.rule_node_id for item, _ in deny_lists]},
+        "prefer": {
+            "effective": prefer,
+            "semantics": "rank_ordered",
+            "sources": [item.rule_node_id for item, _ in prefer_lists],
+            "by_tool": [
+                {"tool": tool, "rule_node_id": item.rule_node_id, "rank": round(item.rank, 6)}
+                for tool, item in preferer.items()
+            ],
+        },
+        "conflicts": conflicts[:MAX_TOOL_CONFLICTS],
+        "conflicts_total": len(conflicts),
+    }
+    return tool_policy, explain
+
+
+def merge_policies(items: Sequence[RankedPatch]) -> MergedPolicy:
+    """Fold matched rules' patches into one policy, in rank order, explaining every conflict."""
+    ordered = rank_order(items)
+    merged = MergedPolicy()
+    winners: dict[str, tuple[RankedPatch, Any]] = {}
+    losers: dict[str, list[tuple[RankedPatch, Any]]] = {}
+    for item in ordered:
+        paths = item.patch.paths()
+        if paths:
+            merged.sources.append(
+                {"rule_node_id": item.rule_node_id, "state": item.state, "rank": round(item.rank, 6), "paths": paths}
+            )
+        for path, value in item.patch.scalar_values().items():
+            if path not in winners:
+                winners[path] = (item, value)
+            elif not json_equal(value, winners[path][1]):
+                losers.setdefault(path, []).append((item, value))
+
+    policy: dict[str, Any] = {}
+    for path in sorted(winners):
+        section, key = path.split(".", 1)
+        policy.setdefault(section, {})[key] = winners[path][1]
+    tool_policy, tool_explain = _explain_tools(ordered)
+    if tool_policy:
+        policy["tool"] = tool_policy
+    merged.policy = {key: policy[key] for key in sorted(policy)}
+    merged.tool_explain = tool_explain
+
+    for path in sorted(losers):
+        winner, won = winners[path]
+        entry_losers = []
+        explains = []
+        for loser, lost in losers[path]:
+            entry_losers.append({"rule_node_id": loser.rule_node_id, "rank": round(loser.rank, 6), "value": lost})
+            explains.append(
+                f"winner rule {winner.rule_node_id} (rank {fmt_rank(winner.rank)}) over loser "
+                f"{loser.rule_node_id} (rank {fmt_rank(loser.rank)}) on {path}: "
+                f"{_fmt_value(won)} vs {_fmt_value(lost)}"
+            )
+        merged.conflict_explain.extend(explains)
+        merged.conflicts.append(
+            {
+                "path": path,
+                "winner": {"rule_node_id": winner.rule_node_id, "rank": round(winner.rank, 6), "value": won},
+                "losers": entry_losers,
+                "explain": explains,
+            }
+        )
+    return merged
