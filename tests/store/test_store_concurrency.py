@@ -27,8 +27,7 @@ FIELDS = frozenset({"type", "tier", "title", "text_summary", "memory_lane"})
 
 
 def up(title: str, *, scope: str = "s1") -> NodeUpsert:
-    node = Node(tenant_id="t1", id=new_id(), scope=scope, type="event", tier="hot", title=title,
-                memory_lane="shared")
+    node = Node(tenant_id="t1", id=new_id(), scope=scope, type="event", tier="hot", title=title, memory_lane="shared")
     return NodeUpsert(node=node, fields_set=FIELDS)
 
 
@@ -67,9 +66,7 @@ async def test_concurrent_writes_to_one_scope_keep_the_commit_chain_linear(store
     assert len(await store.get_nodes("t1", "s1", written)) == count
 
 
-async def test_concurrent_writes_to_different_scopes_each_chain_on_their_own(
-    store: Store, other_store: Store
-) -> None:
+async def test_concurrent_writes_to_different_scopes_each_chain_on_their_own(store: Store, other_store: Store) -> None:
     writers = [store, other_store]
     await asyncio.gather(
         *(
@@ -118,10 +115,54 @@ async def test_concurrent_enqueues_of_one_idempotency_key_store_one_job(store: S
 
 
 NASTY_QUERIES = [
-    "", " ", "'", "''", '"', "\\", "\\'", ":*", "a:*", "a & b", "a | b", "!a", "a <-> b", "a <2> b", "(", ")",
-    "((a", "a))", "&&&", "|||", "!!!", "-a", "a -b", '"a b', "a:A", "a:ABCD", "NEAR(", "a OR", "OR AND NOT",
-    "a AND (b OR", "* / %", "1e10", "0x1F", "a_b_c", "___", "'; DROP TABLE nodes; --", "$1", "$$", "%s", "?",
-    "\x00", "\t\n", "🙂 emoji", "café naïve", "東京 タワー", "مرحبا", "a" * 3000, " ".join(["w"] * 500),
+    "",
+    " ",
+    "'",
+    "''",
+    '"',
+    "\\",
+    "\\'",
+    ":*",
+    "a:*",
+    "a & b",
+    "a | b",
+    "!a",
+    "a <-> b",
+    "a <2> b",
+    "(",
+    ")",
+    "((a",
+    "a))",
+    "&&&",
+    "|||",
+    "!!!",
+    "-a",
+    "a -b",
+    '"a b',
+    "a:A",
+    "a:ABCD",
+    "NEAR(",
+    "a OR",
+    "OR AND NOT",
+    "a AND (b OR",
+    "* / %",
+    "1e10",
+    "0x1F",
+    "a_b_c",
+    "___",
+    "'; DROP TABLE nodes; --",
+    "$1",
+    "$$",
+    "%s",
+    "?",
+    "\x00",
+    "\t\n",
+    "🙂 emoji",
+    "café naïve",
+    "東京 タワー",
+    "مرحبا",
+    "a" * 3000,
+    " ".join(["w"] * 500),
 ]
 
 

@@ -73,4 +73,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     install_error_handlers(app)
     app.include_router(system.router)
     app.include_router(graph.router)
+    # surface: rules and lifecycle (routers)
+    # surface: conversation (routers)
+    # surface: layers and tools (routers)
     return app

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from memlane.config import Settings
 from memlane.domain.clock import Clock
@@ -44,8 +45,15 @@ class Services:
     recall: RecallService
     worker: Worker
 
+    #: per-surface services built on demand by their own modules (one entry per surface)
+    extras: dict[str, Any] = field(default_factory=dict)
+
     def handlers(self) -> dict[str, Handler]:
-        return {EMBED_NODES: self.embedding.run_embed_job}
+        handlers: dict[str, Handler] = {EMBED_NODES: self.embedding.run_embed_job}
+        # surface: conversation (job handlers)
+        # surface: layers and tools (job handlers)
+        # surface: rules and lifecycle (job handlers)
+        return handlers
 
     async def close(self) -> None:
         await self.worker.stop()
