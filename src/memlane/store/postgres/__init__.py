@@ -1,0 +1,1 @@
+"""PostgreSQL + pgvector backend: ``MEMLANE_DATABASE_URL=postgresql://...``."""

@@ -1,0 +1,206 @@
+"""What only the PostgreSQL backend has: the HNSW index, its use by the planner, filtered
+ANN search that still returns k results, halfvec for wide models, the pool, migrations."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pytest
+import sqlalchemy as sa
+
+from memlane.domain.clock import new_id
+from memlane.domain.model import CommitInfo, Node, NodeUpsert, SeedFilter, Visibility
+from memlane.store import migrate
+from memlane.store.postgres.store import PostgresStore, tsquery_text
+from tests.support.pg import fresh_database_url
+
+pytestmark = pytest.mark.postgres
+
+DIM = 384
+NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+FIELDS = frozenset({"type", "tier", "title", "memory_lane", "owner_agent_id"})
+
+
+@pytest.fixture
+def pg_url(request: pytest.FixtureRequest) -> str:
+    url = fresh_database_url(request)
+    migrate.upgrade(url)
+    return url
+
+
+@pytest.fixture
+async def pg(pg_url: str) -> AsyncIterator[PostgresStore]:
+    store = PostgresStore(pg_url, vector_dim=DIM, pool_size=4)
+    await store.open()
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+def clustered(n: int, dim: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(max(n // 50, 1), dim))
+    x = centres[rng.integers(0, len(centres), n)] + 0.35 * rng.normal(size=(n, dim))
+    out: np.ndarray = (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+    return out
+
+
+def upsert(title: str, vector: np.ndarray, *, owner: str | None = None, user_id: str | None = None) -> NodeUpsert:
+    node = Node(
+        tenant_id="t1",
+        id=new_id(),
+        scope="s1",
+        type="event",
+        tier="hot",
+        title=title,
+        memory_lane="private" if owner else "shared",
+        owner_agent_id=owner,
+        user_id=user_id,
+        embedding_model="client",
+    )
+    return NodeUpsert(node=node, embedding=list(map(float, vector)), fields_set=FIELDS)
+
+
+def info() -> CommitInfo:
+    return CommitInfo(actor="tester", input_sha256="d" * 64)
+
+
+async def test_open_creates_the_partial_hnsw_index_for_the_dimension(pg: PostgresStore) -> None:
+    async with pg.engine.connect() as conn:
+        indexdef = (
+            await conn.execute(sa.text("SELECT indexdef FROM pg_indexes WHERE indexname = :n"), {"n": pg.index_name})
+        ).scalar_one()
+    assert "USING hnsw" in indexdef and "vector_cosine_ops" in indexdef
+    assert "(embedding)::vector(384)" in indexdef and "WHERE (embedding_dim = 384)" in indexdef
+
+
+async def test_the_planner_can_serve_vector_search_from_the_hnsw_index(pg: PostgresStore) -> None:
+    vectors = clustered(300, DIM, 1)
+    await pg.apply_write("t1", "s1", [upsert(f"n{i}", v) for i, v in enumerate(vectors)], [], info(), now=NOW)
+    captured: list[tuple[str, Any]] = []
+
+    def capture(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
+        if "<=>" in statement:
+            captured.append((statement, parameters))
+
+    sa.event.listen(pg.engine.sync_engine, "before_cursor_execute", capture)
+    try:
+        hits = await pg.vector_search("t1", "s1", vectors[0], 10, SeedFilter())
+    finally:
+        sa.event.remove(pg.engine.sync_engine, "before_cursor_execute", capture)
+    assert hits[0].score == pytest.approx(1.0, abs=1e-5)
+    statement, parameters = captured[0]
+    async with pg.engine.connect() as conn:
+        # Leave the planner no other ordered path: if the query's expression did not match
+        # the index expression, the plan would need a (disabled) sort instead.
+        for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):
+            await conn.exec_driver_sql(f"SET {setting} = off")
+        plan = "\n".join(r[0] for r in await conn.exec_driver_sql("EXPLAIN " + statement, parameters))
+    assert pg.index_name in plan, plan
+
+
+async def test_filtered_search_returns_every_match_and_agrees_with_exact_search(pg: PostgresStore) -> None:
+    n = 2000
+    vectors = clustered(n, DIM, 2)
+    owners = ["bob" if i % 3 else None for i in range(n)]  # two thirds private to bob
+    users = ["u1" if i % 250 == 7 else None for i in range(n)]  # 8 nodes
+    ups = [upsert(f"n{i}", v, owner=owners[i], user_id=users[i]) for i, v in enumerate(vectors)]
+    res = await pg.apply_write("t1", "s1", ups, [], info(), now=NOW)
+    ids = np.array([node.id for node in res.nodes])
+
+    # a very selective filter: every one of the 8 matches comes back, best first
+    only_u1 = np.array([u == "u1" for u in users])
+    hits = await pg.vector_search("t1", "s1", vectors[7], 10, SeedFilter(user_id="u1"))
+    assert {h.id for h in hits} == set(ids[only_u1])
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+    # a filter that removes two thirds of the graph: still k results, close to exact
+    alice = SeedFilter(visibility=Visibility(consumer_agent_id="alice"))
+    visible = np.array([o is None for o in owners])
+    agree = []
+    for qi in range(1, 400, 40):
+        q = vectors[qi]
+        hits = await pg.vector_search("t1", "s1", q, 10, alice)
+        assert len(hits) == 10
+        assert all(visible[np.where(ids == h.id)[0][0]] for h in hits)
+        exact = np.where(visible, vectors @ q, -np.inf)
+        truth = set(ids[np.argsort(-exact)[:10]])
+        agree.append(len(truth & {h.id for h in hits}) / 10)
+    assert np.mean(agree) >= 0.9, agree
+
+
+async def test_models_wider_than_2000_dimensions_use_a_halfvec_index(pg_url: str) -> None:
+    dim = 2500
+    store = PostgresStore(pg_url, vector_dim=dim, pool_size=2)
+    await store.open()
+    try:
+        assert store.index_kind == "halfvec"
+        vectors = clustered(20, dim, 3)
+        res = await store.apply_write(
+            "t1", "s1", [upsert(f"w{i}", v) for i, v in enumerate(vectors)], [], info(), now=NOW
+        )
+        hits = await store.vector_search("t1", "s1", vectors[4], 3, SeedFilter())
+        assert hits[0].id == res.nodes[4].id and hits[0].score == pytest.approx(1.0, abs=1e-3)
+        async with store.engine.connect() as conn:
+            indexdef = (
+                await conn.execute(
+                    sa.text("SELECT indexdef FROM pg_indexes WHERE indexname = :n"), {"n": store.index_name}
+                )
+            ).scalar_one()
+        assert "halfvec_cosine_ops" in indexdef
+    finally:
+        await store.close()
+
+
+async def test_many_processes_opening_at_once_build_the_index_once(pg_url: str) -> None:
+    stores = [PostgresStore(pg_url, vector_dim=DIM, pool_size=1) for _ in range(4)]
+    await asyncio.gather(*(s.open() for s in stores))
+    try:
+        async with stores[0].engine.connect() as conn:
+            count = (
+                await conn.execute(
+                    sa.text("SELECT count(*) FROM pg_indexes WHERE indexname LIKE 'ix_nodes_embedding_hnsw%'")
+                )
+            ).scalar_one()
+        assert count == 1
+    finally:
+        await asyncio.gather(*(s.close() for s in stores))
+
+
+async def test_pool_stats_are_the_real_pool(pg: PostgresStore) -> None:
+    conns = [await pg.engine.connect() for _ in range(3)]
+    try:
+        for c in conns:
+            await c.execute(sa.text("SELECT 1"))
+        stats = await pg.pool_stats()
+        assert stats["backend"] == "postgres" and stats["pool_class"] == "AsyncAdaptedQueuePool"
+        assert stats["checked_out"] == 3 and stats["pool_size"] == 4
+        assert stats["max_connections"] == 4 + pg.max_overflow
+        assert stats["hnsw_ef_search"] == pg.ef_search
+    finally:
+        for c in conns:
+            await c.close()
+    assert (await pg.pool_stats())["checked_out"] == 0
+
+
+def test_tsquery_text_keeps_only_words() -> None:
+    assert tsquery_text('support "group" AND (NEAR') == "support | group | and | near"
+    assert tsquery_text("a:* & b | !c <-> 'd'") == "a | b | c | d"
+    assert tsquery_text("__ ::: ***") is None
+    assert tsquery_text("東京 café") == "東京 | café"
+
+
+async def test_migrations_go_down_to_base_and_up_again(pg_url: str) -> None:
+    await asyncio.to_thread(migrate.downgrade, pg_url, "base")
+    await asyncio.to_thread(migrate.upgrade, pg_url)
+    store = PostgresStore(pg_url, vector_dim=DIM, pool_size=1)
+    await store.open()
+    try:
+        assert await store.ping()
+    finally:
+        await store.close()
