@@ -69,12 +69,11 @@ async def services(db_url: str) -> AsyncIterator[Services]:
         await svc.close()
 
 
-@pytest.fixture(scope="module")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """A real uvicorn server on loopback (SQLite, hashing embedder, in-process worker)."""
-    data = tmp_path_factory.mktemp("server")
-    settings = make_settings(f"sqlite:///{data / 'memlane.db'}")
-    with LiveServer.start(settings) as server:
+@pytest.fixture(scope="module", params=BACKENDS)
+def live_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A real uvicorn server on loopback (hashing embedder, in-process worker) on each backend."""
+    url = database_url(request.param, tmp_path_factory.mktemp("server"), request)
+    with LiveServer.start(make_settings(url)) as server:
         yield server
 
 

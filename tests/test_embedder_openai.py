@@ -157,7 +157,7 @@ def recorded(server: tuple[str, Recorded]) -> Recorded:
 
 
 def make(server: tuple[str, Recorded], model: str, **kwargs: Any) -> OpenAIEmbedder:
-    options: dict[str, Any] = {"api_key": API_KEY, "timeout_sec": 0.5, "dimension": DIM}
+    options: dict[str, Any] = {"api_key": API_KEY, "timeout_sec": 5.0, "dimension": DIM}
     options.update(kwargs)
     return OpenAIEmbedder(base_url=server[0], model=model, **options)
 

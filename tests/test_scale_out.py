@@ -253,7 +253,9 @@ def test_two_api_processes_and_a_killable_worker_share_one_postgres(pg_url: str,
                 for i, word in enumerate(["amber", "basalt", "cobalt", "dune"])
             ]
             ids = [nid for w in range(6) for nid in write(api_a, titles[w * 4 : (w + 1) * 4])]
-            assert node_states(pg_url, ids) == {"pending": len(ids)}
+            # the worker may already have started on the first of these jobs; what matters is
+            # that work is still queued when it is killed below
+            assert node_states(pg_url, ids).get("pending", 0) >= len(ids) - 4
             wait_for(
                 "the worker to be half-way through its first job",
                 lambda: node_states(pg_url, ids).get("ready", 0) >= 2,

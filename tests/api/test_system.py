@@ -10,7 +10,7 @@ def test_health_reports_store_and_embedder(client: httpx.Client) -> None:
     assert r.status_code == 200
     body = r.json()
     assert body["status"] == "healthy" and body["sdk_initialized"] is True
-    assert body["backend"] == "sqlite"
+    assert body["backend"] in {"sqlite", "postgres"}
     assert body["embedding"] == {"provider": "hashing", "model": "hashing-384", "dimension": 384}
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 
 def async_url(url: str) -> str:
+    if url.startswith(("postgres://", "postgresql://")) and "sslmode=" in url:
+        # libpq spells it sslmode; asyncpg takes ssl with the same values
+        url = url.replace("sslmode=", "ssl=")
     if url.startswith("sqlite:///"):
         return "sqlite+aiosqlite:///" + url[len("sqlite:///") :]
     if url.startswith("postgres://"):

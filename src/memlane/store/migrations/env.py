@@ -15,9 +15,16 @@ config = context.config
 target_metadata = metadata
 
 
+#: any constant works; it only has to be the same in every memlane process
+MIGRATION_LOCK_KEY = 0x6D656D6C616E65
+
+
 def _run(connection: Connection) -> None:
     context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
     with context.begin_transaction():
+        if connection.dialect.name == "postgresql":
+            # replicas starting together would otherwise race to create the same tables
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})")
         context.run_migrations()
 
 
