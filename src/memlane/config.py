@@ -68,6 +68,42 @@ class Settings(BaseSettings):
     debug_embed_burst: int = Field(5, validation_alias=_env("TENANT_DEBUG_EMBED_RATE_LIMIT_BURST"))
     rate_limit_storage: str = Field("memory://", validation_alias=_env("MEMLANE_RATE_LIMIT_STORAGE"))
 
+    # conversation surface (/api/v1): message bounds, the optional LLM pipeline, webhooks
+    max_messages: int = Field(
+        30, ge=1, le=1000, validation_alias=_env("MEMLANE_MAX_MESSAGES", "OMNIMEMORY_DEFAULT_MAX_MESSAGES")
+    )
+    llm_base_url: str | None = Field(None, validation_alias=_env("MEMLANE_LLM_BASE_URL"))
+    llm_api_key: str | None = Field(None, validation_alias=_env("MEMLANE_LLM_API_KEY"))
+    llm_model: str = Field("gpt-4o-mini", validation_alias=_env("MEMLANE_LLM_MODEL"))
+    llm_timeout_sec: float = Field(60.0, gt=0, validation_alias=_env("MEMLANE_LLM_TIMEOUT_SEC"))
+    llm_max_concurrency: int = Field(4, ge=1, validation_alias=_env("MEMLANE_LLM_MAX_CONCURRENCY"))
+    llm_rate_limit_rps: float = Field(5.0, gt=0, validation_alias=_env("MEMLANE_LLM_RATE_LIMIT_RPS"))
+    llm_rate_limit_burst: int = Field(10, ge=1, validation_alias=_env("MEMLANE_LLM_RATE_LIMIT_BURST"))
+    webhook_timeout_sec: float = Field(10.0, gt=0, validation_alias=_env("MEMLANE_WEBHOOK_TIMEOUT_SEC"))
+    recency_half_life_days: float = Field(30.0, gt=0, validation_alias=_env("MEMLANE_RECENCY_HALF_LIFE_DAYS"))
+
+    # layered memory and agent tools
+    workspace_ttl_hours: float = Field(24.0, gt=0, validation_alias=_env("MEMLANE_WORKSPACE_TTL_HOURS"))
+    layers_sweep_interval_sec: float = Field(300.0, gt=0, validation_alias=_env("MEMLANE_LAYERS_SWEEP_INTERVAL_SEC"))
+    knowledge_dir: Path | None = Field(None, validation_alias=_env("MEMLANE_KNOWLEDGE_DIR"))
+    sync_timeout_sec: float = Field(60.0, gt=0, validation_alias=_env("MEMLANE_SYNC_TIMEOUT_SEC"))
+    layers_llm_routing: bool = Field(True, validation_alias=_env("MEMLANE_LAYERS_LLM_ROUTING"))
+
+    # recall ranking signals (docs/api-graph.md "Ranking signals"); each can be switched off alone
+    recall_keyword: bool = Field(True, validation_alias=_env("MEMLANE_RECALL_KEYWORD"))
+    recall_graph: bool = Field(True, validation_alias=_env("MEMLANE_RECALL_GRAPH"))
+    recall_time: bool = Field(True, validation_alias=_env("MEMLANE_RECALL_TIME"))
+    recall_entity: bool = Field(True, validation_alias=_env("MEMLANE_RECALL_ENTITY"))
+    recall_fusion: Literal["relative", "rrf"] = Field("relative", validation_alias=_env("MEMLANE_RECALL_FUSION"))
+    recall_rrf_k: int = Field(10, ge=0, le=1000, validation_alias=_env("MEMLANE_RECALL_RRF_K"))
+    recall_dense_weight: float = Field(0.4, ge=0, validation_alias=_env("MEMLANE_RECALL_DENSE_WEIGHT"))
+    recall_keyword_weight: float = Field(0.6, ge=0, validation_alias=_env("MEMLANE_RECALL_KEYWORD_WEIGHT"))
+    recall_candidates: int = Field(100, ge=1, le=1000, validation_alias=_env("MEMLANE_RECALL_CANDIDATES"))
+    recall_graph_weight: float = Field(1.0, ge=0, validation_alias=_env("MEMLANE_RECALL_GRAPH_WEIGHT"))
+    recall_entity_boost: float = Field(0.3, ge=0, validation_alias=_env("MEMLANE_RECALL_ENTITY_BOOST"))
+    recall_time_boost: float = Field(0.5, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_BOOST"))
+    recall_time_scale_days: float = Field(3.0, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_SCALE_DAYS"))
+
     @property
     def is_production(self) -> bool:
         """Both the contract's NODE_ENV and memlane's own MEMLANE_ENV count."""

@@ -43,3 +43,9 @@ def test_oversized_body_is_refused_before_parsing(client: httpx.Client) -> None:
 def test_server_timing_header_reports_server_side_latency(client: httpx.Client) -> None:
     r = client.get("/health")
     assert r.headers["server-timing"].startswith("app;dur=")
+
+
+def test_reserved_system_tenants_cannot_be_named(client: httpx.Client) -> None:
+    for headers, body in (({"X-Tenant-Id": "_memlane_system"}, {}), ({}, {"tenant_id": "_memlane_system"})):
+        r = client.post("/v1/memory/recall_text", json={"query_text": "jobs", **body}, headers=headers)
+        assert r.status_code == 400 and r.json()["error"] == "reserved_tenant"

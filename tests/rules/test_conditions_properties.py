@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from memlane.rules.conditions import matches, specificity, validate_condition
@@ -32,6 +32,12 @@ REGEXES: dict[str, bool] = {
     "(x+)+": False,  # nested repetition
     "(\\w)\\1": False,  # backreference
     "z" * 300: False,  # too long
+    # the primitive strings the strategies also draw as operands: plain, valid patterns
+    "": True,
+    "x": True,
+    "xy": True,
+    "yx": True,
+    "X": True,
 }
 COMPARISONS = {"$gt", "$gte", "$lt", "$lte"}
 
@@ -225,7 +231,16 @@ def test_ne_and_nin_are_exact_negations(arg: Any, context: Any, key: str) -> Non
 @SETTINGS
 @given(cond=conditions, context=contexts)
 def test_double_negation_is_identity(cond: Any, context: Any) -> None:
+    # A null ``if`` is an absent condition (matches everything); nested under ``$not`` the same
+    # null is a literal pattern (matches only an explicit null). Different things by design.
+    assume(cond is not None)
     assert matches({"$not": {"$not": cond}}, None, context).matched is matches(cond, None, context).matched
+
+
+def test_a_null_if_is_absent_but_a_nested_null_is_a_literal() -> None:
+    assert matches(None, None, {}).matched
+    assert not matches({"$not": {"$not": None}}, None, {}).matched
+    assert matches({"$not": {"$not": None}}, None, None).matched
 
 
 @SETTINGS

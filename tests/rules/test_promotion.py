@@ -89,3 +89,10 @@ def test_suggestions_list_only_eligible_rules_and_change_nothing() -> None:
     ]
     assert [r.slots for r in rules] == before
     assert suggestions[0].as_dict()["from_state"] == "draft"
+
+
+def test_a_zero_positive_threshold_never_divides_by_zero() -> None:
+    lenient = PromotionThresholds(active_min_positive=0)
+    assert check_promotion(rule_node("r", state="shadow"), RuleEvidence(), lenient).eligible
+    blocked = check_promotion(rule_node("r", state="shadow"), RuleEvidence(negative=1), lenient)
+    assert not blocked.eligible and blocked.reasons == ("negative/positive 1/0 is not below 0.1",)

@@ -274,6 +274,16 @@ async def test_jobs_are_leased_once_completed_and_idempotent(store: Store) -> No
     assert await store.get_job("t2", job.id) is None
 
 
+async def test_a_renewed_lease_is_not_taken_over(store: Store) -> None:
+    await store.enqueue([Job(tenant_id="t1", id=new_id(), kind="k", payload={})], now=NOW)
+    [job] = await store.lease_jobs("alive", None, limit=1, lease_sec=10, now=NOW)
+    assert await store.renew_lease(job, lease_sec=10, now=NOW + timedelta(seconds=8))
+    assert await store.lease_jobs("w2", None, limit=1, lease_sec=10, now=NOW + timedelta(seconds=12)) == []
+    [taken] = await store.lease_jobs("w2", None, limit=1, lease_sec=10, now=NOW + timedelta(seconds=19))
+    assert not await store.renew_lease(job, lease_sec=10, now=NOW + timedelta(seconds=20)), "the old owner lost it"
+    assert taken.lease_owner == "w2"
+
+
 async def test_an_expired_lease_is_taken_over_by_another_worker(store: Store) -> None:
     await store.enqueue([Job(tenant_id="t1", id=new_id(), kind="k", payload={})], now=NOW)
     [first] = await store.lease_jobs("dead-worker", None, limit=1, lease_sec=10, now=NOW)

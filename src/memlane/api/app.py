@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from fastapi import FastAPI, Request, Response
 
 from memlane import __version__
-from memlane.api import graph, system
+from memlane.api import graph, lifecycle, rules, system
 from memlane.api.auth import Authenticator
 from memlane.api.errors import install_error_handlers, render
 from memlane.api.quotas import QuotaGuard
@@ -73,7 +73,15 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     install_error_handlers(app)
     app.include_router(system.router)
     app.include_router(graph.router)
-    # surface: rules and lifecycle (routers)
-    # surface: conversation (routers)
-    # surface: layers and tools (routers)
+    app.include_router(rules.router)  # surface: rules and lifecycle (routers)
+    app.include_router(lifecycle.router)
+    from memlane.api import conversation  # surface: conversation (routers)
+
+    app.include_router(conversation.router)
+    from memlane.api import layers, mcp_http, tools  # surface: layers and tools (routers)
+
+    app.include_router(layers.router)
+    app.include_router(tools.router)
+    app.include_router(tools.knowledge_router)
+    mcp_http.mount_mcp(app)
     return app

@@ -9,7 +9,10 @@ from fastapi import Request
 
 from memlane.api.auth import Principal, bind_tenant, principal_of
 from memlane.api.quotas import QuotaGuard
+from memlane.domain.errors import InvalidRequest
 from memlane.services.container import Services
+
+RESERVED_TENANT_PREFIX = "_memlane"
 
 LOOPBACK_NAMES = {"localhost", "testclient"}
 
@@ -26,6 +29,13 @@ def resolve_tenant(request: Request, body_tenant: str | None) -> str:
     if not requested:
         header = request.headers.get("x-tenant-id")
         requested = header.strip() if header and header.strip() else None
+    if requested is not None and requested.startswith(RESERVED_TENANT_PREFIX):
+        # memlane keeps its own periodic jobs under such tenants; no client may act in them
+        raise InvalidRequest(
+            f"tenant ids starting with {RESERVED_TENANT_PREFIX!r} are reserved",
+            code="reserved_tenant",
+            details={"field": "tenant_id"},
+        )
     return bind_tenant(principal_of(request), requested, services(request).settings.default_tenant_id)
 
 

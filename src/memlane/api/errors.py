@@ -42,7 +42,7 @@ def surface_of(path: str) -> str:
         return "conversation"
     if path.startswith("/v1/layers"):
         return "layers"
-    if path.startswith("/v1/tools") or path.startswith("/mcp"):
+    if path.startswith(("/v1/tools", "/mcp", "/v1/knowledge")):
         return "tools"
     return "graph"
 

@@ -18,6 +18,7 @@ from memlane.api.graph_dto import (
     node_dto,
     seed_dto,
 )
+from memlane.api.rules import recall_rules_block, recall_rules_context
 from memlane.domain.errors import Forbidden
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import EdgeRef, Visibility
@@ -195,17 +196,38 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
 async def recall(body: RecallRequest, request: Request) -> dict[str, Any]:
     svc = services(request)
     p = await _params(body, request, "recall", None)
+    rules_context = recall_rules_context(request, body)
     svc.recall.check_dimension(body.query_embedding)
     out = await svc.recall.recall(np.asarray(body.query_embedding, dtype=np.float32), p)
-    return _response(body, p, out)
+    response = _response(body, p, out)
+    if rules_context is not None:
+        response["rules"] = await recall_rules_block(
+            request,
+            p.tenant_id,
+            p.scope,
+            rules_context,
+            include_shadow=body.rules_include_shadow,
+            limit=body.rules_limit,
+        )
+    return response
 
 
 @router.post("/recall_text", summary="Recall a subgraph by query text, embedded by the server")
 async def recall_text(body: RecallTextRequest, request: Request) -> dict[str, Any]:
     svc = services(request)
     p = await _params(body, request, "recall_text", body.query_text)
+    rules_context = recall_rules_context(request, body)
     vector = (await svc.embedding.embed_query(body.query_text))[0]
     out = await svc.recall.recall(vector, p)
     response = _response(body, p, out)
     response["query"] = {"text": body.query_text, "embedding_provider": svc.embedder.provider}
+    if rules_context is not None:
+        response["rules"] = await recall_rules_block(
+            request,
+            p.tenant_id,
+            p.scope,
+            rules_context,
+            include_shadow=body.rules_include_shadow,
+            limit=body.rules_limit,
+        )
     return response

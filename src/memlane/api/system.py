@@ -45,5 +45,16 @@ async def index() -> dict[str, Any]:
             "openapi": "/openapi.json",
             "health": "/health",
             "graph": ["/v1/memory/write", "/v1/memory/recall", "/v1/memory/recall_text"],
+            "api": "/api/v1",
+            "conversation": [
+                "/api/v1/memories",
+                "/api/v1/memories/query",
+                "/api/v1/memories/{memory_id}",
+                "/api/v1/memories/{memory_id}/evolution",
+                "/api/v1/agent/memories",
+                "/api/v1/agent/summaries",
+                "/api/v1/tasks/{task_id}",
+                "/api/v1/system/pool-stats",
+            ],
         },
     }

@@ -14,6 +14,9 @@ from memlane.config import Settings
 app = typer.Typer(help="memlane: long-term memory server for AI agents", no_args_is_help=True)
 migrate_app = typer.Typer(help="Database schema migrations (Alembic)", no_args_is_help=True)
 app.add_typer(migrate_app, name="migrate")
+app.command("mcp")(__import__("memlane.cli.mcp_command", fromlist=["mcp"]).mcp)
+app.add_typer(__import__("memlane.cli.rules_command", fromlist=["rules_app"]).rules_app, name="rules")
+app.command("consolidate")(__import__("memlane.cli.consolidate_command", fromlist=["consolidate"]).consolidate)
 
 
 def _logging(level: str) -> None:

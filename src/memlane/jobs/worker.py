@@ -39,7 +39,7 @@ class Worker:
         clock: Clock,
         poll_interval: float = 0.5,
         lease_sec: float = 60.0,
-        batch: int = 4,
+        batch: int = 1,
         worker_id: str | None = None,
     ):
         self.store = store
@@ -101,8 +101,20 @@ class Worker:
                 break
         return total
 
+    async def _heartbeat(self, job: Job) -> None:
+        """Keep the lease of a long job alive; a dead worker stops renewing and loses it."""
+        while True:
+            await asyncio.sleep(self.lease_sec / 3)
+            try:
+                if not await self.store.renew_lease(job, lease_sec=self.lease_sec, now=self.clock.now()):
+                    log.warning("job %s: lease lost to another worker", job.id)
+                    return
+            except Exception:
+                log.warning("job %s: lease renewal failed", job.id, exc_info=True)
+
     async def _run(self, job: Job) -> None:
         handler = self.handlers[job.kind]
+        heartbeat = asyncio.get_running_loop().create_task(self._heartbeat(job))
         try:
             result = await handler(job)
         except asyncio.CancelledError:
@@ -114,5 +126,7 @@ class Worker:
             log.warning("job %s (%s) attempt %d failed: %s", job.id, job.kind, job.attempts, message)
             await self.store.fail_job(job, message, retry_at=retry_at, now=self.clock.now())
             return
+        finally:
+            heartbeat.cancel()
         await self.store.complete_job(job, result, now=self.clock.now())
         self.processed += 1

@@ -18,6 +18,7 @@ it in shadow/active) or a ``then`` that fails the PolicyPatch schema (it would n
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,6 +94,14 @@ class PromotionCheck:
         }
 
 
+def _negative_ratio(evidence: RuleEvidence) -> float:
+    """negative / positive; with no positive at all (possible with ``active_min_positive=0``)
+    any negative is an infinite ratio and no feedback is a ratio of 0."""
+    if evidence.positive == 0:
+        return math.inf if evidence.negative else 0.0
+    return evidence.negative / evidence.positive
+
+
 def check_promotion(
     node: Node, evidence: RuleEvidence | None = None, thresholds: PromotionThresholds | None = None
 ) -> PromotionCheck:
@@ -114,7 +123,7 @@ def check_promotion(
         to_state = "active"
         if evidence.positive < t.active_min_positive:
             reasons.append(f"needs {t.active_min_positive} positives, has {evidence.positive}")
-        elif evidence.negative / evidence.positive >= t.active_max_negative_ratio:
+        elif _negative_ratio(evidence) >= t.active_max_negative_ratio:
             ratio = f"{evidence.negative}/{evidence.positive}"
             reasons.append(f"negative/positive {ratio} is not below {t.active_max_negative_ratio:g}")
     else:

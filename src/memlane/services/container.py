@@ -50,9 +50,15 @@ class Services:
 
     def handlers(self) -> dict[str, Handler]:
         handlers: dict[str, Handler] = {EMBED_NODES: self.embedding.run_embed_job}
-        # surface: conversation (job handlers)
-        # surface: layers and tools (job handlers)
-        # surface: rules and lifecycle (job handlers)
+        from memlane.services.conversation.wiring import conversation_handlers
+
+        handlers.update(conversation_handlers(self))
+        from memlane.services.tools.surface import handlers as layers_tools_handlers  # surface: layers and tools
+
+        handlers.update(layers_tools_handlers(self))
+        from memlane.services.lifecycle import lifecycle_handlers  # surface: rules and lifecycle (job handlers)
+
+        handlers.update(lifecycle_handlers(self))
         return handlers
 
     async def close(self) -> None:
@@ -85,7 +91,7 @@ async def open_services(
         job_max_attempts=settings.job_max_attempts,
         on_jobs=worker.notify,
     )
-    recall = RecallService(store, clock=clock, dimension=embedder.dimension)
+    recall = RecallService.from_settings(store, settings, clock=clock, dimension=embedder.dimension)
     services = Services(
         settings=settings,
         clock=clock,

@@ -1,8 +1,11 @@
-"""Recall: seeds by vector similarity, a bounded neighbourhood, spreading activation, context.
+"""Recall: hybrid seeds, a bounded neighbourhood, blended graph activation, context.
 
-The pipeline follows graph-memory-requests.md ("Recall, in outline"). Only ready nodes in
-the requested tiers that the consumer may see take part; draft topics never score but may be
-shown for explainability.
+The pipeline follows graph-memory-requests.md ("Recall, in outline"), with hybrid ranking
+(docs/api-graph.md, "Ranking signals"): dense and keyword candidates fused (relative score
+or reciprocal rank fusion), boosted by the entities and the period the query names, then graph activation added
+on top. Each signal is switched by ``RankingConfig`` so its effect can be measured alone.
+Only ready nodes in the requested tiers that the consumer may see take part; draft topics
+never score but may be shown for explainability.
 """
 
 from __future__ import annotations
@@ -15,17 +18,22 @@ from typing import Any
 
 import numpy as np
 
+from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import ACTIVE_TIERS, Edge, Node, SeedFilter, Visibility
+from memlane.services.ranking.activation import EDGE_TYPE_FACTOR, HOP_DECAY, spread
+from memlane.services.ranking.config import RankingConfig
+from memlane.services.ranking.fusion import Candidates, fuse
+from memlane.services.ranking.query_text import keyword_query
+from memlane.services.ranking.signals import QuerySignals
 from memlane.store.base import Store, Vector
 
 log = logging.getLogger(__name__)
 
-#: how much activation an edge type carries to its neighbour
-EDGE_TYPE_FACTOR: dict[str, float] = {"part_of": 0.9, "derived_from": 0.8, "next": 0.7, "related_to": 0.6}
-HOP_DECAY = 0.5
+__all__ = ["EDGE_TYPE_FACTOR", "HOP_DECAY", "RankingConfig", "RecallOutcome", "RecallParams", "RecallService"]
+
 DEBUG_MAX_LIMIT = 20
 DEBUG_MAX_SEEDS = 5
 DEBUG_PREVIEW_DIMS = 16
@@ -77,11 +85,17 @@ def is_compression_summary(node: Node) -> bool:
 
 
 class RecallService:
-    def __init__(self, store: Store, *, clock: Clock, dimension: int):
+    def __init__(self, store: Store, *, clock: Clock, dimension: int, ranking: RankingConfig | None = None):
         self.store = store
         self.clock = clock
         self.dimension = dimension
+        self.ranking = ranking or RankingConfig()
         self._audit_tasks: set[asyncio.Task[None]] = set()
+
+    @classmethod
+    def from_settings(cls, store: Store, settings: Settings, *, clock: Clock, dimension: int) -> RecallService:
+        """Ranking signals come from the ``MEMLANE_RECALL_*`` settings."""
+        return cls(store, clock=clock, dimension=dimension, ranking=RankingConfig.from_settings(settings))
 
     def check_dimension(self, vector: list[float] | Vector, field_name: str = "query_embedding") -> None:
         if len(vector) != self.dimension:
@@ -100,14 +114,14 @@ class RecallService:
                 details={"field": "limit", "max": DEBUG_MAX_LIMIT},
             )
         vis = Visibility(p.consumer_agent_id, p.consumer_team_id)
-        flt = SeedFilter(tiers=ACTIVE_TIERS, visibility=vis, exclude_draft_topics=True)
-        seed_hits = await self.store.vector_search(p.tenant_id, p.scope, query, p.limit, flt)
-        sims = {h.id: h.score for h in seed_hits}
-        index: dict[str, Node] = {n.id: n for n in await self.store.get_nodes(p.tenant_id, p.scope, list(sims))}
-        seeds = [(index[h.id], h.score) for h in seed_hits if h.id in index]
+        index: dict[str, Node] = {}
+        seeds, base = await self._seeds(query, p, vis, index)
 
         edges, drafts = await self._neighbourhood(p, [n.id for n, _ in seeds], index, vis)
-        activation = self._activate(sims, edges, index, p.neighborhood_hops)
+        if self.ranking.graph:
+            activation = spread(base, edges, index, hops=p.neighborhood_hops, graph_weight=self.ranking.graph_weight)
+        else:
+            activation = dict(base)
         scored = sorted(
             ((nid, act, act * self._node_weight(index[nid])) for nid, act in activation.items() if nid in index),
             key=lambda t: (-t[2], t[0]),
@@ -138,6 +152,79 @@ class RecallService:
             outcome.debug_embeddings = await self._debug_embeddings(p, [n.id for n, _ in seeds[:DEBUG_MAX_SEEDS]])
         self._audit(p, [n.id for n, _ in seeds], len(chosen))
         return outcome
+
+    async def _seeds(
+        self, query: Vector, p: RecallParams, vis: Visibility, index: dict[str, Node]
+    ) -> tuple[list[tuple[Node, float]], dict[str, float]]:
+        """The ``limit`` best candidates with their true cosine similarity, and their base score.
+
+        Without query text or any signal the base score is the cosine similarity itself (pure
+        dense recall). With keyword fusion it is the fusion (relative scores, or reciprocal
+        ranks) of the dense and keyword lists; entity and time boosts then multiply it.
+        Candidates come from both lists, ``candidates`` deep, so a strong keyword match the
+        dense list missed can still seed. Fills ``index`` with the eligible nodes it loaded.
+        """
+        cfg = self.ranking
+        text = p.query_text if p.query_text and p.query_text.strip() else None
+        signals = QuerySignals.of(text, cfg)
+        kw_text = keyword_query(text) if (cfg.keyword and text) else None
+        fusing = cfg.keyword and text is not None
+        depth = max(p.limit, cfg.candidates) if (fusing or signals.active) else p.limit
+        flt = SeedFilter(tiers=ACTIVE_TIERS, visibility=vis, exclude_draft_topics=True)
+
+        dense_hits = await self.store.vector_search(p.tenant_id, p.scope, query, depth, flt)
+        keyword_hits = await self.store.keyword_search(p.tenant_id, p.scope, kw_text, depth, flt) if kw_text else []
+        sims = {h.id: h.score for h in dense_hits}
+        dense = [(h.id, h.score) for h in dense_hits]
+        if fusing:
+            # A dense list cut at ``depth`` is anchored at its last hit; one that holds the
+            # whole scope has no such reference, and similarity's own zero anchors it.
+            truncated = len(dense_hits) >= depth
+            dense_floor = None if truncated or not dense else min(0.0, min(s for _, s in dense))
+            lists = [
+                Candidates(cfg.dense_weight, dense, floor=dense_floor),
+                Candidates(cfg.keyword_weight, [(h.id, h.score) for h in keyword_hits], floor=0.0),
+            ]
+            fused = fuse(cfg.fusion, lists, rrf_k=cfg.rrf_k)
+        else:
+            fused = {nid: max(score, 0.0) for nid, score in dense}
+        order = sorted(fused, key=lambda nid: (-fused[nid], -sims.get(nid, 0.0), nid))
+
+        # Boosts only reorder the head of the fused list (on LoCoMo a window of 1.3x ``limit``
+        # already ranked exactly like boosting every candidate): loading 2x ``limit`` nodes
+        # instead of all candidates keeps recall_text's latency close to dense-only recall.
+        window = max(2 * p.limit, p.limit + 10)
+        base: dict[str, float] = {}
+        start = 0
+        while start < len(order) and len(base) < window:
+            chunk = order[start : start + window]
+            start += len(chunk)
+            for n in await self.store.get_nodes(p.tenant_id, p.scope, chunk):
+                # keyword hits are not filtered on readiness by the store; seeds must be ready
+                if n.id in sims or self._eligible(n, vis):
+                    index[n.id] = n
+            for nid in chunk:
+                if nid in index:
+                    base[nid] = fused[nid] * signals.factor(index[nid]) if signals.active else fused[nid]
+        chosen = sorted(base, key=lambda nid: (-base[nid], -sims.get(nid, 0.0), nid))[: p.limit]
+        missing = [nid for nid in chosen if nid not in sims]
+        if missing:
+            sims.update(await self._cosines(p, query, missing))
+        seeds = [(index[nid], sims.get(nid, 0.0)) for nid in chosen]
+        return seeds, {nid: base[nid] for nid in chosen}
+
+    async def _cosines(self, p: RecallParams, query: Vector, ids: list[str]) -> dict[str, float]:
+        """True cosine similarity of keyword-only seeds, so every seed reports it."""
+        vectors = await self.store.get_embeddings(p.tenant_id, p.scope, ids)
+        q = np.asarray(query, dtype=np.float32)
+        qn = float(np.linalg.norm(q))
+        out: dict[str, float] = {}
+        for nid, vec in vectors.items():
+            if len(vec) != len(q):
+                continue
+            vn = float(np.linalg.norm(vec))
+            out[nid] = float(np.dot(q, vec) / (qn * vn)) if qn > 0 and vn > 0 else 0.0
+        return out
 
     async def _neighbourhood(
         self, p: RecallParams, seed_ids: list[str], index: dict[str, Node], vis: Visibility
@@ -188,28 +275,6 @@ class RecallService:
             and n.tier in ACTIVE_TIERS
             and vis.can_see(n.memory_lane, n.owner_agent_id, n.owner_team_id)
         )
-
-    @staticmethod
-    def _activate(sims: dict[str, float], edges: list[Edge], index: dict[str, Node], hops: int) -> dict[str, float]:
-        """Spreading activation: each hop passes ``act x weight x confidence x type x decay``."""
-        activation = {nid: max(s, 0.0) for nid, s in sims.items() if nid in index}
-        adjacency: dict[str, list[tuple[str, float]]] = {}
-        for e in edges:
-            if e.src_id not in index or e.dst_id not in index:
-                continue
-            w = e.weight * e.confidence * EDGE_TYPE_FACTOR.get(e.type, 0.5) * HOP_DECAY
-            adjacency.setdefault(e.src_id, []).append((e.dst_id, w))
-            adjacency.setdefault(e.dst_id, []).append((e.src_id, w))
-        layer = dict(activation)
-        for _ in range(hops):
-            spread: dict[str, float] = {}
-            for nid, act in layer.items():
-                for other, w in adjacency.get(nid, []):
-                    spread[other] = spread.get(other, 0.0) + act * w
-            for nid, add in spread.items():
-                activation[nid] = activation.get(nid, 0.0) + add
-            layer = spread
-        return activation
 
     @staticmethod
     def _node_weight(n: Node) -> float:

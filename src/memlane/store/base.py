@@ -7,7 +7,7 @@ validation and ranking live in ``memlane.services``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -193,6 +193,10 @@ class Store(Protocol):
         self, worker_id: str, kinds: Sequence[str] | None, *, limit: int, lease_sec: float, now: datetime
     ) -> list[Job]: ...
 
+    async def renew_lease(self, job: Job, *, lease_sec: float, now: datetime) -> bool:
+        """Extend a running job's lease; False when another worker has taken it over."""
+        ...
+
     async def complete_job(self, job: Job, result: dict[str, Any] | None, *, now: datetime) -> None: ...
 
     async def fail_job(self, job: Job, error: str, *, retry_at: datetime | None, now: datetime) -> None: ...
@@ -220,6 +224,61 @@ class Store(Protocol):
 
     async def list_recall_audit(self, tenant_id: str, scope: str, *, limit: int) -> list[dict[str, Any]]:
         """Newest first: who recalled what from a scope."""
+        ...
+
+    # --- lifecycle: rules feedback, activation, decay, consolidation (issue 7) ------------
+    async def head_commit_id(self, tenant_id: str, scope: str) -> str | None:
+        """The scope's head commit (None before its first write): a cheap "did anything
+        change?" check, since every change to a node chains a commit."""
+        ...
+
+    async def list_scopes(self, tenant_id: str | None = None) -> list[tuple[str, str]]:
+        """``(tenant_id, scope)`` pairs that have ever been written, sorted; all tenants when
+        ``tenant_id`` is None (offline maintenance jobs only)."""
+        ...
+
+    async def scan_nodes(
+        self,
+        tenant_id: str,
+        scope: str,
+        *,
+        after_id: str | None,
+        limit: int,
+        tiers: Sequence[str] | None = None,
+        types: Sequence[str] | None = None,
+    ) -> list[Node]:
+        """Nodes of a scope in id order after ``after_id`` (keyset pages for offline jobs)."""
+        ...
+
+    async def mutate_nodes(
+        self,
+        tenant_id: str,
+        scope: str,
+        ids: Sequence[str],
+        mutate: NodeMutation,
+        commit: CommitInfo,
+        *,
+        now: datetime,
+    ) -> Commit | None:
+        """Read-modify-write under the scope's write lock: ``mutate`` gets the stored nodes of
+        ``ids`` (those that exist in the scope) and returns ``(patches, diff)``; the patches and
+        one chained commit are written in the same transaction. Nothing is written, and None is
+        returned, when ``mutate`` returns no patch. Counters kept in slots cannot lose updates."""
+        ...
+
+    async def redirect_edges(
+        self, tenant_id: str, scope: str, redirects: Mapping[str, str], commit: CommitInfo, *, now: datetime
+    ) -> EdgeRedirectResult:
+        """Move every edge touching a key of ``redirects`` onto its value (alias -> canonical),
+        conflict-safe: an edge that would duplicate an existing (type, src, dst) is merged into
+        it (max weight and confidence) and removed, an edge that would become a self-loop is
+        removed. One chained commit, or none when no edge moved."""
+        ...
+
+    async def delete_edges(
+        self, tenant_id: str, scope: str, edge_ids: Sequence[str], commit: CommitInfo, *, now: datetime
+    ) -> Commit | None:
+        """Hard-delete edges of the scope by id; one chained commit, or none when none existed."""
         ...
 
 
@@ -318,3 +377,16 @@ def job_from_row(row: Any) -> Job:
         created_at=m["created_at"],
         updated_at=m["updated_at"],
     )
+
+
+NodeMutation = Callable[[list[Node]], tuple[Sequence[NodePatch], dict[str, Any]]]
+
+
+@dataclass(slots=True)
+class EdgeRedirectResult:
+    """What ``redirect_edges`` did; ``commit`` is None when nothing changed."""
+
+    commit: Commit | None
+    redirected: int = 0
+    merged: int = 0
+    removed_self_loops: int = 0

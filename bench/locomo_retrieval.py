@@ -1,0 +1,799 @@
+"""Retrieval quality on LoCoMo: evidence recall@k of memlane's recall_text against two baselines.
+
+Reads the LoCoMo conversations in place (``/work/shared/data/locomo-dev``, see its README),
+starts a real ``memlane serve`` subprocess on loopback with a fresh temp data dir and the local
+embedder, and writes every turn of every session as a memory through ``POST /v1/memory/write``,
+one scope per conversation:
+
+* a turn is an ``event`` node, ``client_id`` = its ``dia_id``; ``title`` = speaker and session
+  date; ``text_summary`` = what was said, the caption of a shared image, and (``--memory-text
+  contextual``, the default) the turn it replies to; ``slots`` carry ``speaker``,
+  ``event_time`` (the session date, ISO-8601), ``session``, ``dia_id``;
+* a session is a ``topic`` node; every turn is ``part_of`` its session, and consecutive turns
+  are ``related_to`` each other.
+
+Then every question of categories 1-4 is asked through ``POST /v1/memory/recall_text`` (and,
+with ``--conversation-api``, through ``GET /api/v1/memories/query``). The ``ranked`` list is
+mapped back to ``dia_id``s through the write responses (non-turn nodes are skipped), and
+evidence recall@k is the share of a question's evidence turns among the first k turns.
+
+Baselines are computed here with the same embedder over the same texts the server embeds
+(``title + "\\n" + text_summary``): dense-only cosine top-k, Okapi BM25 (implemented below:
+k1=1.2, b=0.75, lowercase word tokens, English stop words removed, no stemming), and their
+reciprocal rank fusion (k=60).
+
+Ablations restart the server on the same data with one ranking signal switched off
+(``MEMLANE_RECALL_*``), so every configuration ranks the very same stored memories.
+
+Usage:
+  .venv/bin/python bench/locomo_retrieval.py --markdown --out bench/results/locomo-retrieval.json
+  .venv/bin/python bench/locomo_retrieval.py --configs full --conversations 26,30
+  .venv/bin/python bench/locomo_retrieval.py --conversation-api
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import contextlib
+import datetime as dt
+import functools
+import hashlib
+import json
+import math
+import re
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import numpy.typing as npt
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import MemlaneServer, ServerError, free_port, machine_facts, machine_line, server_ms, summarize
+
+DEFAULT_DATA = Path("/work/shared/data/locomo-dev")
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+KS = (1, 5, 10, 20)
+TENANT = "default"
+#: ranking configurations: name -> server environment (on top of the defaults)
+CONFIGS: dict[str, dict[str, str]] = {
+    "full": {},
+    "no-keyword": {"MEMLANE_RECALL_KEYWORD": "false"},
+    "no-graph": {"MEMLANE_RECALL_GRAPH": "false"},
+    "no-time": {"MEMLANE_RECALL_TIME": "false"},
+    "no-entity": {"MEMLANE_RECALL_ENTITY": "false"},
+    "rrf": {"MEMLANE_RECALL_FUSION": "rrf", "MEMLANE_RECALL_DENSE_WEIGHT": "1", "MEMLANE_RECALL_KEYWORD_WEIGHT": "1"},
+    "dense-only": {
+        "MEMLANE_RECALL_KEYWORD": "false",
+        "MEMLANE_RECALL_GRAPH": "false",
+        "MEMLANE_RECALL_TIME": "false",
+        "MEMLANE_RECALL_ENTITY": "false",
+    },
+}
+Matrix = npt.NDArray[np.float32]
+
+
+# --- data ----------------------------------------------------------------------------------
+@dataclass(slots=True)
+class Turn:
+    dia_id: str
+    speaker: str
+    text: str
+    caption: str | None
+    session: int
+    date: dt.datetime
+    reply_to: Turn | None = None
+
+
+@dataclass(slots=True)
+class Question:
+    index: int
+    question: str
+    category: int
+    evidence: list[str]
+
+
+@dataclass(slots=True)
+class Conversation:
+    conv_id: str
+    speakers: tuple[str, str]
+    turns: list[Turn]
+    sessions: dict[int, dt.datetime]
+    questions: list[Question]
+    dropped_evidence: list[str] = field(default_factory=list)
+    questions_without_evidence: int = 0
+    source_sha256: str = ""
+
+
+def parse_session_date(text: str) -> dt.datetime:
+    """LoCoMo's ``"1:56 pm on 8 May, 2023"``."""
+    return dt.datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
+
+
+_EVIDENCE_SPLIT = re.compile(r"[;,\s]+")
+_EVIDENCE_TYPO = re.compile(r"^D:(\d+):(\d+)$")
+
+
+def parse_evidence(raw: Iterable[str], known: set[str]) -> tuple[list[str], list[str]]:
+    """Evidence ids, split where one entry holds several (``"D8:6; D9:17"``) and with the
+    ``"D:11:26"`` typo read as ``D11:26``; ids that name no turn are returned separately."""
+    kept: list[str] = []
+    dropped: list[str] = []
+    for entry in raw:
+        for part in _EVIDENCE_SPLIT.split(str(entry).strip()):
+            if not part:
+                continue
+            m = _EVIDENCE_TYPO.match(part)
+            if m:
+                part = f"D{m.group(1)}:{m.group(2)}"
+            if part in known:
+                if part not in kept:
+                    kept.append(part)
+            else:
+                dropped.append(part)
+    return kept, dropped
+
+
+def load_conversation(path: Path) -> Conversation:
+    raw = path.read_bytes()
+    data = json.loads(raw)
+    turns: list[Turn] = []
+    sessions: dict[int, dt.datetime] = {}
+    n = 1
+    while f"session_{n}" in data:
+        date = parse_session_date(data[f"session_{n}_date_time"])
+        sessions[n] = date
+        previous: Turn | None = None
+        for t in data[f"session_{n}"]:
+            turn = Turn(
+                dia_id=t["dia_id"],
+                speaker=t["speaker"],
+                text=t["text"],
+                caption=t.get("blip_caption"),
+                session=n,
+                date=date,
+                reply_to=previous,
+            )
+            turns.append(turn)
+            previous = turn
+        n += 1
+    known = {t.dia_id for t in turns}
+    conv = Conversation(
+        conv_id=path.stem,
+        speakers=(data["speaker_a"], data["speaker_b"]),
+        turns=turns,
+        sessions=sessions,
+        questions=[],
+        source_sha256=hashlib.sha256(raw).hexdigest(),
+    )
+    for i, qa in enumerate(data["qa"]):
+        category = int(qa.get("category", 0))
+        if category not in CATEGORIES:
+            continue
+        evidence, dropped = parse_evidence(qa.get("evidence", []), known)
+        conv.dropped_evidence += dropped
+        if not evidence:
+            conv.questions_without_evidence += 1
+            continue
+        conv.questions.append(Question(index=i, question=qa["question"], category=category, evidence=evidence))
+    return conv
+
+
+# --- what a memory says ----------------------------------------------------------------------
+def human_date(d: dt.datetime) -> str:
+    return f"{d.day} {d:%B %Y}"
+
+
+def turn_title(t: Turn) -> str:
+    return f"{t.speaker} ({human_date(t.date)})"
+
+
+def turn_summary(t: Turn, mode: str) -> str:
+    """What was said, the shared image's caption, and, in contextual mode, the turn it answers
+    (a reply such as "Yes, last week!" means little without the question before it)."""
+    text = t.text.strip()
+    if t.caption:
+        text += f" [shares {t.caption.strip()}]"
+    if mode == "contextual" and t.reply_to is not None:
+        text += f"\n(in reply to {t.reply_to.speaker}: {t.reply_to.text.strip()})"
+    return text
+
+
+def embedded_text(title: str | None, summary: str | None) -> str:
+    """Exactly what the server embeds and indexes for a node (title, newline, text_summary)."""
+    return "\n".join(p for p in (title, summary) if p)
+
+
+def session_title(conv: Conversation, n: int) -> str:
+    a, b = conv.speakers
+    return f"Session {n}: {a} and {b}, {human_date(conv.sessions[n])}"
+
+
+def write_body(conv: Conversation, scope: str, mode: str) -> dict[str, Any]:
+    nodes: list[dict[str, Any]] = []
+    edges: list[dict[str, Any]] = []
+    for n, date in conv.sessions.items():
+        nodes.append(
+            {
+                "client_id": f"session-{n}",
+                "type": "topic",
+                "title": session_title(conv, n),
+                "slots": {"session": n, "event_time": date.isoformat(), "participants": list(conv.speakers)},
+            }
+        )
+    for t in conv.turns:
+        slots: dict[str, Any] = {
+            "speaker": t.speaker,
+            "event_time": t.date.isoformat(),
+            "session": t.session,
+            "dia_id": t.dia_id,
+        }
+        if t.caption:
+            slots["image_caption"] = t.caption
+        if t.reply_to is not None:
+            slots["reply_to"] = t.reply_to.dia_id
+        nodes.append(
+            {
+                "client_id": t.dia_id,
+                "type": "event",
+                "title": turn_title(t),
+                "text_summary": turn_summary(t, mode),
+                "slots": slots,
+            }
+        )
+        edges.append({"type": "part_of", "src": {"client_id": t.dia_id}, "dst": {"client_id": f"session-{t.session}"}})
+        if t.reply_to is not None:
+            edges.append(
+                {"type": "related_to", "src": {"client_id": t.reply_to.dia_id}, "dst": {"client_id": t.dia_id}}
+            )
+    return {
+        "tenant_id": TENANT,
+        "scope": scope,
+        "input_sha256": conv.source_sha256,
+        "actor": "bench/locomo_retrieval.py",
+        "memory_lane": "shared",
+        "nodes": nodes,
+        "edges": edges,
+    }
+
+
+# --- baselines -------------------------------------------------------------------------------
+_TOKEN = re.compile(r"[a-z0-9]+")
+#: a common English stop-word list (NLTK's, without contractions), kept here to need no package
+_BASELINE_STOP_WORDS_TEXT = (
+    "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her "
+    "hers herself it its itself they them their theirs themselves what which who whom this that these "
+    "those am is are was were be been being have has had having do does did doing a an the and but if "
+    "or because as until while of at by for with about against between into through during before after "
+    "above below to from up down in out on off over under again further then once here there when where "
+    "why how all any both each few more most other some such no nor not only own same so than too very "
+    "s t can will just don should now d ll m o re ve y"
+)
+BASELINE_STOP_WORDS = frozenset(_BASELINE_STOP_WORDS_TEXT.split())
+
+
+def bm25_tokens(text: str) -> list[str]:
+    return [w for w in _TOKEN.findall(text.lower()) if w not in BASELINE_STOP_WORDS]
+
+
+class BM25:
+    """Okapi BM25 (k1=1.2, b=0.75, idf = ln(1 + (N - df + 0.5) / (df + 0.5)))."""
+
+    def __init__(self, docs: Sequence[Sequence[str]], *, k1: float = 1.2, b: float = 0.75):
+        self.k1, self.b = k1, b
+        self.n = len(docs)
+        self.lengths = np.asarray([len(d) for d in docs], dtype=np.float64)
+        self.avg = float(self.lengths.mean()) if self.n else 0.0
+        postings: dict[str, list[tuple[int, int]]] = collections.defaultdict(list)
+        for i, d in enumerate(docs):
+            for term, tf in collections.Counter(d).items():
+                postings[term].append((i, tf))
+        self.postings = dict(postings)
+
+    def scores(self, query: Sequence[str]) -> npt.NDArray[np.float64]:
+        out = np.zeros(self.n, dtype=np.float64)
+        norm = self.k1 * (1 - self.b + self.b * self.lengths / max(self.avg, 1e-9))
+        for term in set(query):
+            plist = self.postings.get(term)
+            if not plist:
+                continue
+            idf = math.log(1 + (self.n - len(plist) + 0.5) / (len(plist) + 0.5))
+            idx = np.fromiter((i for i, _ in plist), dtype=np.int64)
+            tf = np.fromiter((f for _, f in plist), dtype=np.float64)
+            out[idx] += idf * tf * (self.k1 + 1) / (tf + norm[idx])
+        return out
+
+
+def top_ids(scores: npt.NDArray[Any], ids: Sequence[str], k: int) -> list[str]:
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [ids[i] for i in order]
+
+
+def rrf_ids(lists: Sequence[Sequence[str]], k: int, depth: int) -> list[str]:
+    score: dict[str, float] = {}
+    for ids in lists:
+        for rank, d in enumerate(ids, start=1):
+            score[d] = score.get(d, 0.0) + 1.0 / (k + rank)
+    return sorted(score, key=lambda d: (-score[d], d))[:depth]
+
+
+# --- scoring ---------------------------------------------------------------------------------
+def recall_at(ranked: Sequence[str], evidence: Sequence[str], k: int) -> float:
+    top = set(ranked[:k])
+    return sum(1 for e in evidence if e in top) / len(evidence)
+
+
+@dataclass(slots=True)
+class Scored:
+    conv_id: str
+    category: int
+    recalls: dict[int, float]
+
+
+def aggregate(rows: Sequence[Scored], conv_ids: Iterable[str] | None = None) -> dict[str, Any]:
+    keep = set(conv_ids) if conv_ids is not None else None
+    rows = [r for r in rows if keep is None or r.conv_id in keep]
+
+    def block(sel: Sequence[Scored]) -> dict[str, Any]:
+        out: dict[str, Any] = {"n": len(sel)}
+        for k in KS:
+            out[f"R@{k}"] = round(float(np.mean([r.recalls[k] for r in sel])), 4) if sel else None
+        return out
+
+    return {
+        "overall": block(rows),
+        "by_category": {f"{c} {name}": block([r for r in rows if r.category == c]) for c, name in CATEGORIES.items()},
+    }
+
+
+# --- talking to the server -------------------------------------------------------------------
+class Api:
+    def __init__(self, base_url: str):
+        self.client = httpx.Client(base_url=base_url, timeout=120.0, trust_env=False)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def post(self, path: str, body: Mapping[str, Any]) -> httpx.Response:
+        r = self.client.post(path, json=body)
+        if r.status_code != 200:
+            raise RuntimeError(f"POST {path} -> {r.status_code}: {r.text[:500]}")
+        return r
+
+
+def start_server(data_dir: Path, env: Mapping[str, str], log_path: Path, timeout: float) -> MemlaneServer:
+    server = MemlaneServer(
+        port=free_port(),
+        env={
+            "MEMLANE_DATA_DIR": str(data_dir),
+            "MEMLANE_EMBEDDER": "local",
+            "MEMLANE_LOG_LEVEL": "warning",
+            "MEMLANE_WORKER_POLL_INTERVAL_SEC": "0.2",
+            **env,
+        },
+        log_path=log_path,
+    )
+    server.start()
+    try:
+        server.wait_healthy(timeout)
+    except ServerError:
+        server.stop()
+        raise
+    return server
+
+
+def pending_embeddings(db_path: Path, scope: str) -> int:
+    """Nodes of ``scope`` still waiting for a vector, read (read-only) from the benchmark's own
+    temp database: waiting on the worker this way costs nothing, while asking the API about
+    every node would take minutes on a busy machine."""
+    with contextlib.closing(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)) as db:
+        row = db.execute(
+            "SELECT count(*) FROM nodes WHERE tenant_id = ? AND scope = ? AND embedding_status != 'ready'",
+            (TENANT, scope),
+        ).fetchone()
+    return int(row[0])
+
+
+def wait_until_embedded(
+    api: Api,
+    db_path: Path,
+    scope: str,
+    node_vectors: Mapping[str, npt.NDArray[np.float32]],
+    timeout: float,
+    sample: int = 25,
+) -> None:
+    """Wait for the worker, then check through the API that a sample of nodes seeds a
+    ``/recall`` with the vector computed here (same model, same text): the server's vectors are
+    the ones the baselines use."""
+    deadline = time.monotonic() + timeout
+    while (left := pending_embeddings(db_path, scope)) > 0:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{left} nodes of {scope} were not embedded within {timeout:.0f}s")
+        time.sleep(2.0)
+    ids = sorted(node_vectors)
+    step = max(1, len(ids) // sample)
+    for nid in ids[::step]:
+        body: dict[str, Any] = {
+            "tenant_id": TENANT,
+            "scope": scope,
+            "query_embedding": [float(x) for x in node_vectors[nid]],
+        }
+        body.update({"limit": 3, "neighborhood_hops": 1, "max_nodes": 3, "ranked_limit": 3})
+        seeds = api.post("/v1/memory/recall", body).json()["seeds"]
+        if not any(s["id"] == nid and s["similarity"] > 0.999 for s in seeds):
+            raise RuntimeError(f"node {nid} of {scope}: the server's vector differs from the benchmark's ({seeds[:1]})")
+
+
+@dataclass(slots=True)
+class Written:
+    conv: Conversation
+    scope: str
+    mode: str
+    node_to_dia: dict[str, str]
+    texts: dict[str, str]  # dia_id -> embedded text
+    write_seconds: float
+
+
+def write_conversation(api: Api, conv: Conversation, scope: str, mode: str) -> Written:
+    body = write_body(conv, scope, mode)
+    started = time.perf_counter()
+    resp = api.post("/v1/memory/write", body).json()
+    elapsed = time.perf_counter() - started
+    dia_ids = {t.dia_id for t in conv.turns}
+    node_to_dia = {n["id"]: n["client_id"] for n in resp["nodes"] if n["client_id"] in dia_ids}
+    texts = {n["client_id"]: embedded_text(n.get("title"), n.get("text_summary")) for n in body["nodes"]}
+    return Written(conv=conv, scope=scope, mode=mode, node_to_dia=node_to_dia, texts=texts, write_seconds=elapsed)
+
+
+def ask_recall_text(api: Api, w: Written, args: argparse.Namespace) -> tuple[list[Scored], list[float]]:
+    rows: list[Scored] = []
+    latencies: list[float] = []
+    for q in w.conv.questions:
+        body = {
+            "tenant_id": TENANT,
+            "scope": w.scope,
+            "query_text": q.question,
+            "limit": args.limit,
+            "ranked_limit": args.ranked_limit,
+        }
+        r = api.post("/v1/memory/recall_text", body)
+        ms = server_ms(r)
+        if ms is not None:
+            latencies.append(ms)
+        ranked = [w.node_to_dia[x["id"]] for x in r.json()["ranked"] if x["id"] in w.node_to_dia]
+        rows.append(Scored(w.conv.conv_id, q.category, {k: recall_at(ranked, q.evidence, k) for k in KS}))
+    return rows, latencies
+
+
+def ask_conversation_api(api: Api, w: Written, n_results: int) -> tuple[list[Scored] | None, str]:
+    """``GET /api/v1/memories/query`` with ``app_id`` = the scope. Results map back to turns by
+    node id or client id in their metadata, else by their document text."""
+    by_text: dict[str, str] = {}
+    for t in w.conv.turns:
+        by_text[turn_summary(t, w.mode)] = t.dia_id
+        by_text[w.texts[t.dia_id]] = t.dia_id
+    dia_ids = {t.dia_id for t in w.conv.turns}
+    rows: list[Scored] = []
+    unmapped = 0
+    how: collections.Counter[str] = collections.Counter()
+    for q in w.conv.questions:
+        params: dict[str, str | int] = {"app_id": w.scope, "query": q.question, "n_results": n_results}
+        r = api.client.get("/api/v1/memories/query", params=params)
+        if r.status_code == 404 and "memories" not in r.text:
+            return None, f"GET /api/v1/memories/query is not served (404: {r.text[:200]})"
+        if r.status_code != 200:
+            return None, f"GET /api/v1/memories/query -> {r.status_code}: {r.text[:300]}"
+        ranked: list[str] = []
+        for m in r.json().get("memories", []):
+            meta = m.get("metadata") or {}
+            dia: str | None = None
+            for key in ("memory_id", "id", "node_id"):
+                value = str(meta.get(key) or m.get(key) or "")
+                value = value.removeprefix("mem_")
+                if value in w.node_to_dia:
+                    dia = w.node_to_dia[value]
+                    how[f"metadata.{key}"] += 1
+                    break
+            if dia is None:
+                for key in ("client_id", "dia_id"):
+                    found = meta.get(key) or (meta.get("slots") or {}).get(key)
+                    if found in dia_ids:
+                        dia = str(found)
+                        how[f"metadata.{key}"] += 1
+                        break
+            if dia is None:
+                dia = by_text.get(str(m.get("document", "")).strip())
+                how["document text"] += dia is not None
+            if dia is None:
+                unmapped += 1
+            elif dia not in ranked:
+                ranked.append(dia)
+        rows.append(Scored(w.conv.conv_id, q.category, {k: recall_at(ranked, q.evidence, k) for k in KS}))
+    note = f"ok; results mapped to turns by {dict(how)}"
+    if unmapped:
+        note += f"; {unmapped} results could not be mapped to a turn (skipped)"
+    return rows, note
+
+
+# --- baselines over the same texts -----------------------------------------------------------
+@functools.cache
+def local_embedder() -> Any:
+    from memlane.embed.local import LocalMiniLMEmbedder
+
+    return LocalMiniLMEmbedder.load()
+
+
+def embed_all(texts: Sequence[str]) -> Matrix:
+    vectors = asyncio.run(local_embedder().embed(list(texts)))
+    return np.asarray(vectors, dtype=np.float32)
+
+
+def baselines(written: Sequence[Written], depth: int) -> dict[str, list[Scored]]:
+    out: dict[str, list[Scored]] = {"dense-cosine": [], "bm25": [], "bm25+dense-rrf60": []}
+    for w in written:
+        ids = [t.dia_id for t in w.conv.turns]
+        docs = [w.texts[i] for i in ids]
+        doc_vecs = embed_all(docs)
+        q_vecs = embed_all([q.question for q in w.conv.questions])
+        bm25 = BM25([bm25_tokens(d) for d in docs])
+        for q, qv in zip(w.conv.questions, q_vecs, strict=True):
+            dense = top_ids(doc_vecs @ qv, ids, depth)
+            lexical = top_ids(bm25.scores(bm25_tokens(q.question)), ids, depth)
+            fused = rrf_ids([dense, lexical], 60, depth)
+            for name, ranked in (("dense-cosine", dense), ("bm25", lexical), ("bm25+dense-rrf60", fused)):
+                out[name].append(Scored(w.conv.conv_id, q.category, {k: recall_at(ranked, q.evidence, k) for k in KS}))
+    return out
+
+
+def node_vectors(w: Written) -> dict[str, npt.NDArray[np.float32]]:
+    dia_to_node = {d: n for n, d in w.node_to_dia.items()}
+    ids = [t.dia_id for t in w.conv.turns]
+    vecs = embed_all([w.texts[i] for i in ids])
+    return {dia_to_node[i]: v for i, v in zip(ids, vecs, strict=True)}
+
+
+# --- report ----------------------------------------------------------------------------------
+def fmt_row(name: str, block: Mapping[str, Any]) -> str:
+    cells = " | ".join(f"{block[f'R@{k}']:.3f}" if block.get(f"R@{k}") is not None else "-" for k in KS)
+    return f"| {name} | {block['n']} | {cells} |"
+
+
+def markdown_tables(results: Mapping[str, Any]) -> str:
+    lines: list[str] = []
+    header = "| system | questions | R@1 | R@5 | R@10 | R@20 |\n|---|---|---|---|---|---|"
+    for split in ("all", "tune", "held_out"):
+        lines.append(f"\n**{split}** ({', '.join(results['splits'][split])})\n")
+        lines.append(header)
+        for name, agg in results["systems"].items():
+            if split in agg:
+                lines.append(fmt_row(name, agg[split]["overall"]))
+    lines.append("\n**per category (all conversations), R@5 / R@10**\n")
+    cats = [f"{c} {n}" for c, n in CATEGORIES.items()]
+    lines.append("| system | " + " | ".join(cats) + " |")
+    lines.append("|---|" + "---|" * len(cats))
+    for name, agg in results["systems"].items():
+        by = agg["all"]["by_category"]
+        cells = " | ".join(f"{by[c]['R@5']:.3f} / {by[c]['R@10']:.3f}" if by[c]["n"] else "-" for c in cats)
+        lines.append(f"| {name} | {cells} |")
+    return "\n".join(lines)
+
+
+def print_summary(results: Mapping[str, Any]) -> None:
+    print("\nevidence recall@k (questions of categories 1-4)")
+    for name, agg in results["systems"].items():
+        o = agg["all"]["overall"]
+        t = agg.get("tune", {}).get("overall")
+        h = agg.get("held_out", {}).get("overall")
+        line = f"  {name:34s} n={o['n']:4d} " + " ".join(f"R@{k}={o[f'R@{k}']:.3f}" for k in KS)
+        if t and h and t["n"] and h["n"]:
+            line += (
+                f" | tune R@5={t['R@5']:.3f} R@10={t['R@10']:.3f} | held-out R@5={h['R@5']:.3f} R@10={h['R@10']:.3f}"
+            )
+        print(line)
+        for cat, b in agg["all"]["by_category"].items():
+            if b["n"]:
+                print(f"      {cat:16s} n={b['n']:4d} " + " ".join(f"R@{k}={b[f'R@{k}']:.3f}" for k in KS))
+
+
+# --- main ------------------------------------------------------------------------------------
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of LoCoMo conversation JSON files")
+    ap.add_argument("--conversations", default="", help="comma-separated ids (file stems); default: all")
+    ap.add_argument("--tune", default="26,30", help="conversations the defaults were tuned on (reported apart)")
+    ap.add_argument(
+        "--configs", default=",".join(CONFIGS), help=f"ranking configurations to run, of: {', '.join(CONFIGS)}"
+    )
+    ap.add_argument(
+        "--memory-text",
+        default="contextual",
+        help="comma-separated: contextual (turn + the turn it replies to) and/or plain (the turn alone)",
+    )
+    ap.add_argument("--limit", type=int, default=30, help="recall_text seeds (the API default)")
+    ap.add_argument("--ranked-limit", type=int, default=100, help="recall_text ranked_limit (the API default)")
+    ap.add_argument("--conversation-api", action="store_true", help="also query GET /api/v1/memories/query")
+    ap.add_argument("--no-baselines", action="store_true")
+    ap.add_argument("--startup-timeout", type=float, default=120.0)
+    ap.add_argument("--embed-timeout", type=float, default=900.0)
+    ap.add_argument("--out", type=Path, help="write the JSON results here")
+    ap.add_argument("--markdown", action="store_true", help="print markdown tables")
+    ap.add_argument("--keep", action="store_true", help="keep the temp data dir (printed)")
+    ap.add_argument(
+        "--data-dir",
+        type=Path,
+        help="server data dir to use and keep (default: a fresh temp dir); on a second run the "
+        "writes are idempotent upserts of unchanged memories, so nothing is embedded again",
+    )
+    return ap.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    paths = sorted(args.data.glob("*.json"))
+    wanted = [c for c in args.conversations.split(",") if c]
+    if wanted:
+        paths = [p for p in paths if p.stem in wanted]
+        missing = set(wanted) - {p.stem for p in paths}
+        if missing:
+            raise SystemExit(f"no such conversations in {args.data}: {sorted(missing)}")
+    if not paths:
+        raise SystemExit(f"no conversation files in {args.data}")
+    configs = [c for c in args.configs.split(",") if c]
+    unknown = [c for c in configs if c not in CONFIGS]
+    if unknown or not configs:
+        raise SystemExit(f"unknown configs {unknown}; choose from {list(CONFIGS)}")
+    modes = [m for m in args.memory_text.split(",") if m]
+    if not modes or any(m not in ("contextual", "plain") for m in modes):
+        raise SystemExit("--memory-text takes contextual and/or plain")
+    convs = [load_conversation(p) for p in paths]
+    tune = [c.conv_id for c in convs if c.conv_id in set(args.tune.split(","))]
+    held = [c.conv_id for c in convs if c.conv_id not in set(tune)]
+    for c in convs:
+        print(
+            f"conversation {c.conv_id}: {len(c.turns)} turns, {len(c.sessions)} sessions, "
+            f"{len(c.questions)} questions (cat 1-4 with evidence); {c.questions_without_evidence} without usable "
+            f"evidence; unknown evidence ids dropped: {c.dropped_evidence}"
+        )
+
+    machine = machine_facts()
+    work = Path(tempfile.mkdtemp(prefix="memlane-locomo-"))
+    data_dir = args.data_dir.resolve() if args.data_dir else work / "data"
+    results: dict[str, Any] = {
+        "benchmark": "memlane retrieval quality on LoCoMo (bench/locomo_retrieval.py)",
+        "command": " ".join(["bench/locomo_retrieval.py", *(argv if argv is not None else sys.argv[1:])]),
+        "machine": machine,
+        "dataset": {
+            "path": str(args.data),
+            "conversations": {
+                c.conv_id: {
+                    "turns": len(c.turns),
+                    "sessions": len(c.sessions),
+                    "questions": len(c.questions),
+                    "questions_without_evidence": c.questions_without_evidence,
+                    "dropped_evidence_ids": c.dropped_evidence,
+                    "sha256": c.source_sha256,
+                }
+                for c in convs
+            },
+        },
+        "config": {
+            "embedder": "local all-MiniLM-L6-v2 (ONNX int8)",
+            "recall_text": {"limit": args.limit, "ranked_limit": args.ranked_limit, "other fields": "API defaults"},
+            "memory_text": modes,
+            "ranking_configs": {c: CONFIGS[c] for c in configs},
+        },
+        "splits": {"all": [c.conv_id for c in convs], "tune": tune, "held_out": held},
+        "systems": {},
+        "latency_ms": {},
+        "notes": [],
+    }
+    server: MemlaneServer | None = None
+    api: Api | None = None
+    try:
+        print(f"starting memlane serve (data {data_dir}) ...", flush=True)
+        server = start_server(data_dir, CONFIGS[configs[0]], work / f"server-{configs[0]}.log", args.startup_timeout)
+        api = Api(server.base_url)
+        written: dict[str, list[Written]] = {}
+        started = time.perf_counter()
+        for mode in modes:
+            written[mode] = [
+                write_conversation(api, c, f"locomo-{c.conv_id}" + ("" if mode == "contextual" else "-plain"), mode)
+                for c in convs
+            ]
+        print(f"wrote {sum(len(w.conv.turns) for ws in written.values() for w in ws)} turns; embedding ...", flush=True)
+        for ws in written.values():
+            for w in ws:
+                wait_until_embedded(api, data_dir / "memlane.db", w.scope, node_vectors(w), args.embed_timeout)
+        results["write_and_embed_seconds"] = round(time.perf_counter() - started, 1)
+        print(f"all turns embedded ({results['write_and_embed_seconds']} s)", flush=True)
+
+        for i, cfg in enumerate(configs):
+            if i > 0:
+                assert server is not None and api is not None
+                api.close()
+                server.stop()
+                server = start_server(data_dir, CONFIGS[cfg], work / f"server-{cfg}.log", args.startup_timeout)
+                api = Api(server.base_url)
+            assert api is not None
+            for mode, ws in written.items():
+                name = f"memlane recall_text [{cfg}]" + ("" if mode == "contextual" else " (plain text)")
+                rows: list[Scored] = []
+                lat: list[float] = []
+                for w in ws:
+                    r, ms = ask_recall_text(api, w, args)
+                    rows += r
+                    lat += ms
+                results["systems"][name] = {
+                    "all": aggregate(rows),
+                    "tune": aggregate(rows, tune),
+                    "held_out": aggregate(rows, held),
+                    "per_conversation": {c.conv_id: aggregate(rows, [c.conv_id])["overall"] for c in convs},
+                }
+                results["latency_ms"][name] = summarize(lat)
+                o = results["systems"][name]["all"]["overall"]
+                print(f"  {name}: R@5={o['R@5']:.3f} R@10={o['R@10']:.3f}", flush=True)
+            if cfg == "full" and args.conversation_api:
+                for mode, ws in written.items():
+                    name = "memlane /api/v1/memories/query" + ("" if mode == "contextual" else " (plain text)")
+                    rows = []
+                    note = ""
+                    for w in ws:
+                        got, note = ask_conversation_api(api, w, 20)
+                        if got is None:
+                            rows = []
+                            break
+                        rows += got
+                    results["notes"].append(f"{name}: {note}")
+                    print(f"  {name}: {note}", flush=True)
+                    if rows:
+                        results["systems"][name] = {
+                            "all": aggregate(rows),
+                            "tune": aggregate(rows, tune),
+                            "held_out": aggregate(rows, held),
+                        }
+
+        if not args.no_baselines:
+            print("baselines (same embedder, same texts) ...", flush=True)
+            for mode, ws in written.items():
+                for name, rows in baselines(ws, max(KS)).items():
+                    label = f"baseline {name}" + ("" if mode == "contextual" else " (plain text)")
+                    results["systems"][label] = {
+                        "all": aggregate(rows),
+                        "tune": aggregate(rows, tune),
+                        "held_out": aggregate(rows, held),
+                        "per_conversation": {c.conv_id: aggregate(rows, [c.conv_id])["overall"] for c in convs},
+                    }
+    finally:
+        if api is not None:
+            api.close()
+        if server is not None:
+            server.stop()
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+    print(f"\nmachine: {machine_line(machine)}; date {machine['date_utc']}")
+    print_summary(results)
+    if args.markdown:
+        print(markdown_tables(results))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=2) + "\n")
+        print(f"\nwrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

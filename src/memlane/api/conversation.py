@@ -1,0 +1,277 @@
+"""The conversation surface (``/api/v1``): ingestion, ranked query, notes, evolution chains,
+agent fast path, summaries with webhooks, tasks and pool stats. Errors are ``{"detail": ...}``.
+
+``app_id`` is a scope inside the caller's tenant (``X-Tenant-Id`` or the credentials' tenant);
+a memory id is the note's node id.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, Path, Query, Request
+from fastapi.responses import JSONResponse
+
+from memlane.api.auth import principal_of
+from memlane.api.conversation_dto import (
+    AddMemoryRequest,
+    AgentMemoryRequest,
+    AgentMessageIn,
+    MessageIn,
+    SummaryRequest,
+    check_callback_url,
+)
+from memlane.api.deps import authenticated, quota, resolve_tenant, services
+from memlane.domain.clock import iso
+from memlane.domain.errors import InvalidRequest, UpstreamError
+from memlane.domain.hashing import sha256_hex
+from memlane.jobs.conversation_kinds import (
+    CONVERSATION_AGENT_MEMORY,
+    CONVERSATION_INGEST,
+    CONVERSATION_SUMMARY_CALLBACK,
+)
+from memlane.llm.errors import LLMBudgetExhausted, LLMOutputInvalid
+from memlane.services.conversation.memories import QueryParams, memory_view
+from memlane.services.conversation.messages import RAW_TEXT_ROLE, messages_from_payload
+from memlane.services.conversation.wiring import ConversationServices, conversation_services
+
+router = APIRouter(prefix="/api/v1", tags=["conversation memory"], dependencies=[Depends(authenticated)])
+
+MAX_IDEMPOTENCY_KEY = 200
+AppId = Annotated[str, Query(min_length=1, max_length=200, description="Application id (a scope in your tenant)")]
+MemoryId = Annotated[str, Path(min_length=1, max_length=200)]
+
+
+def _conv(request: Request) -> ConversationServices:
+    return conversation_services(services(request))
+
+
+def _idempotency_key(value: str | None) -> str | None:
+    if value is None:
+        return None
+    key = value.strip()
+    if not key or len(key) > MAX_IDEMPOTENCY_KEY or not key.isprintable():
+        raise InvalidRequest(
+            f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} printable characters",
+            details={"field": "Idempotency-Key"},
+        )
+    return key
+
+
+def _request_sha(kind: str, body: dict[str, Any]) -> str:
+    return sha256_hex(kind + "\n" + json.dumps(body, sort_keys=True, separators=(",", ":"), default=str))
+
+
+def _message_list(items: list[MessageIn] | list[AgentMessageIn], limit: int, now: str) -> list[dict[str, Any]]:
+    """Checks the count bound and unique ids; a message without a timestamp gets ``now``."""
+    if not 1 <= len(items) <= limit:
+        raise InvalidRequest(
+            f"messages must contain between 1 and {limit} messages (got {len(items)}); MAX_MESSAGES is {limit}",
+            details={"field": "messages"},
+        )
+    seen: dict[str, int] = {}
+    out = []
+    for i, m in enumerate(items):
+        given = m.given_id
+        if given is not None:
+            if given in seen:
+                raise InvalidRequest(
+                    f"messages[{i}].id {given!r} repeats messages[{seen[given]}].id; message ids must be unique",
+                    details={"field": f"messages[{i}].id"},
+                )
+            seen[given] = i
+        payload = m.to_payload()
+        payload["timestamp"] = payload["timestamp"] or now
+        out.append(payload)
+    return out
+
+
+def _flexible_messages(body: AgentMemoryRequest, limit: int, now: str, raw_role: str) -> list[dict[str, Any]]:
+    if isinstance(body.messages, str):
+        return [{"id": None, "role": raw_role, "content": body.messages, "timestamp": now}]
+    return _message_list(body.messages, limit, now)
+
+
+def _accepted(job_id: str, message: str, body: AddMemoryRequest | AgentMemoryRequest, spec_nulls: bool) -> JSONResponse:
+    content: dict[str, Any] = {
+        "task_id": job_id,
+        "status": "accepted",
+        "message": message,
+        "app_id": body.app_id,
+        "user_id": body.user_id,
+        "session_id": body.session_id,
+    }
+    if spec_nulls:
+        content.update(error=None, result=None)
+    return JSONResponse(content, status_code=202, headers={"location": f"/api/v1/tasks/{job_id}"})
+
+
+@router.post("/memories", status_code=202, summary="Create memories from conversation messages (async)")
+async def add_memory(
+    body: AddMemoryRequest,
+    request: Request,
+    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
+) -> JSONResponse:
+    svc = services(request)
+    tenant = resolve_tenant(request, None)
+    key = _idempotency_key(idempotency_key)
+    await quota(request, "write", tenant)
+    messages = _message_list(body.messages, svc.settings.max_messages, iso(svc.clock.now()) or "")
+    payload = {
+        "app_id": body.app_id,
+        "user_id": body.user_id,
+        "session_id": body.session_id,
+        "messages": messages,
+        "producer_agent_id": principal_of(request).agent_id,
+    }
+    payload["request_sha256"] = _request_sha(CONVERSATION_INGEST, body.model_dump(mode="json"))
+    job, _ = await _conv(request).tasks.submit(tenant, CONVERSATION_INGEST, payload, idempotency_key=key)
+    return _accepted(job.id, "Memory creation task submitted successfully", body, spec_nulls=True)
+
+
+@router.get("/memories/query", summary="Query memories with composite ranking")
+async def query_memories(
+    request: Request,
+    app_id: AppId,
+    query: Annotated[str, Query(min_length=1, max_length=4000, description="Natural language query")],
+    user_id: Annotated[str | None, Query(max_length=200)] = None,
+    session_id: Annotated[str | None, Query(max_length=200)] = None,
+    n_results: Annotated[int, Query(ge=1, le=100)] = 10,
+    similarity_threshold: Annotated[float, Query(ge=0.0, le=1.0, allow_inf_nan=False)] = 0.0,
+) -> dict[str, Any]:
+    tenant = resolve_tenant(request, None)
+    await quota(request, "recall", tenant)
+    if not query.strip():
+        raise InvalidRequest("query: must not be blank", details={"field": "query"})
+    memories = await _conv(request).memories.query(
+        QueryParams(
+            tenant_id=tenant,
+            app_id=app_id,
+            query=query,
+            user_id=user_id or None,
+            session_id=session_id or None,
+            n_results=n_results,
+            similarity_threshold=similarity_threshold,
+        )
+    )
+    return {"memories": memories, "count": len(memories)}
+
+
+@router.get("/memories/{memory_id}", summary="Get one memory")
+async def get_memory(request: Request, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
+    tenant = resolve_tenant(request, None)
+    await quota(request, "recall", tenant)
+    return memory_view(await _conv(request).memories.get(tenant, app_id, memory_id))
+
+
+@router.delete("/memories/{memory_id}", summary="Delete one memory")
+async def delete_memory(request: Request, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
+    tenant = resolve_tenant(request, None)
+    await quota(request, "write", tenant)
+    principal = principal_of(request)
+    await _conv(request).memories.delete(tenant, app_id, memory_id, actor=principal.agent_id or "conversation-api")
+    return {"success": True, "message": f"Memory {memory_id} deleted successfully", "data": None}
+
+
+@router.get("/memories/{memory_id}/evolution", summary="Follow a memory's evolution chain (oldest to newest)")
+async def memory_evolution(request: Request, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
+    tenant = resolve_tenant(request, None)
+    await quota(request, "recall", tenant)
+    chain = await _conv(request).memories.evolution(tenant, app_id, memory_id)
+    return {
+        "memories": [memory_view(n) for n in chain.nodes],
+        "count": len(chain.nodes),
+        "cycle_detected": chain.cycle_at is not None,
+        "missing_link": chain.missing,
+    }
+
+
+@router.post("/agent/memories", status_code=202, summary="Store an agent's memory (fast path, async)")
+async def add_agent_memory(
+    body: AgentMemoryRequest,
+    request: Request,
+    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
+) -> JSONResponse:
+    svc = services(request)
+    tenant = resolve_tenant(request, None)
+    key = _idempotency_key(idempotency_key)
+    await quota(request, "write", tenant)
+    messages = _flexible_messages(body, svc.settings.max_messages, iso(svc.clock.now()) or "", "agent")
+    payload = {
+        "app_id": body.app_id,
+        "user_id": body.user_id,
+        "session_id": body.session_id,
+        "messages": messages,
+        "producer_agent_id": principal_of(request).agent_id,
+        "request_sha256": _request_sha(CONVERSATION_AGENT_MEMORY, body.model_dump(mode="json")),
+    }
+    job, _ = await _conv(request).tasks.submit(tenant, CONVERSATION_AGENT_MEMORY, payload, idempotency_key=key)
+    return _accepted(job.id, "Agent memory creation task submitted successfully", body, spec_nulls=False)
+
+
+@router.post(
+    "/agent/summaries",
+    summary="Summarise a conversation: 200 with the summary, or 202 and a webhook delivery",
+    responses={202: {"description": "accepted for callback delivery"}},
+)
+async def summarize_conversation(
+    body: SummaryRequest,
+    request: Request,
+    x_callback_url: Annotated[str | None, Header(alias="X-Callback-URL")] = None,
+    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
+) -> JSONResponse:
+    svc = services(request)
+    conv = _conv(request)
+    tenant = resolve_tenant(request, None)
+    await quota(request, "write", tenant)
+    now = iso(svc.clock.now()) or ""
+    messages = _flexible_messages(body, svc.settings.max_messages, now, RAW_TEXT_ROLE)
+    callback = body.callback_url
+    if callback is None and x_callback_url:
+        try:
+            callback = check_callback_url(x_callback_url)
+        except ValueError as exc:
+            raise InvalidRequest(f"X-Callback-URL: {exc}", details={"field": "X-Callback-URL"}) from None
+    if callback is None:
+        parsed = messages_from_payload([{**m, "id": m["id"] or f"m{i}"} for i, m in enumerate(messages)])
+        try:
+            summary = await conv.summarizer.summarize(parsed)
+        except (LLMOutputInvalid, LLMBudgetExhausted) as exc:
+            raise UpstreamError(f"summary failed: {exc.message}", code="upstream_llm_bad_output") from None
+        return JSONResponse({"app_id": body.app_id, "user_id": body.user_id, "session_id": body.session_id, **summary})
+    key = _idempotency_key(idempotency_key)
+    hashed = body.model_dump(mode="json")
+    hashed["callback_url"] = callback
+    payload = {
+        "app_id": body.app_id,
+        "user_id": body.user_id,
+        "session_id": body.session_id,
+        "messages": messages,
+        "callback_url": callback,
+        "callback_headers": body.callback_headers or {},
+        "request_sha256": _request_sha(CONVERSATION_SUMMARY_CALLBACK, hashed),
+    }
+    job, _ = await conv.tasks.submit(tenant, CONVERSATION_SUMMARY_CALLBACK, payload, idempotency_key=key)
+    return _accepted(job.id, "Conversation summary scheduled for callback delivery", body, spec_nulls=False)
+
+
+@router.get("/tasks/{task_id}", summary="Status, error and result of a background task")
+async def get_task(request: Request, task_id: Annotated[str, Path(min_length=1, max_length=64)]) -> dict[str, Any]:
+    tenant = resolve_tenant(request, None)
+    return await _conv(request).tasks.view(tenant, task_id)
+
+
+@router.get("/system/pool-stats", summary="Connection pool of the store")
+async def pool_stats(request: Request) -> dict[str, Any]:
+    store = services(request).store
+    stats = await store.pool_stats()
+    created = int(stats.get("created_connections", 0))
+    active = int(stats.get("checked_out", 0))
+    return {
+        "max_connections": int(stats.get("max_connections", 0)),
+        "created_handlers": created,
+        "active_handlers": active,
+        "available_handlers": int(stats.get("idle", max(created - active, 0))),
+        "initialized": await store.ping(),
+    }

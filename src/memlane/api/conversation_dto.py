@@ -1,0 +1,122 @@
+"""Request bodies of the conversation surface; validation failures become 400s naming the field.
+
+The message count bound (1..``MAX_MESSAGES``) depends on settings, so the router checks it;
+everything static is declared here.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+from memlane.services.conversation.messages import parse_timestamp
+
+MAX_CONTENT_CHARS = 50_000
+MAX_AGENT_TEXT_CHARS = 100_000
+MAX_ID_CHARS = 200
+MAX_CALLBACK_HEADERS = 20
+FORBIDDEN_CALLBACK_HEADERS = frozenset(
+    {"host", "content-length", "content-type", "transfer-encoding", "connection", "user-agent"}
+)
+_HEADER_NAME = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+Ident = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ID_CHARS)]
+OptIdent = Annotated[str | None, StringConstraints(strip_whitespace=True, max_length=MAX_ID_CHARS)]
+
+
+def _check_timestamp(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        parse_timestamp(value)
+    except ValueError:
+        raise ValueError("must be an ISO-8601 date-time, e.g. 2024-01-01T00:00:00Z") from None
+    return value
+
+
+class MessageIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    role: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
+    timestamp: str = Field(description="ISO-8601 date-time")
+    id: OptIdent = Field(None, description="optional message id, cited by the notes made from it")
+    message_id: OptIdent = Field(None, description="alias of id")
+
+    _ts = field_validator("timestamp")(_check_timestamp)
+
+    @property
+    def given_id(self) -> str | None:
+        return self.id or self.message_id or None
+
+    def to_payload(self) -> dict[str, Any]:
+        return {"id": self.given_id, "role": self.role, "content": self.content, "timestamp": self.timestamp}
+
+
+class AgentMessageIn(MessageIn):
+    timestamp: str | None = Field(None, description="ISO-8601 date-time (optional here)")  # type: ignore[assignment]
+
+
+class MemoryBase(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    app_id: Ident
+    user_id: Ident
+    session_id: OptIdent = None
+
+    @field_validator("session_id")
+    @classmethod
+    def _blank_session_is_none(cls, v: str | None) -> str | None:
+        return v or None
+
+
+class AddMemoryRequest(MemoryBase):
+    messages: list[MessageIn]
+
+
+class AgentMemoryRequest(MemoryBase):
+    messages: Annotated[str, StringConstraints(min_length=1, max_length=MAX_AGENT_TEXT_CHARS)] | list[AgentMessageIn]
+
+    @field_validator("messages")
+    @classmethod
+    def _not_blank(cls, v: str | list[AgentMessageIn]) -> str | list[AgentMessageIn]:
+        if isinstance(v, str) and not v.strip():
+            raise ValueError("must not be blank")
+        return v
+
+
+class SummaryRequest(AgentMemoryRequest):
+    callback_url: str | None = Field(None, max_length=2048)
+    callback_headers: dict[str, str] | None = None
+
+    @field_validator("callback_url")
+    @classmethod
+    def _url(cls, v: str | None) -> str | None:
+        return check_callback_url(v) if v else None
+
+    @model_validator(mode="after")
+    def _headers(self) -> SummaryRequest:
+        headers = self.callback_headers or {}
+        if len(headers) > MAX_CALLBACK_HEADERS:
+            raise ValueError(f"callback_headers: at most {MAX_CALLBACK_HEADERS} headers")
+        for name, value in headers.items():
+            if not name or any(c not in _HEADER_NAME for c in name):
+                raise ValueError(f"callback_headers: {name!r} is not a valid header name")
+            if name.lower() in FORBIDDEN_CALLBACK_HEADERS:
+                raise ValueError(f"callback_headers: {name!r} is set by memlane and cannot be overridden")
+            if len(value) > 4096 or any(c in value for c in "\r\n\x00"):
+                raise ValueError(f"callback_headers: the value of {name!r} is too long or has line breaks")
+        return self
+
+
+def check_callback_url(value: str) -> str:
+    """An absolute http(s) URL with a host; anything else is refused up front, not at delivery."""
+    try:
+        url = httpx.URL(value.strip())
+    except (httpx.InvalidURL, TypeError, ValueError):
+        raise ValueError("must be an absolute http(s) URL") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ValueError("must be an absolute http(s) URL")
+    return str(url)

@@ -1,0 +1,123 @@
+"""Request and response shapes of the layered surface (layered-memory-api.md).
+
+``layer`` is a plain string here so an unknown layer answers ``invalid_layer`` (the spec's
+error type) rather than a generic validation error.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from memlane.domain.clock import iso
+from memlane.domain.model import Node
+from memlane.services.layers.ids import to_public
+from memlane.services.layers.service import MemoryMeta
+
+ShortText = Annotated[str, Field(min_length=1, max_length=256)]
+Tag = Annotated[str, Field(min_length=1, max_length=128)]
+Title = Annotated[str, Field(min_length=1, max_length=2000)]
+Content = Annotated[str, Field(min_length=1, max_length=100_000)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class Scoped(Strict):
+    tenant_id: ShortText | None = None
+    scope: ShortText | None = None
+
+
+class MetadataIn(Strict):
+    agent: ShortText | None = None
+    task_id: ShortText | None = None
+    user_visible: bool | None = None
+    expiry: AwareDatetime | None = None
+    tags: list[Tag] | None = Field(None, max_length=50)
+
+    def to_meta(self) -> MemoryMeta:
+        return MemoryMeta(
+            agent=self.agent,
+            task_id=self.task_id,
+            user_visible=self.user_visible,
+            expiry=self.expiry,
+            tags=self.tags,
+            given=frozenset(self.model_fields_set),
+        )
+
+
+class WriteIn(Scoped):
+    layer: str | None = Field(None, description="identity | project | workspace; omitted: routed by content")
+    title: Title
+    content: Content
+    metadata: MetadataIn = Field(default_factory=MetadataIn)
+    user_instruction: bool = Field(False, description="the user explicitly asked for this write")
+
+
+class ReadIn(Scoped):
+    layer: str
+    query: str | None = Field(None, min_length=1, max_length=20_000)
+    id: ShortText | None = None
+    task_id: ShortText | None = None
+    agent: ShortText | None = None
+    mode: str | None = Field(None, description="semantic | keyword | id | task (default: by layer and fields)")
+    limit: int = Field(10, ge=1, le=100)
+    tags: list[Tag] = Field(default_factory=list, max_length=50)
+    include_embeddings: bool = False
+
+
+class SearchIn(Scoped):
+    layer: str | None = None
+    query: str = Field(..., min_length=1, max_length=20_000)
+    top_k: int = Field(10, ge=1, le=100)
+    task_id: ShortText | None = None
+    agent: ShortText | None = None
+    tags: list[Tag] = Field(default_factory=list, max_length=50)
+    include_embeddings: bool = False
+
+
+class UpdateIn(Strict):
+    tenant_id: ShortText | None = None
+    id: ShortText
+    new_title: Title | None = None
+    new_content: Content | None = None
+    new_metadata: MetadataIn | None = None
+    user_instruction: bool = False
+    user_confirmed: bool = Field(False, description="the user confirmed this identity change")
+    system_refinement: bool = Field(False, description="a system agent refines identity memory")
+
+
+class DeleteIn(Strict):
+    tenant_id: ShortText | None = None
+    id: ShortText
+    user_instruction: bool = False
+
+
+def memory_object(n: Node, *, score: float | None = None, embedding: Any = None) -> dict[str, Any]:
+    """The spec's MemoryObject; ``embeddings`` only for admin-authorised callers who ask."""
+    meta: dict[str, Any] = {
+        "user_visible": bool(n.slots.get("user_visible", n.layer != "workspace")),
+        "timestamp": iso(n.created_at),
+        "updated_at": iso(n.updated_at),
+        "tags": list(n.tags),
+    }
+    if n.agent is not None:
+        meta["agent"] = n.agent
+    if n.task_id is not None:
+        meta["task_id"] = n.task_id
+    if n.expires_at is not None:
+        meta["expiry"] = iso(n.expires_at)
+    out: dict[str, Any] = {
+        "id": to_public(n.id),
+        "layer": n.layer,
+        "title": n.title,
+        "content": n.text_summary,
+        "metadata": meta,
+    }
+    if score is not None:
+        out["score"] = round(score, 6)
+    if embedding is not None:
+        out["embeddings"] = [float(x) for x in embedding]
+    return out

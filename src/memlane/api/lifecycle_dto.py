@@ -1,0 +1,38 @@
+"""Request shapes of node activation and archive rehydrate (graph-memory-api.md)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+from uuid import UUID
+
+from pydantic import Field, model_validator
+
+from memlane.api.graph_dto import Provenance, ShortText, TenantScoped
+
+Reason = Annotated[str, Field(max_length=1000)]
+
+
+class NodeRefs(TenantScoped, Provenance):
+    actor: ShortText | None = None
+    node_ids: list[UUID] | None = Field(None, min_length=1, max_length=200)
+    client_ids: list[ShortText] | None = Field(None, min_length=1, max_length=200)
+    reason: Reason | None = None
+
+    @model_validator(mode="after")
+    def _some_ref(self) -> NodeRefs:
+        if not self.node_ids and not self.client_ids:
+            raise ValueError("give node_ids or client_ids (1..200 each)")
+        return self
+
+    def ids(self) -> list[str]:
+        return [str(i) for i in self.node_ids or []]
+
+
+class ActivateRequest(NodeRefs):
+    run_id: ShortText | None = None
+    outcome: Literal["positive", "negative", "neutral"] = "neutral"
+    activate: bool = True
+
+
+class RehydrateRequest(NodeRefs):
+    target_tier: Literal["warm", "hot"] = "warm"

@@ -1,0 +1,70 @@
+"""MCP over streamable HTTP at ``/mcp`` on the API server, sharing its services and auth.
+
+Stateless mode (every POST is self-contained) with JSON responses, so any API replica can
+serve any request. Credentials are checked before the MCP layer sees the request (a failure
+is a 401 in the ToolError envelope); inside a tool call the tenant and identifiers come from
+the same headers as ``POST /v1/tools/{name}``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import FastAPI
+from mcp.server import ServerRequestContext
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.requests import Request
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from memlane.api.auth import principal_of
+from memlane.api.errors import render
+from memlane.domain.errors import MemlaneError, ServiceUnavailable
+from memlane.mcp.server import build_server
+from memlane.services.tools.context import ToolContext
+from memlane.services.tools.service import ToolService
+from memlane.services.tools.surface import surface
+
+PATH = "/mcp"
+
+
+async def _resolve(ctx: ServerRequestContext[Any, Any]) -> tuple[ToolService, ToolContext]:
+    from memlane.api.tools import tool_context
+
+    request = ctx.request
+    if not isinstance(request, Request):
+        raise ServiceUnavailable("MCP over HTTP needs the HTTP request of the call")
+    return surface(request.app.state.services).tools, tool_context(request)
+
+
+class _AuthenticatedMCP:
+    """ASGI endpoint: authenticate, then hand the request to the session manager."""
+
+    def __init__(self, manager: StreamableHTTPSessionManager):
+        self.manager = manager
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        try:
+            principal_of(request)
+        except MemlaneError as exc:
+            response = render(PATH, exc.status, exc.code, exc.message, exc.details)
+            await response(scope, receive, send)
+            return
+        await self.manager.handle_request(scope, receive, send)
+
+
+def mount_mcp(app: FastAPI) -> None:
+    """Add ``/mcp`` and run the session manager inside the app's lifespan."""
+    manager = StreamableHTTPSessionManager(app=build_server(_resolve), json_response=True, stateless=True)
+    app.router.routes.append(Route(PATH, endpoint=_AuthenticatedMCP(manager), methods=["GET", "POST", "DELETE"]))
+    inner = app.router.lifespan_context
+
+    @contextlib.asynccontextmanager
+    async def lifespan(a: Any) -> AsyncIterator[Any]:
+        async with inner(a) as state, manager.run():
+            yield state
+
+    app.router.lifespan_context = lifespan

@@ -1,0 +1,274 @@
+"""The graph surface's rules and tool policy: ``/v1/memory/rules/evaluate``, ``/rules/state``,
+``/tools/select``, ``/tools/feedback`` and ``/feedback``; plus the ``rules`` block of recall.
+
+Identity auto-injection (graph-memory-api.md, "Auth Identity Mapping"): when the credentials
+carry an agent or team, ``context.agent.id`` / ``context.agent.team_id`` are filled in when
+absent, and a different value there (or in the flat ``context.agent_id`` / ``context.team_id``)
+is ``403 identity_mismatch``. Such a caller must send an object context (else
+``400 invalid_context``): rule lanes are enforced on the identity found in the context, and a
+context that cannot carry one would let the caller see every private rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+
+from memlane.api.auth import check_identity, principal_of
+from memlane.api.deps import authenticated, quota, resolve_scope, resolve_tenant, services
+from memlane.api.graph_dto import RecallBase
+from memlane.api.rules_dto import (
+    EvaluateRequest,
+    FeedbackRequest,
+    RuleStateRequest,
+    ToolsFeedbackRequest,
+    ToolsSelectRequest,
+    context_problem,
+)
+from memlane.domain.errors import InvalidRequest, NotFound
+from memlane.domain.hashing import sha256_hex
+from memlane.domain.model import Visibility
+from memlane.services.rules_service import rules_service
+
+router = APIRouter(prefix="/v1/memory", tags=["graph memory: rules and tools"], dependencies=[Depends(authenticated)])
+
+
+def inject_identity(
+    request: Request,
+    context: Any,
+    *,
+    field: str = "context",
+    agent_default: str | None = None,
+    team_default: str | None = None,
+) -> Any:
+    """The context with the caller's identity filled in (a copy; the request is not changed)."""
+    principal = principal_of(request)
+    bound = principal.agent_id is not None or principal.team_id is not None
+    if not bound and agent_default is None and team_default is None:
+        return context
+    if not isinstance(context, dict):
+        if not bound:
+            return context  # nothing to enforce: consumer defaults only apply to object contexts
+        raise InvalidRequest(
+            f"{field} must be an object: your credentials carry an agent/team identity that is written "
+            f"into {field}.agent",
+            code="invalid_context",
+            details={"field": field},
+        )
+    ctx = dict(context)
+    raw_agent = ctx.get("agent")
+    if raw_agent is not None and not isinstance(raw_agent, dict):
+        raise InvalidRequest(
+            f"{field}.agent must be an object ({{id?, team_id?, role?}})",
+            code="invalid_context",
+            details={"field": f"{field}.agent"},
+        )
+    agent = dict(raw_agent or {})
+    check_identity(
+        principal,
+        agent_fields={f"{field}.agent.id": agent.get("id"), f"{field}.agent_id": ctx.get("agent_id")},
+        team_fields={f"{field}.agent.team_id": agent.get("team_id"), f"{field}.team_id": ctx.get("team_id")},
+    )
+    agent_id = principal.agent_id or agent_default
+    team_id = principal.team_id or team_default
+    if agent.get("id") is None and ctx.get("agent_id") is None and agent_id is not None:
+        agent["id"] = agent_id
+    if agent.get("team_id") is None and ctx.get("team_id") is None and team_id is not None:
+        agent["team_id"] = team_id
+    if agent or raw_agent is not None:
+        ctx["agent"] = agent
+    return ctx
+
+
+def _viewer(request: Request) -> Visibility:
+    p = principal_of(request)
+    return Visibility(p.agent_id, p.team_id)
+
+
+def _input_sha(body: Any) -> str:
+    return str(body.input_sha256 or sha256_hex(body.input_text or ""))
+
+
+def _actor(request: Request, actor: str | None) -> str | None:
+    return actor or principal_of(request).agent_id
+
+
+# --- recall's ``rules`` block (used by api/graph.py) ----------------------------------------
+def recall_rules_context(request: Request, body: RecallBase) -> Any:
+    """The rules context of a recall with identity filled in, or None when none was sent.
+
+    Called before the recall runs, so a bad context fails fast. Besides the credentials,
+    ``consumer_agent_id`` / ``consumer_team_id`` fill in an absent ``agent.id`` / ``agent.team_id``:
+    the contract ties the consumer team to team-scoped rules.
+    """
+    if body.rules_context is None:
+        return None
+    problem = context_problem(body.rules_context)
+    if problem is not None:
+        raise InvalidRequest(
+            f"rules_context is too large: {problem}", code="invalid_request", details={"field": "rules_context"}
+        )
+    return inject_identity(
+        request,
+        body.rules_context,
+        field="rules_context",
+        agent_default=body.consumer_agent_id,
+        team_default=body.consumer_team_id,
+    )
+
+
+async def recall_rules_block(
+    request: Request, tenant_id: str, scope: str, context: Any, *, include_shadow: bool, limit: int
+) -> dict[str, Any]:
+    ev = await rules_service(services(request)).evaluate(
+        tenant_id, scope, context, include_shadow=include_shadow, limit=limit
+    )
+    return {
+        "scope": scope,
+        "considered": ev.considered,
+        "matched": ev.matched,
+        "skipped_invalid_then": ev.skipped_invalid_then,
+        "invalid_then_sample": ev.invalid_then_sample,
+        "applied": ev.applied,
+    }
+
+
+# --- endpoints ------------------------------------------------------------------------------
+@router.post("/rules/evaluate", summary="Evaluate SHADOW/ACTIVE rules against a planner context")
+async def rules_evaluate(body: EvaluateRequest, request: Request) -> dict[str, Any]:
+    tenant = resolve_tenant(request, body.tenant_id)
+    scope = resolve_scope(request, body.scope)
+    context = inject_identity(request, body.context)
+    await quota(request, "recall", tenant)
+    ev = await rules_service(services(request)).evaluate(
+        tenant, scope, context, include_shadow=body.include_shadow, limit=body.limit
+    )
+    return {"tenant_id": tenant, "scope": scope, **ev.as_response()}
+
+
+@router.post("/tools/select", summary="Apply ACTIVE rule tool policy to candidate tools")
+async def tools_select(body: ToolsSelectRequest, request: Request) -> dict[str, Any]:
+    tenant = resolve_tenant(request, body.tenant_id)
+    scope = resolve_scope(request, body.scope)
+    context = inject_identity(request, body.context)
+    await quota(request, "recall", tenant)
+    out = await rules_service(services(request)).select_tools(
+        tenant,
+        scope,
+        context,
+        body.candidates,
+        include_shadow=body.include_shadow,
+        rules_limit=body.rules_limit,
+        strict=body.strict,
+    )
+    ev, sel = out.evaluation, out.selection
+    rules: dict[str, Any] = {
+        "considered": ev.considered,
+        "matched": ev.matched,
+        "skipped_invalid_then": ev.skipped_invalid_then,
+        "invalid_then_sample": ev.invalid_then_sample,
+        "agent_visibility_summary": ev.agent_visibility_summary,
+        "applied": ev.applied,
+        "tool_conflicts_summary": sel.tool_conflicts_summary,
+    }
+    if out.shadow_selection is not None:
+        rules["shadow_selection"] = out.shadow_selection
+        rules["shadow_tool_conflicts_summary"] = out.shadow_tool_conflicts_summary or []
+    return {
+        "tenant_id": tenant,
+        "scope": scope,
+        "candidates": sel.candidates,
+        "selection": sel.as_dict(),
+        "rules": rules,
+    }
+
+
+@router.post("/tools/feedback", summary="Attribute a tool decision's outcome to the rules behind it")
+async def tools_feedback(body: ToolsFeedbackRequest, request: Request) -> dict[str, Any]:
+    tenant = resolve_tenant(request, body.tenant_id)
+    scope = resolve_scope(request, body.scope)
+    context = inject_identity(request, body.context)
+    await quota(request, "write", tenant)
+    result = await rules_service(services(request)).tools_feedback(
+        tenant,
+        scope,
+        context,
+        body.candidates,
+        body.selected_tool,
+        body.outcome,
+        target=body.target,
+        include_shadow=body.include_shadow,
+        rules_limit=body.rules_limit,
+        run_id=body.run_id,
+        note=body.note,
+        actor=_actor(request, body.actor),
+        input_sha256=_input_sha(body),
+    )
+    return {
+        "ok": True,
+        "tenant_id": tenant,
+        "scope": scope,
+        "updated_rules": len(result.rule_node_ids) if result.commit is not None else 0,
+        "rule_node_ids": result.rule_node_ids if result.commit is not None else [],
+        "commit_id": result.commit.id if result.commit else None,
+        "commit_hash": result.commit.commit_hash if result.commit else None,
+    }
+
+
+@router.post("/feedback", summary="Record one outcome for one rule")
+async def rule_feedback(body: FeedbackRequest, request: Request) -> dict[str, Any]:
+    tenant = resolve_tenant(request, body.tenant_id)
+    scope = resolve_scope(request, body.scope)
+    await quota(request, "write", tenant)
+    rule_id = str(body.rule_node_id)
+    result = await rules_service(services(request)).rule_feedback(
+        tenant,
+        scope,
+        rule_id,
+        body.outcome,
+        run_id=body.run_id,
+        note=body.note,
+        actor=_actor(request, body.actor),
+        input_sha256=_input_sha(body),
+        viewer=_viewer(request),
+    )
+    if result.commit is None:  # a found rule is always updated; a missing one raised rule_not_found
+        raise NotFound(f"no rule {rule_id} in this scope", code="rule_not_found", details={"field": "rule_node_id"})
+    return {
+        "ok": True,
+        "tenant_id": tenant,
+        "scope": scope,
+        "rule_node_id": rule_id,
+        "outcome": body.outcome,
+        "stats": result.stats.get(rule_id, {}),
+        "commit_id": result.commit.id,
+        "commit_hash": result.commit.commit_hash,
+    }
+
+
+@router.post("/rules/state", summary="Move a rule through draft -> shadow -> active (or disable it)")
+async def rules_state(body: RuleStateRequest, request: Request) -> dict[str, Any]:
+    tenant = resolve_tenant(request, body.tenant_id)
+    scope = resolve_scope(request, body.scope)
+    await quota(request, "write", tenant)
+    change = await rules_service(services(request)).set_state(
+        tenant,
+        scope,
+        str(body.rule_node_id),
+        body.state,
+        actor=_actor(request, body.actor),
+        input_sha256=_input_sha(body),
+        viewer=_viewer(request),
+    )
+    return {
+        "ok": True,
+        "tenant_id": tenant,
+        "scope": scope,
+        "rule_node_id": change.rule_node_id,
+        "previous_state": change.previous_state,
+        "state": change.state,
+        "changed": change.changed,
+        "commit_id": change.commit.id if change.commit else None,
+        "commit_hash": change.commit.commit_hash if change.commit else None,
+    }

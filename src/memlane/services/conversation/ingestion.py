@@ -1,0 +1,308 @@
+"""Ingestion jobs: plan the notes (offline extractor or LLM pipeline), checkpoint the plan,
+then apply it in one transaction.
+
+Idempotent by construction: stage outputs and the plan are stored on the task before anything
+is written, note ids are derived from (tenant, task, index), and changes to older notes are
+re-computed from their current state by set union (evidence) and assignment (status,
+``next_id``). A worker killed at any point re-runs the task from its last checkpoint and ends
+with the same notes, never a second copy.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from memlane.domain.clock import Clock
+from memlane.domain.model import EdgeRef, Job, Node, SeedFilter
+from memlane.embed.base import Embedder
+from memlane.services.conversation.conflicts import resolve_offline
+from memlane.services.conversation.extractor import NoteDraft, agent_note, extract_notes
+from memlane.services.conversation.messages import Message, messages_from_payload
+from memlane.services.conversation.notes import (
+    ACTIVE,
+    KIND_AGENT,
+    KIND_CONVERSATION,
+    NOTE_TAG,
+    NOTE_TYPE,
+    IngestionPlan,
+    PlannedNote,
+    merge_sources,
+    note_id,
+    note_slots,
+)
+from memlane.services.conversation.pipeline import CANDIDATES, LLMPipeline, NoteContext
+from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
+from memlane.store.base import Store, Vector
+
+log = logging.getLogger(__name__)
+
+#: conversation notes in any tier but ``archive`` take part in conflicts and queries
+SEARCH_TIERS = ("hot", "warm", "cold")
+NEW_NOTE_FIELDS = frozenset(
+    {
+        "type",
+        "client_id",
+        "text_summary",
+        "slots",
+        "importance",
+        "salience",
+        "confidence",
+        "status",
+        "user_id",
+        "session_id",
+        "task_id",
+        "agent",
+        "tags",
+        "memory_lane",
+        "producer_agent_id",
+        "embedding",
+    }
+)
+
+
+@dataclass
+class StoreCheckpoint:
+    """Task progress kept in the job row, so a restarted worker knows what is already done."""
+
+    store: Store
+    job: Job
+    clock: Clock
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, store: Store, job: Job, clock: Clock) -> StoreCheckpoint:
+        return cls(store, job, clock, dict(job.progress or {}))
+
+    async def save(self) -> None:
+        await self.store.update_job_progress(self.job, self.data, now=self.clock.now())
+
+
+class IngestionService:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        embedder: Embedder,
+        writes: WriteService,
+        clock: Clock,
+        pipeline: LLMPipeline | None,
+    ):
+        self.store = store
+        self.embedder = embedder
+        self.writes = writes
+        self.clock = clock
+        self.pipeline = pipeline
+
+    # --- job handlers -------------------------------------------------------------------
+    async def run_ingest(self, job: Job) -> dict[str, Any]:
+        """``POST /api/v1/memories``: the full pipeline with conflict resolution."""
+        messages = messages_from_payload(job.payload["messages"])
+        ctx = NoteContext(job.tenant_id, job.id, job.payload.get("user_id"), KIND_CONVERSATION)
+        checkpoint = StoreCheckpoint.of(self.store, job, self.clock)
+        vectors: dict[str, tuple[str, Vector]] = {}
+        plan = self._saved_plan(checkpoint)
+        if plan is None:
+            try:
+                if self.pipeline is not None:
+                    plan = await self.pipeline.plan(
+                        ctx, messages, checkpoint, lambda text: self._neighbours_by_text(job, text)
+                    )
+                else:
+                    plan, vectors = await self._offline_plan(job, ctx, messages)
+            except Exception:
+                await checkpoint.save()
+                raise
+            await self._save_plan(checkpoint, plan)
+        result = await self._apply(job, plan, vectors)
+        result.update(llm_calls=int(checkpoint.data.get("llm_calls", 0)), message_count=len(messages))
+        return result
+
+    async def run_agent_memory(self, job: Job) -> dict[str, Any]:
+        """``POST /api/v1/agent/memories``: one note, stored directly, no conflict resolution."""
+        messages = messages_from_payload(job.payload["messages"])
+        checkpoint = StoreCheckpoint.of(self.store, job, self.clock)
+        plan = self._saved_plan(checkpoint)
+        if plan is None:
+            sources = [m.source_ref(m.content) for m in messages]
+            if self.pipeline is not None:
+                try:
+                    out = await self.pipeline.agent_note(messages, checkpoint)
+                except Exception:
+                    await checkpoint.save()
+                    raise
+                draft = NoteDraft(
+                    content=out.content,
+                    category="fact",
+                    importance=out.importance,
+                    keywords=list(out.keywords),
+                    sources=sources,
+                )
+                tags, pipeline = list(out.tags), "llm"
+            else:
+                draft, tags, pipeline = agent_note(messages), [], "offline"
+            note = PlannedNote(
+                id=note_id(job.tenant_id, job.id, 0),
+                client_id=f"agent:{job.id}:0",
+                content=draft.content,
+                category=draft.category,
+                importance=draft.importance,
+                keywords=draft.keywords,
+                entities=draft.entities,
+                tags=tags,
+                sources=draft.sources,
+                event_date=draft.event_date,
+            )
+            plan = IngestionPlan(pipeline=pipeline, memory_kind=KIND_AGENT, notes=[note])
+            await self._save_plan(checkpoint, plan)
+        result = await self._apply(job, plan, {})
+        result.update(llm_calls=int(checkpoint.data.get("llm_calls", 0)), message_count=len(messages))
+        return result
+
+    # --- planning -----------------------------------------------------------------------
+    @staticmethod
+    def _saved_plan(checkpoint: StoreCheckpoint) -> IngestionPlan | None:
+        saved = checkpoint.data.get("plan")
+        return IngestionPlan.from_dict(saved) if isinstance(saved, dict) else None
+
+    @staticmethod
+    async def _save_plan(checkpoint: StoreCheckpoint, plan: IngestionPlan) -> None:
+        checkpoint.data["plan"] = plan.to_dict()
+        checkpoint.data["stage"] = "planned"
+        await checkpoint.save()
+
+    async def _offline_plan(
+        self, job: Job, ctx: NoteContext, messages: list[Message]
+    ) -> tuple[IngestionPlan, dict[str, tuple[str, Vector]]]:
+        drafts = extract_notes(messages)
+        if not drafts:
+            return IngestionPlan(pipeline="offline", memory_kind=ctx.memory_kind), {}
+        vecs = await self.embedder.embed([d.content for d in drafts])
+        ids = [note_id(job.tenant_id, job.id, i) for i in range(len(drafts))]
+        plan = await resolve_offline(
+            drafts,
+            [np.asarray(v, dtype=np.float32) for v in vecs],
+            lambda v: self._neighbours(job, v, CANDIDATES),
+            ids=ids,
+            client_ids=[f"conv:{job.id}:{i}" for i in range(len(drafts))],
+            memory_kind=ctx.memory_kind,
+        )
+        vectors = {ids[i]: (d.content, np.asarray(vecs[i], dtype=np.float32)) for i, d in enumerate(drafts)}
+        return plan, vectors
+
+    async def _neighbours(self, job: Job, vector: Vector, k: int) -> list[tuple[Node, float]]:
+        """Nearest active notes of the same user in the app, excluding this task's own notes
+        (a re-run must not resolve a note against itself)."""
+        flt = SeedFilter(
+            tiers=SEARCH_TIERS,
+            types=(NOTE_TYPE,),
+            statuses=(ACTIVE,),
+            user_id=job.payload.get("user_id"),
+        )
+        scope = job.payload["app_id"]
+        hits = await self.store.vector_search(job.tenant_id, scope, vector, k + 5, flt)
+        index = {n.id: n for n in await self.store.get_nodes(job.tenant_id, scope, [h.id for h in hits])}
+        out = [(index[h.id], h.score) for h in hits if h.id in index and index[h.id].task_id != job.id]
+        return out[:k]
+
+    async def _neighbours_by_text(self, job: Job, text: str) -> list[tuple[Node, float]]:
+        vec = (await self.embedder.embed([text]))[0]
+        return await self._neighbours(job, np.asarray(vec, dtype=np.float32), CANDIDATES)
+
+    # --- writing ------------------------------------------------------------------------
+    async def _apply(self, job: Job, plan: IngestionPlan, vectors: dict[str, tuple[str, Vector]]) -> dict[str, Any]:
+        """One write: new notes (deterministic ids), lineage changes, ``next`` edges."""
+        payload = job.payload
+        tenant, scope = job.tenant_id, payload["app_id"]
+        existing = {n.id: n for n in await self.store.get_nodes(tenant, scope, [c.id for c in plan.changes])}
+        missing = [n for n in plan.notes if n.id not in vectors or vectors[n.id][0] != n.content]
+        if missing:
+            fresh = await self.embedder.embed([n.content for n in missing])
+            for n, v in zip(missing, fresh, strict=True):
+                vectors[n.id] = (n.content, np.asarray(v, dtype=np.float32))
+        specs = [self._note_spec(job, plan, n, vectors[n.id][1]) for n in plan.notes]
+        edges: list[WriteEdgeSpec] = []
+        applied: list[dict[str, Any]] = []
+        for change in plan.changes:
+            node = existing.get(change.id)
+            if node is None:
+                log.info("task %s: note %s is gone; its %s is dropped", job.id, change.id, change.operation)
+                applied.append({"memory_id": change.id, "operation": change.operation, "applied": False})
+                continue
+            slots = dict(node.slots)
+            slots["source_messages"] = merge_sources(list(slots.get("source_messages") or []), change.add_sources)
+            if change.add_keywords:
+                slots["keywords"] = list(dict.fromkeys([*(slots.get("keywords") or []), *change.add_keywords]))[:20]
+            status = node.status
+            if change.status is not None:
+                status = change.status
+                slots.update(status_reason=change.reason, next_id=change.next_id, changed_by_task=job.id)
+            else:
+                slots["confirmed_by_task"] = job.id
+            specs.append(
+                WriteNodeSpec(
+                    type=node.type,
+                    id=node.id,
+                    status=status,
+                    slots=slots,
+                    fields_set=frozenset({"type", "status", "slots"}),
+                )
+            )
+            if change.next_id:
+                edges.append(WriteEdgeSpec(type="next", src=EdgeRef(id=node.id), dst=EdgeRef(id=change.next_id)))
+            applied.append({"memory_id": change.id, "operation": change.operation, "status": status, "applied": True})
+        for n in plan.notes:
+            if n.next_id:
+                edges.append(WriteEdgeSpec(type="next", src=EdgeRef(id=n.id), dst=EdgeRef(id=n.next_id)))
+        commit_id = None
+        if specs:
+            outcome = await self.writes.write(
+                WriteCommand(
+                    tenant_id=tenant,
+                    scope=scope,
+                    input_sha256=str(payload.get("request_sha256") or "0" * 64),
+                    actor=f"conversation:{job.id}",
+                    kind="conversation_ingest",
+                    model_version=self.pipeline.model if plan.pipeline == "llm" and self.pipeline else "offline",
+                    nodes=specs,
+                    edges=edges,
+                )
+            )
+            commit_id = outcome.result.commit.id
+        return {
+            "pipeline": plan.pipeline,
+            "memories": [
+                {"memory_id": n.id, "operation": n.operation, "status": n.status, "targets": n.targets}
+                for n in plan.notes
+            ],
+            "changes": applied,
+            **plan.summary(),
+            "commit_id": commit_id,
+        }
+
+    def _note_spec(self, job: Job, plan: IngestionPlan, note: PlannedNote, vector: Vector) -> WriteNodeSpec:
+        payload = job.payload
+        return WriteNodeSpec(
+            type=NOTE_TYPE,
+            id=note.id,
+            client_id=note.client_id,
+            text_summary=note.content,
+            slots=note_slots(note, memory_kind=plan.memory_kind, pipeline=plan.pipeline, task_id=job.id),
+            importance=note.importance,
+            salience=note.importance,
+            confidence=0.8 if plan.pipeline == "llm" else 0.6,
+            status=note.status,
+            user_id=payload.get("user_id"),
+            session_id=payload.get("session_id"),
+            task_id=job.id,
+            agent=payload.get("producer_agent_id"),
+            tags=list(dict.fromkeys([NOTE_TAG, *note.tags]))[:20],
+            memory_lane="shared",
+            producer_agent_id=payload.get("producer_agent_id"),
+            embedding=[float(x) for x in vector],
+            embedding_model=self.embedder.model_id,
+            fields_set=NEW_NOTE_FIELDS,
+        )

@@ -1,0 +1,274 @@
+"""Small, dependency-free English text rules shared by the offline extractor and summariser.
+
+No model but the embedder is available offline, so salience, negation, dates and entities are
+recognised with rules. They are deliberately conservative: a missed fact costs less than a
+stored greeting, and the embedder still finds paraphrases at query time.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections import Counter
+from datetime import datetime, timedelta
+
+
+def _wordset(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)?")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+
+STOPWORDS = _wordset(
+    """
+    a about above after again against all am an and any are aren't as at be because been before being below
+    between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each
+    few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself
+    him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most
+    mustn't my myself no nor not of off on once only or other ought our ours ourselves out over own same shan't
+    she she'd she'll she's should shouldn't so some such than that that's the their theirs them themselves then
+    there there's these they they'd they'll they're they've this those through to too under until up very was
+    wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while who who's whom
+    why why's with won't would wouldn't you you'd you'll you're you've your yours yourself yourselves also just
+    really so yeah yes oh ok okay well like get got gonna wanna thing things lot lots much many still even
+    always never sometimes maybe quite pretty definitely actually totally sure know think feel one
+    yesterday today tonight tomorrow week weeks month months year years last next ago weekend morning
+    """
+)
+FILLER = _wordset(
+    """
+    hey hi hello thanks thank you wow cool great awesome nice yeah yes no ok okay lol haha good see bye
+    sure totally right amazing glad happy sounds love that's so too congrats congratulations agree true
+    aww omg oh wonderful fantastic incredible indeed absolutely exactly hear it was is to and the a me
+    """
+)
+NEGATIONS = _wordset(
+    """not no never nobody nothing neither nor none cannot can't don't doesn't didn't isn't aren't wasn't
+    weren't won't wouldn't shouldn't haven't hasn't hadn't anymore"""
+)
+CHANGE_CUES = _wordset("now anymore instead switched moved changed new recently longer became become quit started")
+PREFERENCE = re.compile(
+    r"\b(?:i|we)\s+(?:really\s+|absolutely\s+|just\s+)?(?:love|like|enjoy|prefer|adore|hate|dislike|can't stand)\b"
+    r"|\bmy\s+favou?rite\b|\bi'?m\s+(?:a\s+)?(?:big\s+)?fan\s+of\b|\bi'?m\s+(?:into|allergic|vegan|vegetarian)\b",
+    re.IGNORECASE,
+)
+PLAN = re.compile(
+    r"\b(?:i|we)(?:'ll|\s+will|\s+am going to|'m going to|\s+are going to|'re going to|'m planning|\s+plan|"
+    r"\s+want to|\s+hope to|'d like to|\s+would like to|'m thinking (?:of|about)|\s+intend)\b"
+    r"|\bnext\s+(?:week|month|year|weekend|summer|spring|fall|autumn|winter)\b|\btomorrow\b|\bsoon\b",
+    re.IGNORECASE,
+)
+FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|our|us)\b", re.IGNORECASE)
+MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
+WEEKDAYS = {d.lower(): i for i, d in enumerate(calendar.day_name)}
+EXPLICIT_DATE = re.compile(
+    r"\b(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:" + "|".join(calendar.month_name[1:]) + r")(?:,?\s+\d{4})?"
+    r"|(?:" + "|".join(calendar.month_name[1:]) + r")\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
+    r"|(?:in\s+)?(?:" + "|".join(calendar.month_name[1:]) + r")\s+\d{4}"
+    r"|(?:in|since|back in)\s+(?:19|20)\d{2}"
+    r"|\d{4}-\d{2}-\d{2})\b",
+    re.IGNORECASE,
+)
+RELATIVE = re.compile(
+    r"\b(?P<rel>yesterday|today|tonight|tomorrow|this morning|this afternoon|this evening|"
+    r"last night|last weekend|this weekend|next weekend|"
+    r"(?:last|this|next)\s+(?:week|month|year|summer|spring|fall|autumn|winter|" + "|".join(calendar.day_name) + r")|"
+    r"(?P<num>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)\s+"
+    r"(?P<unit>day|week|month|year)s?\s+ago)\b",
+    re.IGNORECASE,
+)
+NUMBER_WORDS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "a few": 3, "a couple of": 2,
+}  # fmt: skip
+SEASONS = frozenset({"spring", "summer", "fall", "autumn", "winter"})
+THIRD_PERSON_VERBS = _wordset(
+    """love like enjoy hate prefer want need think feel work live play plan hope wish know believe miss collect
+    own teach run paint write read cook volunteer dance sing swim travel visit mentor support adore dislike
+    usually always often sometimes remember care go watch teach reach"""
+)
+
+
+def words(text: str) -> list[str]:
+    return WORD.findall(text)
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words minus stopwords and negations, lightly stemmed (plural ``s``)."""
+    out = []
+    for w in words(text.lower()):
+        if w.endswith("'s"):
+            w = w[:-2]
+        w = w.strip("'-")
+        if w in STOPWORDS or w in NEGATIONS or len(w) < 2:
+            continue
+        if len(w) > 4 and w.endswith("s") and not w.endswith(("ss", "is", "us")):
+            w = w[:-1]
+        out.append(w)
+    return out
+
+
+def sentences(text: str) -> list[str]:
+    parts = [p.strip() for p in SENTENCE_END.split(text.strip())]
+    return [p for p in parts if p]
+
+
+def is_negated(text: str) -> bool:
+    return any(w in NEGATIONS for w in words(text.lower()))
+
+
+def has_change_cue(text: str) -> bool:
+    return any(w in CHANGE_CUES for w in words(text.lower()))
+
+
+def is_filler(text: str) -> bool:
+    """Greetings, thanks and reactions: every word is a filler word."""
+    ws = words(text.lower())
+    return not ws or all(w in FILLER or w in STOPWORDS for w in ws)
+
+
+def entities(text: str) -> list[str]:
+    """Capitalised words and runs that are not sentence-initial, plus any capitalised run of
+    two or more words; a rule-based stand-in for named-entity recognition."""
+    found: list[str] = []
+    for sent in sentences(text):
+        tokens = re.findall(r"[A-Za-z][\w'\-]*|[^\sA-Za-z]", sent)
+        run: list[str] = []
+        for i, tok in enumerate(tokens):
+            capital = tok[:1].isupper() and tok.lower() not in ("i", "i'm", "i've", "i'd", "i'll")
+            if capital and (i > 0 or (i + 1 < len(tokens) and tokens[i + 1][:1].isupper())):
+                run.append(tok.strip("'"))
+                continue
+            if run:
+                found.append(" ".join(run))
+                run = []
+        if run:
+            found.append(" ".join(run))
+    seen: dict[str, str] = {}
+    for e in found:
+        key = e.lower()
+        if key in STOPWORDS or key in MONTHS or key in WEEKDAYS or len(key) < 2:
+            continue
+        seen.setdefault(key, e)
+    return list(seen.values())
+
+
+def keywords(text: str, *, limit: int = 8, extra_stop: set[str] | None = None) -> list[str]:
+    counts = Counter(w for w in content_words(text) if not w.isdigit() and w not in (extra_stop or set()))
+    return [w for w, _ in counts.most_common(limit)]
+
+
+def jaccard(a: list[str], b: list[str]) -> float:
+    sa, sb = set(a), set(b)
+    if not sa or not sb:
+        return 0.0
+    return len(sa & sb) / len(sa | sb)
+
+
+def _fmt_day(d: datetime) -> str:
+    return f"{d.day} {calendar.month_name[d.month]} {d.year}"
+
+
+def _shift_months(d: datetime, months: int) -> datetime:
+    total = d.year * 12 + (d.month - 1) + months
+    year, month = divmod(total, 12)
+    day = min(d.day, calendar.monthrange(year, month + 1)[1])
+    return d.replace(year=year, month=month + 1, day=day)
+
+
+def resolve_relative_date(text: str, at: datetime | None) -> str | None:
+    """The first relative time expression in ``text`` as an absolute date, given the time the
+    message was sent ("yesterday" said on 8 May 2023 -> "7 May 2023"); explicit dates are
+    returned as written. None when the text names no time."""
+    explicit = EXPLICIT_DATE.search(text)
+    if explicit:
+        return re.sub(r"^(?:in|since|back in)\s+", "", explicit.group(0), flags=re.IGNORECASE)
+    if at is None:
+        return None
+    m = RELATIVE.search(text)
+    if not m:
+        return None
+    rel = m.group(0).lower()
+    if m.group("unit"):
+        n = NUMBER_WORDS.get(m.group("num").lower()) or int(m.group("num"))
+        unit = m.group("unit").lower()
+        if unit == "day":
+            return _fmt_day(at - timedelta(days=n))
+        if unit == "week":
+            return f"the week of {_fmt_day(at - timedelta(weeks=n))}"
+        if unit == "month":
+            d = _shift_months(at, -n)
+            return f"{calendar.month_name[d.month]} {d.year}"
+        return str(at.year - n)
+    if rel in ("yesterday", "last night"):
+        return _fmt_day(at - timedelta(days=1))
+    if rel in ("today", "tonight", "this morning", "this afternoon", "this evening"):
+        return _fmt_day(at)
+    if rel == "tomorrow":
+        return _fmt_day(at + timedelta(days=1))
+    if rel.endswith("weekend"):
+        offset = {"last": -7, "this": 0, "next": 7}[rel.split()[0]]
+        saturday = at + timedelta(days=(5 - at.weekday()) + offset)
+        if rel.startswith("last") and at.weekday() >= 5:
+            saturday = at - timedelta(days=at.weekday() - 5)
+        return f"the weekend of {_fmt_day(saturday)}"
+    which, unit = rel.split(None, 1)
+    step = {"last": -1, "this": 0, "next": 1}[which]
+    if unit == "week":
+        return f"the week of {_fmt_day(at + timedelta(weeks=step))}"
+    if unit == "month":
+        d = _shift_months(at, step)
+        return f"{calendar.month_name[d.month]} {d.year}"
+    if unit == "year":
+        return str(at.year + step)
+    if unit in SEASONS:
+        return f"{unit} {at.year + step}"
+    target = WEEKDAYS[unit]
+    if step < 0:
+        return _fmt_day(at - timedelta(days=(at.weekday() - target) % 7 or 7))
+    return _fmt_day(at + timedelta(days=(target - at.weekday()) % 7 or 7))
+
+
+_FIRST_PERSON_REWRITES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\bI'm\b|\bI am\b", re.IGNORECASE), "{N} is"),
+    (re.compile(r"\bI've\b|\bI have\b", re.IGNORECASE), "{N} has"),
+    (re.compile(r"\bI'd\b", re.IGNORECASE), "{N} would"),
+    (re.compile(r"\bI'll\b", re.IGNORECASE), "{N} will"),
+    (re.compile(r"\bI don't\b|\bI do not\b", re.IGNORECASE), "{N} doesn't"),
+    (re.compile(r"\bI do\b", re.IGNORECASE), "{N} does"),
+    (re.compile(r"\bI was\b", re.IGNORECASE), "{N} was"),
+    (re.compile(r"\bmyself\b", re.IGNORECASE), "{N}"),
+    (re.compile(r"\bmy\b", re.IGNORECASE), "{N}'s"),
+    (re.compile(r"\bmine\b", re.IGNORECASE), "{N}'s"),
+    (re.compile(r"(?<![\w'])me\b", re.IGNORECASE), "{N}"),
+]
+_I_VERB = re.compile(r"\bI\s+(?:(really|also|just|usually|always|often|still|now)\s+)?([a-z]+)\b")
+_LONE_I = re.compile(r"\bI\b")
+
+
+def _third_person(verb: str) -> str:
+    if verb not in THIRD_PERSON_VERBS:
+        return verb
+    if verb.endswith(("s", "sh", "ch", "x", "o")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def third_person(text: str, name: str) -> str:
+    """Rewrite what a speaker says about themself as a statement about them:
+    "I love my dog" said by Caroline -> "Caroline loves Caroline's dog". Crude grammar, but a
+    note must stand on its own when it is recalled out of the conversation."""
+    out = text
+    for pattern, repl in _FIRST_PERSON_REWRITES:
+        out = pattern.sub(repl.replace("{N}", name), out)
+
+    def verb(m: re.Match[str]) -> str:
+        adverb, v = m.group(1), m.group(2)
+        return f"{name} {adverb + ' ' if adverb else ''}{_third_person(v)}"
+
+    out = _LONE_I.sub(name, _I_VERB.sub(verb, out))
+    return out[:1].upper() + out[1:]

@@ -1,0 +1,174 @@
+"""Reading and removing notes: ranked query, get by id, delete, evolution chains.
+
+A memory id is the node id itself (one id scheme inside). The app's scope holds the notes;
+the tenant is always the caller's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from memlane.domain.clock import Clock
+from memlane.domain.errors import NotFound
+from memlane.domain.hashing import sha256_hex
+from memlane.domain.model import CommitInfo, EdgeRef, Node, SeedFilter
+from memlane.embed.base import Embedder
+from memlane.services.conversation.ingestion import SEARCH_TIERS
+from memlane.services.conversation.notes import ACTIVE, NOTE_TYPE, event_time, note_metadata
+from memlane.services.conversation.ranking import composite
+from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
+from memlane.store.base import Store
+
+#: how many nearest notes are re-ranked per result asked for (never fewer than MIN_POOL)
+POOL_FACTOR = 3
+MIN_POOL = 30
+MAX_POOL = 300
+MAX_CHAIN = 1000
+
+
+@dataclass(slots=True)
+class QueryParams:
+    tenant_id: str
+    app_id: str
+    query: str
+    user_id: str | None = None
+    session_id: str | None = None
+    n_results: int = 10
+    similarity_threshold: float = 0.0
+
+
+@dataclass(slots=True)
+class Chain:
+    nodes: list[Node]
+    cycle_at: str | None = None
+    missing: str | None = None
+
+
+class MemoryService:
+    def __init__(self, *, store: Store, embedder: Embedder, writes: WriteService, clock: Clock, half_life_days: float):
+        self.store = store
+        self.embedder = embedder
+        self.writes = writes
+        self.clock = clock
+        self.half_life_days = half_life_days
+
+    async def query(self, p: QueryParams) -> list[dict[str, Any]]:
+        """Active notes by composite score; ``similarity_threshold`` applies to relevance."""
+        vector = np.asarray((await self.embedder.embed([p.query]))[0], dtype=np.float32)
+        flt = SeedFilter(
+            tiers=SEARCH_TIERS, types=(NOTE_TYPE,), statuses=(ACTIVE,), user_id=p.user_id, session_id=p.session_id
+        )
+        pool = min(MAX_POOL, max(MIN_POOL, p.n_results * POOL_FACTOR))
+        hits = [h for h in await self.store.vector_search(p.tenant_id, p.app_id, vector, pool, flt)]
+        hits = [h for h in hits if h.score >= p.similarity_threshold]
+        index = {n.id: n for n in await self.store.get_nodes(p.tenant_id, p.app_id, [h.id for h in hits])}
+        now = self.clock.now()
+        scored = []
+        for h in hits:
+            node = index.get(h.id)
+            if node is None:
+                continue
+            s = composite(
+                h.score,
+                occurred_at=event_time(node),
+                importance=node.importance,
+                now=now,
+                half_life_days=self.half_life_days,
+            )
+            scored.append((s, node))
+        scored.sort(key=lambda t: (-t[0].composite, -t[0].relevance, t[1].id))
+        return [
+            {
+                "memory_id": node.id,
+                "document": node.text_summary or node.title or "",
+                "metadata": note_metadata(node),
+                "composite_score": round(s.composite, 6),
+                "similarity_score": round(s.relevance, 6),
+                "recency_score": round(s.recency_boost, 6),
+                "importance_score": round(s.importance_boost, 6),
+                "query_status": "completed",
+            }
+            for s, node in scored[: p.n_results]
+        ]
+
+    async def get(self, tenant_id: str, app_id: str, memory_id: str) -> Node:
+        found = await self.store.get_nodes(tenant_id, app_id, [memory_id])
+        if not found:
+            raise NotFound(f"memory {memory_id!r} not found in app {app_id!r}", code="memory_not_found")
+        return found[0]
+
+    async def delete(self, tenant_id: str, app_id: str, memory_id: str, *, actor: str | None) -> None:
+        """Delete a note; a chain through it is relinked (predecessor -> successor) first, so
+        evolution never ends at a hole left by this delete."""
+        node = await self.get(tenant_id, app_id, memory_id)
+        successor = node.slots.get("next_id")
+        incoming = await self.store.edges_touching(
+            tenant_id, app_id, [node.id], min_weight=0.0, min_confidence=0.0, limit=100, types=["next"]
+        )
+        pred_ids = [e.src_id for e in incoming if e.dst_id == node.id and e.src_id != node.id]
+        preds = [
+            p for p in await self.store.get_nodes(tenant_id, app_id, pred_ids) if p.slots.get("next_id") == node.id
+        ]
+        succ_exists = bool(successor) and bool(await self.store.get_nodes(tenant_id, app_id, [str(successor)]))
+        if preds:
+            new_next = str(successor) if succ_exists else None
+            specs = [
+                WriteNodeSpec(
+                    type=p.type,
+                    id=p.id,
+                    slots={**p.slots, "next_id": new_next},
+                    fields_set=frozenset({"type", "slots"}),
+                )
+                for p in preds
+            ]
+            edges = (
+                [WriteEdgeSpec(type="next", src=EdgeRef(id=p.id), dst=EdgeRef(id=new_next)) for p in preds]
+                if new_next
+                else []
+            )
+            await self.writes.write(
+                WriteCommand(
+                    tenant_id=tenant_id,
+                    scope=app_id,
+                    input_sha256=sha256_hex(f"relink {node.id}"),
+                    actor=actor,
+                    kind="conversation_relink",
+                    nodes=specs,
+                    edges=edges,
+                )
+            )
+        await self.store.delete_nodes(
+            tenant_id,
+            app_id,
+            [node.id],
+            CommitInfo(actor=actor, input_sha256=sha256_hex(f"delete {node.id}"), kind="conversation_delete"),
+            now=self.clock.now(),
+        )
+
+    async def evolution(self, tenant_id: str, app_id: str, memory_id: str) -> Chain:
+        """Follow ``next_id`` from ``memory_id`` (oldest -> newest). Stops at the end of the
+        chain, at a link to a note that no longer exists, or where a cycle would start."""
+        chain = Chain(nodes=[])
+        seen: set[str] = set()
+        current: str | None = memory_id
+        while current and len(chain.nodes) < MAX_CHAIN:
+            if current in seen:
+                chain.cycle_at = current
+                break
+            seen.add(current)
+            found = await self.store.get_nodes(tenant_id, app_id, [current])
+            if not found:
+                if chain.nodes:
+                    chain.missing = current
+                break
+            chain.nodes.append(found[0])
+            nxt = found[0].slots.get("next_id")
+            current = str(nxt) if nxt else None
+        return chain
+
+
+def memory_view(node: Node) -> dict[str, Any]:
+    return {"memory_id": node.id, "document": node.text_summary or node.title or "", "metadata": note_metadata(node)}

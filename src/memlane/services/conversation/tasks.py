@@ -1,0 +1,102 @@
+"""Tasks are durable jobs: submitting one commits the job row before the API answers 202,
+and the task view is read back from that row (status, error, result).
+
+``Idempotency-Key``: a retried POST with the same key returns the first task. Reusing a key
+for a different request body is refused (409), so a client bug cannot silently drop work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memlane.domain.clock import Clock, iso, new_id
+from memlane.domain.errors import Conflict, NotFound
+from memlane.domain.model import Job
+from memlane.jobs.conversation_kinds import (
+    CONVERSATION_AGENT_MEMORY,
+    CONVERSATION_INGEST,
+    CONVERSATION_KINDS,
+    CONVERSATION_SUMMARY_CALLBACK,
+)
+from memlane.services.conversation.webhooks import MAX_ATTEMPTS as WEBHOOK_ATTEMPTS
+from memlane.services.conversation.webhooks import delivery_result
+from memlane.store.base import Store
+
+TASK_STATUS = {"queued": "pending", "running": "processing", "done": "completed", "failed": "failed"}
+TASK_KIND = {
+    CONVERSATION_INGEST: "memory_creation",
+    CONVERSATION_AGENT_MEMORY: "agent_memory_creation",
+    CONVERSATION_SUMMARY_CALLBACK: "conversation_summary",
+}
+
+
+class TaskService:
+    def __init__(self, *, store: Store, clock: Clock, max_attempts: int, notify: Any = None):
+        self.store = store
+        self.clock = clock
+        self.max_attempts = max_attempts
+        self._notify = notify
+
+    async def submit(
+        self, tenant_id: str, kind: str, payload: dict[str, Any], *, idempotency_key: str | None
+    ) -> tuple[Job, bool]:
+        """Commit the job; returns it and whether it is new (False: an idempotent replay)."""
+        task_id = new_id()
+        if "messages" in payload:
+            payload = {
+                **payload,
+                "messages": [{**m, "id": m.get("id") or f"{task_id}:{i}"} for i, m in enumerate(payload["messages"])],
+            }
+        attempts = WEBHOOK_ATTEMPTS + 2 if kind == CONVERSATION_SUMMARY_CALLBACK else self.max_attempts
+        job = Job(
+            tenant_id=tenant_id,
+            id=task_id,
+            kind=kind,
+            scope=payload.get("app_id"),
+            payload=payload,
+            max_attempts=attempts,
+            idempotency_key=idempotency_key,
+        )
+        stored = (await self.store.enqueue([job], now=self.clock.now()))[0]
+        if stored.id != task_id:
+            if stored.payload.get("request_sha256") != payload.get("request_sha256"):
+                raise Conflict(
+                    f"Idempotency-Key {idempotency_key!r} was already used for a different request "
+                    f"(task {stored.id}); use a new key for new work",
+                    code="idempotency_key_reused",
+                )
+            return stored, False
+        if self._notify is not None:
+            self._notify()
+        return stored, True
+
+    async def view(self, tenant_id: str, task_id: str) -> dict[str, Any]:
+        job = await self.store.get_job(tenant_id, task_id)
+        if job is None or job.kind not in CONVERSATION_KINDS:
+            raise NotFound(f"task {task_id!r} not found", code="task_not_found")
+        return task_view(job)
+
+
+def task_view(job: Job) -> dict[str, Any]:
+    status = TASK_STATUS.get(job.status, job.status)
+    progress = job.progress or {}
+    result: dict[str, Any] | None = job.result
+    if job.kind == CONVERSATION_SUMMARY_CALLBACK and result is None and progress:
+        delivery = "failed" if job.status == "failed" else "pending"
+        result = delivery_result(progress, delivery, job.payload.get("callback_url"))
+    elif result is None and progress:
+        result = {"stage": progress.get("stage"), "llm_calls": int(progress.get("llm_calls", 0))}
+    return {
+        "task_id": job.id,
+        "kind": TASK_KIND.get(job.kind, job.kind),
+        "status": status,
+        "error": job.last_error if job.status == "failed" else None,
+        "result": result,
+        "attempts": job.attempts,
+        "last_error": job.last_error,
+        "app_id": job.payload.get("app_id"),
+        "user_id": job.payload.get("user_id"),
+        "session_id": job.payload.get("session_id"),
+        "created_at": iso(job.created_at),
+        "updated_at": iso(job.updated_at),
+    }

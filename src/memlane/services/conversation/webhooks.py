@@ -1,0 +1,159 @@
+"""Summary delivery to a caller's webhook, as a durable job.
+
+One job run makes at most one delivery attempt; the worker's retry with exponential backoff
+(1 s, 2 s, ...) spaces the attempts, and the job row remembers them, so a restart neither
+loses a delivery nor exceeds :data:`MAX_ATTEMPTS`. The summary is generated once and kept on
+the task: a retried delivery sends the same summary and costs no LLM call.
+
+Retry policy: 2xx is delivered; 408, 429, 5xx and network errors are retried; any other
+status (4xx, and 3xx since redirects are not followed) is permanent and ends the task.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from memlane.domain.clock import Clock, iso
+from memlane.domain.errors import MemlaneError, UpstreamError
+from memlane.domain.model import Job
+from memlane.llm.structured import CallBudget
+from memlane.services.conversation.messages import messages_from_payload
+from memlane.services.conversation.summaries import SUMMARY_CALLS, Summarizer
+from memlane.store.base import Store
+
+MAX_ATTEMPTS = 3
+RETRYABLE_STATUSES = frozenset({408, 429})
+USER_AGENT = "memlane-webhook/1"
+
+
+class WebhookRejected(MemlaneError):
+    """Permanent: the receiver refused the delivery, or every attempt was used."""
+
+    status = 424
+    code = "webhook_delivery_failed"
+
+
+class WebhookRetry(UpstreamError):
+    """Transient: the worker retries the job after its backoff."""
+
+    status = 502
+    code = "webhook_delivery_retry"
+
+
+@dataclass(slots=True)
+class AttemptOutcome:
+    outcome: str  # delivered | retryable | permanent
+    status_code: int | None
+    error: str | None
+    duration_ms: float
+
+
+def classify(status: int) -> str:
+    if 200 <= status < 300:
+        return "delivered"
+    if status in RETRYABLE_STATUSES or status >= 500:
+        return "retryable"
+    return "permanent"
+
+
+async def post_once(
+    url: str,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    *,
+    timeout_sec: float,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> AttemptOutcome:
+    started = time.perf_counter()
+    try:
+        async with httpx.AsyncClient(timeout=timeout_sec, follow_redirects=False, transport=transport) as http:
+            response = await http.post(url, json=body, headers=headers)
+    except httpx.HTTPError as exc:
+        return AttemptOutcome(
+            "retryable", None, f"{type(exc).__name__}: {exc}"[:300], (time.perf_counter() - started) * 1000
+        )
+    elapsed = (time.perf_counter() - started) * 1000
+    outcome = classify(response.status_code)
+    error = None if outcome == "delivered" else f"HTTP {response.status_code}: {response.text[:200]}"
+    return AttemptOutcome(outcome, response.status_code, error, elapsed)
+
+
+class SummaryCallbacks:
+    """Handler of ``conversation.summary_callback`` jobs: summarise once, deliver, record."""
+
+    def __init__(self, *, store: Store, clock: Clock, summarizer: Summarizer, timeout_sec: float):
+        self.store = store
+        self.clock = clock
+        self.summarizer = summarizer
+        self.timeout_sec = timeout_sec
+
+    async def run(self, job: Job) -> dict[str, Any]:
+        payload = job.payload
+        progress = dict(job.progress or {})
+        if "summary" not in progress:
+            budget = CallBudget(SUMMARY_CALLS, used=int(progress.get("llm_calls", 0)))
+            try:
+                progress["summary"] = await self.summarizer.summarize(
+                    messages_from_payload(payload["messages"]), budget=budget
+                )
+            finally:
+                progress["llm_calls"] = budget.used
+                await self.store.update_job_progress(job, progress, now=self.clock.now())
+        attempts: list[dict[str, Any]] = list(progress.get("delivery_attempts", []))
+        if len(attempts) >= MAX_ATTEMPTS:
+            raise WebhookRejected(f"webhook delivery gave up after {len(attempts)} attempts")
+        number = len(attempts) + 1
+        # Recorded before sending: a crash mid-request still counts, so the cap holds.
+        attempts.append({"attempt": number, "started_at": iso(self.clock.now()), "outcome": "in_flight"})
+        progress["delivery_attempts"] = attempts
+        await self.store.update_job_progress(job, progress, now=self.clock.now())
+
+        body = {
+            "task_id": job.id,
+            "status": "completed",
+            "app_id": payload.get("app_id"),
+            "user_id": payload.get("user_id"),
+            "session_id": payload.get("session_id"),
+            **progress["summary"],
+        }
+        headers = {
+            **{str(k): str(v) for k, v in (payload.get("callback_headers") or {}).items()},
+            "user-agent": USER_AGENT,
+            "x-memlane-task-id": job.id,
+            "x-memlane-delivery-attempt": str(number),
+        }
+        url = str(payload["callback_url"])
+        result = await post_once(url, body, headers, timeout_sec=self.timeout_sec)
+        attempts[-1].update(
+            outcome=result.outcome,
+            status_code=result.status_code,
+            error=result.error,
+            duration_ms=round(result.duration_ms, 1),
+            finished_at=iso(self.clock.now()),
+        )
+        progress["delivery_attempts"] = attempts
+        await self.store.update_job_progress(job, progress, now=self.clock.now())
+        if result.outcome == "delivered":
+            return delivery_result(progress, "delivered", url)
+        if result.outcome == "permanent":
+            raise WebhookRejected(
+                f"webhook {url} refused the delivery ({result.error}); not retried",
+                details={"status_code": result.status_code},
+            )
+        if number >= MAX_ATTEMPTS:
+            raise WebhookRejected(f"webhook delivery failed {number} times; last: {result.error}")
+        raise WebhookRetry(f"webhook delivery attempt {number} failed ({result.error}); will retry")
+
+
+def delivery_result(progress: dict[str, Any], status: str, url: str | None) -> dict[str, Any]:
+    """What the task shows: the summary and the delivery history."""
+    attempts = list(progress.get("delivery_attempts", []))
+    return {
+        "summary": progress.get("summary"),
+        "llm_calls": int(progress.get("llm_calls", 0)),
+        "delivery": {"status": status, "callback_url": url, "attempts": attempts, "attempt_count": len(attempts)},
+    }

@@ -1,0 +1,181 @@
+"""knowledge_check: planned files and dependencies against every applicable constraint.
+
+Semantics per operator (see ``model.py`` for targets and pattern rules):
+
+* ``must_not_use`` / ``must_not_match``: every dependency, import, file path or content line
+  that matches is a violation (content and imports report file and line).
+* ``must_use``: at least one of the checked dependencies / imports / file paths / content
+  lines must match; judged only when the check includes something of that target.
+* ``must_match``: every checked dependency / import / file path must match; for content, every
+  checked file must contain a matching line.
+
+``passed`` is false when any ``block`` violation exists, whatever ``minSeverity`` hides.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from memlane.services.knowledge.imports import Import, parse_imports
+from memlane.services.knowledge.model import SEVERITY_RANK
+from memlane.store.knowledge import KnowledgeRecord
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedFile:
+    path: str
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Dependency:
+    name: str
+    version: str | None = None
+
+
+@dataclass(slots=True)
+class CheckResult:
+    passed: bool
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    summary: dict[str, int] = field(default_factory=lambda: {"info": 0, "warn": 0, "block": 0})
+    checked: dict[str, int] = field(default_factory=dict)
+
+
+def _applies(constraint: dict[str, Any], path: str) -> bool:
+    globs = constraint.get("appliesTo")
+    if not globs:
+        return True
+    return any(fnmatch.fnmatch(path, g) or fnmatch.fnmatch(path.split("/")[-1], g) for g in globs)
+
+
+def _violation(
+    item: KnowledgeRecord, c: dict[str, Any], default_message: str, file: str | None = None, line: int | None = None
+) -> dict[str, Any]:
+    severity = c.get("severity") or item.severity
+    out: dict[str, Any] = {
+        "knowledgeItemId": item.id,
+        "knowledgeItemTitle": item.title,
+        "constraint": {"operator": c["operator"], "target": c["target"], "pattern": c["pattern"]},
+        "severity": severity,
+        "message": c.get("message") or default_message,
+    }
+    if file is not None:
+        loc: dict[str, Any] = {"file": file}
+        if line is not None:
+            loc["line"] = line
+        out["location"] = loc
+    return out
+
+
+def evaluate_constraint(
+    item: KnowledgeRecord, c: dict[str, Any], files: list[CheckedFile], deps: list[Dependency]
+) -> list[dict[str, Any]]:
+    op, target = c["operator"], c["target"]
+    rx = re.compile(c["pattern"], re.IGNORECASE | re.MULTILINE)
+    out: list[dict[str, Any]] = []
+    scoped = [f for f in files if _applies(c, f.path)]
+    what = f"{target} pattern /{c['pattern']}/ ({item.id})"
+
+    if target == "dependency":
+        if not deps:
+            return out
+        matched = [d for d in deps if rx.fullmatch(d.name)]
+        if op in ("must_not_use", "must_not_match"):
+            out += [_violation(item, c, f"dependency {d.name!r} is not allowed: {what}") for d in matched]
+        elif op == "must_use" and not matched:
+            out.append(_violation(item, c, f"none of the dependencies matches the required {what}"))
+        elif op == "must_match":
+            out += [
+                _violation(item, c, f"dependency {d.name!r} does not match the required {what}")
+                for d in deps
+                if not rx.fullmatch(d.name)
+            ]
+        return out
+
+    if target == "import":
+        imports: list[tuple[CheckedFile, Import]] = [(f, i) for f in scoped for i in parse_imports(f.path, f.content)]
+        if not imports:
+            return out
+
+        def hit(i: Import) -> bool:
+            return any(rx.fullmatch(n) for n in i.names)
+
+        if op in ("must_not_use", "must_not_match"):
+            out += [
+                _violation(item, c, f"import of {i.module!r} is not allowed: {what}", f.path, i.line)
+                for f, i in imports
+                if hit(i)
+            ]
+        elif op == "must_use" and not any(hit(i) for _, i in imports):
+            out.append(_violation(item, c, f"no checked file imports the required {what}"))
+        elif op == "must_match":
+            out += [
+                _violation(item, c, f"import of {i.module!r} does not match the required {what}", f.path, i.line)
+                for f, i in imports
+                if not hit(i)
+            ]
+        return out
+
+    if target == "file":
+        if not scoped:
+            return out
+        if op in ("must_not_use", "must_not_match"):
+            out += [
+                _violation(item, c, f"file {f.path!r} is not allowed: {what}", f.path)
+                for f in scoped
+                if rx.search(f.path)
+            ]
+        elif op == "must_use" and not any(rx.search(f.path) for f in scoped):
+            out.append(_violation(item, c, f"none of the checked files matches the required {what}"))
+        elif op == "must_match":
+            out += [
+                _violation(item, c, f"file path {f.path!r} does not match the required {what}", f.path)
+                for f in scoped
+                if not rx.search(f.path)
+            ]
+        return out
+
+    # content, line by line
+    if not scoped:
+        return out
+    if op in ("must_not_use", "must_not_match"):
+        for f in scoped:
+            for no, line in enumerate(f.content.splitlines(), start=1):
+                if rx.search(line):
+                    out.append(_violation(item, c, f"line matches the forbidden {what}", f.path, no))
+    elif op == "must_use":
+        if not any(rx.search(line) for f in scoped for line in f.content.splitlines()):
+            out.append(_violation(item, c, f"no checked file contains the required {what}"))
+    elif op == "must_match":
+        out += [
+            _violation(item, c, f"file {f.path!r} contains nothing matching the required {what}", f.path)
+            for f in scoped
+            if not any(rx.search(line) for line in f.content.splitlines())
+        ]
+    return out
+
+
+def run_check(
+    items: list[KnowledgeRecord], files: list[CheckedFile], deps: list[Dependency], min_severity: str
+) -> CheckResult:
+    violations: list[dict[str, Any]] = []
+    constraints = 0
+    for item in items:
+        for c in item.constraints:
+            constraints += 1
+            violations += evaluate_constraint(item, c, files, deps)
+    blocked = any(v["severity"] == "block" for v in violations)
+    floor = SEVERITY_RANK[min_severity]
+    reported = [v for v in violations if SEVERITY_RANK[v["severity"]] >= floor]
+    summary = {"info": 0, "warn": 0, "block": 0}
+    for v in reported:
+        summary[v["severity"]] += 1
+    return CheckResult(
+        passed=not blocked,
+        violations=reported,
+        summary=summary,
+        checked={"items": len(items), "constraints": constraints, "files": len(files), "dependencies": len(deps)},
+    )

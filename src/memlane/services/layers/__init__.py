@@ -1,0 +1,1 @@
+"""Layered agent memory: identity / project / workspace layers with per-role access."""

@@ -1,0 +1,120 @@
+"""The expiry sweep: a durable, periodic job per tenant.
+
+Each run deletes memories whose ``expiry`` has passed (layered and tool layers alike) and
+workspace memories idle for ``MEMLANE_WORKSPACE_TTL_HOURS`` (a task's items go together, once
+none of them changed for that long), then enqueues the next run ``MEMLANE_LAYERS_SWEEP_INTERVAL_SEC``
+later. The idempotency key names the time slot, so any number of writers and workers
+scheduling the sweep produce one job per tenant per slot.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from memlane.domain.clock import Clock, new_id
+from memlane.domain.hashing import canonical_json, sha256_hex
+from memlane.domain.model import CommitInfo, Job
+from memlane.jobs.layers_kinds import LAYERS_SWEEP
+from memlane.store.base import Store
+from memlane.store.knowledge import KnowledgeStore
+
+#: every layer whose memories may carry an expiry
+EXPIRING_LAYERS: tuple[str, ...] = (
+    "identity",
+    "project",
+    "workspace",
+    "agent",
+    "user",
+    "session",
+    "team",
+    "org",
+    "company",
+)
+BATCH = 500
+
+
+class ExpirySweeper:
+    def __init__(
+        self,
+        store: Store,
+        kstore: KnowledgeStore,
+        *,
+        clock: Clock,
+        ttl_hours: float,
+        interval_sec: float,
+        notify: Any = None,
+    ):
+        self.store = store
+        self.kstore = kstore
+        self.clock = clock
+        self.ttl = timedelta(hours=ttl_hours)
+        self.interval = interval_sec
+        self._notify = notify
+        self._scheduled: set[tuple[str, int]] = set()
+
+    def _slot(self, ts: datetime) -> int:
+        return math.floor(ts.timestamp() / self.interval)
+
+    def _slot_start(self, slot: int) -> datetime:
+        return datetime.fromtimestamp(slot * self.interval, tz=UTC)
+
+    async def ensure_scheduled(self, tenant_id: str) -> None:
+        """Called after writes: make sure the tenant has a sweep queued (once per process and slot)."""
+        slot = self._slot(self.clock.now()) + 1
+        if (tenant_id, slot) in self._scheduled:
+            return
+        await self._enqueue(tenant_id, slot)
+        self._scheduled.add((tenant_id, slot))
+
+    async def _enqueue(self, tenant_id: str, slot: int) -> None:
+        job = Job(
+            tenant_id=tenant_id,
+            id=new_id(),
+            kind=LAYERS_SWEEP,
+            payload={"slot": slot},
+            idempotency_key=f"sweep:{slot}",
+            run_after=self._slot_start(slot),
+            max_attempts=3,
+        )
+        await self.store.enqueue([job], now=self.clock.now())
+
+    async def sweep(self, tenant_id: str) -> dict[str, int]:
+        now = self.clock.now()
+        expired = await self._delete_all(
+            tenant_id,
+            lambda: self.kstore.expired_layer_nodes(tenant_id, EXPIRING_LAYERS, now=now, limit=BATCH),
+            "expiry",
+        )
+        idle = await self._delete_all(
+            tenant_id,
+            lambda: self.kstore.inactive_workspace_nodes(tenant_id, idle_before=now - self.ttl, limit=BATCH),
+            "workspace_ttl",
+        )
+        return {"expired": expired, "idle_workspace": idle}
+
+    async def _delete_all(self, tenant_id: str, find: Any, reason: str) -> int:
+        total = 0
+        while True:
+            found: list[tuple[str, str]] = await find()
+            if not found:
+                return total
+            ids = sorted(nid for nid, _ in found)
+            info = CommitInfo(
+                actor="memlane:expiry-sweep", input_sha256=sha256_hex(canonical_json({reason: ids})), kind=reason
+            )
+            gone = await self.store.delete_nodes(tenant_id, None, ids, info, now=self.clock.now())
+            total += len(gone)
+            if not gone:
+                return total
+
+    async def run_job(self, job: Job) -> dict[str, Any]:
+        result: dict[str, Any] = dict(await self.sweep(job.tenant_id))
+        slot = int(job.payload.get("slot", self._slot(self.clock.now())))
+        nxt = max(slot, self._slot(self.clock.now())) + 1
+        await self._enqueue(job.tenant_id, nxt)
+        result["next_slot"] = nxt
+        if self._notify is not None:
+            self._notify()
+        return result

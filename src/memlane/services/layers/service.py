@@ -1,0 +1,447 @@
+"""The layered memory use cases: write, read, update, delete, search, complete a task.
+
+Layered memories are nodes (type ``concept``, ``slots.kind = "layered_memory"``) with
+``layer`` set. Identity and project memories live in the request's scope in the shared lane;
+workspace memories live in a scope of their own (``<scope>#workspace``), in the private lane
+of the reserved team ``memlane:system-agents``, so graph recall in the ordinary scope never
+seeds from them, and a lane-checked recall by any other agent never sees them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from memlane.domain.clock import Clock, new_id
+from memlane.domain.errors import InvalidRequest, NotFound
+from memlane.domain.hashing import canonical_json, sha256_hex
+from memlane.domain.model import TIERS, CommitInfo, Node, NodeUpsert, SeedFilter
+from memlane.embed.base import Embedder
+from memlane.services.layers import roles
+from memlane.services.layers.embed import embed_texts, memory_text
+from memlane.services.layers.ids import to_node_id
+from memlane.services.layers.priority import Candidate, RankContext, rank
+from memlane.services.layers.roles import IDENTITY, LAYERS, PROJECT, WORKSPACE
+from memlane.services.layers.routing import LayerClassifier, RoutingDecision
+from memlane.store.base import Store, Vector
+from memlane.store.knowledge import KnowledgeStore
+
+KIND = "layered_memory"
+NODE_TYPE = "concept"
+WORKSPACE_TEAM = "memlane:system-agents"
+WORKSPACE_SUFFIX = "#workspace"
+MAX_LIMIT = 100
+TASK_SCAN_LIMIT = 1000
+
+
+def workspace_scope(scope: str) -> str:
+    return scope + WORKSPACE_SUFFIX
+
+
+def scope_for(layer: str, scope: str) -> str:
+    return workspace_scope(scope) if layer == WORKSPACE else scope
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    tenant_id: str
+    role: str
+    agent_id: str | None = None
+
+
+@dataclass(slots=True)
+class MemoryMeta:
+    agent: str | None = None
+    task_id: str | None = None
+    user_visible: bool | None = None
+    expiry: datetime | None = None
+    tags: list[str] | None = None
+    #: which of the fields above the caller sent (so ``expiry: null`` can clear an expiry)
+    given: frozenset[str] = frozenset()
+
+
+@dataclass(slots=True)
+class WriteInput:
+    title: str
+    content: str
+    scope: str
+    layer: str | None = None
+    meta: MemoryMeta = field(default_factory=MemoryMeta)
+    user_instruction: bool = False
+
+
+@dataclass(slots=True)
+class WriteOutcome:
+    node: Node
+    routing: RoutingDecision | None
+
+
+@dataclass(slots=True)
+class ReadInput:
+    layer: str
+    scope: str
+    query: str | None = None
+    id: str | None = None
+    task_id: str | None = None
+    agent: str | None = None
+    mode: str | None = None
+    limit: int = 10
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SearchInput:
+    query: str
+    scope: str
+    layer: str | None = None
+    top_k: int = 10
+    task_id: str | None = None
+    agent: str | None = None
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class UpdateInput:
+    id: str
+    new_title: str | None = None
+    new_content: str | None = None
+    new_meta: MemoryMeta | None = None
+    user_instruction: bool = False
+    user_confirmed: bool = False
+    system_refinement: bool = False
+
+
+@dataclass(slots=True)
+class Hit:
+    node: Node
+    score: float | None
+    mode: str
+    reasons: list[str] = field(default_factory=list)
+
+
+def is_layered(n: Node) -> bool:
+    return n.layer in LAYERS and n.slots.get("kind") == KIND
+
+
+class LayeredMemoryService:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        knowledge_store: KnowledgeStore,
+        *,
+        clock: Clock,
+        classifier: LayerClassifier,
+        on_write: Any = None,
+    ):
+        self.store = store
+        self.embedder = embedder
+        self.kstore = knowledge_store
+        self.clock = clock
+        self.classifier = classifier
+        #: called with the tenant after each write (schedules the expiry sweep)
+        self._on_write = on_write
+
+    # --- write ----------------------------------------------------------------------------
+    async def write(self, caller: Caller, w: WriteInput) -> WriteOutcome:
+        routing: RoutingDecision | None = None
+        if w.layer is None:
+            routing = await self.classifier.classify(w.title, w.content, w.meta.task_id, list(w.meta.tags or []))
+            layer = routing.layer
+        else:
+            layer = roles.check_layer(w.layer)
+        roles.check_write(caller.role, layer, user_instruction=w.user_instruction)
+        now = self.clock.now()
+        self._check_expiry(w.meta.expiry, now)
+        vector = (await embed_texts(self.embedder, [memory_text(w.title, w.content)]))[0]
+        user_visible = w.meta.user_visible if w.meta.user_visible is not None else layer != WORKSPACE
+        node = Node(
+            tenant_id=caller.tenant_id,
+            id=new_id(),
+            scope=scope_for(layer, w.scope),
+            type=NODE_TYPE,
+            title=w.title,
+            text_summary=w.content,
+            slots={
+                "kind": KIND,
+                "user_visible": user_visible,
+                "written_by_role": caller.role,
+                "user_instruction": w.user_instruction,
+            },
+            memory_lane="private" if layer == WORKSPACE else "shared",
+            producer_agent_id=caller.agent_id,
+            owner_team_id=WORKSPACE_TEAM if layer == WORKSPACE else None,
+            embedding_model=self.embedder.model_id,
+            layer=layer,
+            task_id=w.meta.task_id,
+            agent=w.meta.agent or caller.agent_id or caller.role,
+            tags=_clean_tags(w.meta.tags),
+            expires_at=w.meta.expiry,
+        )
+        fields = frozenset(
+            {
+                "type", "tier", "title", "text_summary", "slots", "memory_lane", "producer_agent_id",
+                "owner_team_id", "salience", "importance", "confidence", "status", "layer", "task_id",
+                "agent", "tags", "expires_at",
+            }
+        )  # fmt: skip
+        result = await self.store.apply_write(
+            caller.tenant_id,
+            node.scope,
+            [NodeUpsert(node=node, embedding=[float(x) for x in vector], fields_set=fields)],
+            [],
+            self._commit(caller, "layers_write", {"title": w.title, "content": w.content, "layer": layer}),
+            now=now,
+        )
+        if self._on_write is not None:
+            await self._on_write(caller.tenant_id)
+        return WriteOutcome(node=result.nodes[0], routing=routing)
+
+    # --- read -----------------------------------------------------------------------------
+    async def read(self, caller: Caller, r: ReadInput) -> list[Hit]:
+        layer = roles.check_layer(r.layer)
+        roles.guard_workspace(caller.role, layer)
+        mode = r.mode or self._infer_mode(layer, r)
+        roles.check_read_mode(caller.role, layer, mode)
+        limit = min(max(r.limit, 1), MAX_LIMIT)
+        if mode == "id":
+            if not r.id:
+                raise InvalidRequest("mode 'id' needs id", code="invalid_request", details={"field": "id"})
+            node = await self._get(caller, r.id, expect_layer=layer)
+            return [Hit(node, None, "id")]
+        if mode == "task":
+            task_id = r.task_id
+            if not task_id:
+                raise InvalidRequest("mode 'task' needs task_id", code="invalid_request", details={"field": "task_id"})
+            return await self._read_task(caller, r, task_id, limit)
+        if not r.query:
+            raise InvalidRequest(f"mode {mode!r} needs a query", code="invalid_request", details={"field": "query"})
+        ctx = RankContext(query=r.query, role=caller.role, task_id=r.task_id, agent=r.agent, tags=tuple(r.tags))
+        cands = await self._candidates(
+            caller, layer, r.scope, r.query, limit, semantic=mode == "semantic", keyword=layer == IDENTITY
+        )
+        return [Hit(c.node, c.similarity, mode, c.reasons) for c in rank(layer, cands, ctx)[:limit]]
+
+    @staticmethod
+    def _infer_mode(layer: str, r: ReadInput) -> str:
+        if r.id:
+            return "id"
+        if layer == WORKSPACE:
+            if r.task_id:
+                return "task"
+            raise InvalidRequest(
+                "workspace reads are ID-specific and strict: give id or task_id (use /v1/layers/search for "
+                "semantic search by system agents)",
+                code="invalid_request",
+                details={"field": "task_id"},
+            )
+        return "semantic"
+
+    async def _read_task(self, caller: Caller, r: ReadInput, task_id: str, limit: int) -> list[Hit]:
+        found = await self.store.find_nodes(
+            caller.tenant_id,
+            workspace_scope(r.scope),
+            SeedFilter(tiers=TIERS, exclude_draft_topics=False, layers=(WORKSPACE,), task_id=task_id),
+            limit=TASK_SCAN_LIMIT,
+        )
+        now = self.clock.now()
+        live = [n for n in found if is_layered(n) and not _expired(n, now)]
+        sims: dict[str, float] = {}
+        if r.query and live:
+            qvec = (await embed_texts(self.embedder, [r.query]))[0]
+            vectors = await self.store.get_embeddings(caller.tenant_id, workspace_scope(r.scope), [n.id for n in live])
+            sims = {nid: float(np.dot(v, qvec)) for nid, v in vectors.items() if len(v) == len(qvec)}
+        ctx = RankContext(query=r.query, role=caller.role, task_id=task_id, agent=r.agent or caller.agent_id)
+        cands = [Candidate(n, sims.get(n.id, 0.0)) for n in live]
+        return [Hit(c.node, c.similarity if r.query else None, "task", c.reasons) for c in rank(WORKSPACE, cands, ctx)][
+            :limit
+        ]
+
+    # --- search ---------------------------------------------------------------------------
+    async def search(self, caller: Caller, s: SearchInput) -> list[Hit]:
+        if s.layer is not None:
+            layers: tuple[str, ...] = (roles.check_layer(s.layer),)
+            roles.guard_workspace(caller.role, layers[0])
+        else:
+            layers = LAYERS if roles.is_system(caller.role) else (IDENTITY, PROJECT)
+        top_k = min(max(s.top_k, 1), MAX_LIMIT)
+        hits: list[Hit] = []
+        for layer in layers:
+            ctx = RankContext(
+                query=s.query, role=caller.role, task_id=s.task_id, agent=s.agent or caller.agent_id, tags=tuple(s.tags)
+            )
+            cands = await self._candidates(caller, layer, s.scope, s.query, top_k, semantic=True, keyword=True)
+            hits += [Hit(c.node, c.similarity, "semantic", c.reasons) for c in rank(layer, cands, ctx)[:top_k]]
+        if len(layers) > 1:
+            hits.sort(key=lambda h: (-(h.score or 0.0), h.node.id))
+        return hits[:top_k]
+
+    async def _candidates(
+        self, caller: Caller, layer: str, scope: str, query: str, limit: int, *, semantic: bool, keyword: bool
+    ) -> list[Candidate]:
+        sc = scope_for(layer, scope)
+        flt = SeedFilter(tiers=TIERS, exclude_draft_topics=False, layers=(layer,))
+        k = min(limit * 4, 400)
+        qvec = (await embed_texts(self.embedder, [query]))[0]
+        sims: dict[str, float] = {}
+        if semantic:
+            sims = {h.id: h.score for h in await self.store.vector_search(caller.tenant_id, sc, qvec, k, flt)}
+        kw: set[str] = set()
+        if keyword:
+            kw = {h.id for h in await self.store.keyword_search(caller.tenant_id, sc, query, k, flt)}
+        ids = list(dict.fromkeys([*sims, *kw]))
+        nodes = await self.store.get_nodes(caller.tenant_id, sc, ids)
+        if kw - set(sims):
+            missing = [n.id for n in nodes if n.id not in sims]
+            vectors = await self.store.get_embeddings(caller.tenant_id, sc, missing)
+            sims.update({nid: float(np.dot(v, qvec)) for nid, v in vectors.items() if len(v) == len(qvec)})
+        now = self.clock.now()
+        return [
+            Candidate(n, sims.get(n.id, 0.0), n.id in kw)
+            for n in nodes
+            if is_layered(n) and n.layer == layer and not _expired(n, now)
+        ]
+
+    # --- update ---------------------------------------------------------------------------
+    async def update(self, caller: Caller, u: UpdateInput) -> Node:
+        node = await self._get(caller, u.id)
+        layer = str(node.layer)
+        roles.check_update(
+            caller.role,
+            layer,
+            user_instruction=u.user_instruction,
+            user_confirmed=u.user_confirmed,
+            system_refinement=u.system_refinement,
+        )
+        now = self.clock.now()
+        fields: set[str] = set()
+        if u.new_title is not None:
+            node.title = u.new_title
+            fields.add("title")
+        if u.new_content is not None:
+            node.text_summary = u.new_content
+            fields.add("text_summary")
+        meta = u.new_meta
+        if meta is not None:
+            if "agent" in meta.given:
+                node.agent = meta.agent
+                fields.add("agent")
+            if "task_id" in meta.given:
+                node.task_id = meta.task_id
+                fields.add("task_id")
+            if "tags" in meta.given:
+                node.tags = _clean_tags(meta.tags)
+                fields.add("tags")
+            if "expiry" in meta.given:
+                self._check_expiry(meta.expiry, now)
+                node.expires_at = meta.expiry
+                fields.add("expires_at")
+            if "user_visible" in meta.given and meta.user_visible is not None:
+                node.slots = {**node.slots, "user_visible": meta.user_visible}
+                fields.add("slots")
+        if not fields:
+            raise InvalidRequest(
+                "nothing to update: give new_title, new_content or new_metadata",
+                code="invalid_request",
+                details={"field": "new_content"},
+            )
+        embedding: list[float] | None = None
+        if fields & {"title", "text_summary"}:
+            vector = (await embed_texts(self.embedder, [memory_text(node.title, node.text_summary)]))[0]
+            embedding = [float(x) for x in vector]
+            node.embedding_model = self.embedder.model_id
+        refined = {"system_refinement": u.system_refinement, "user_confirmed": u.user_confirmed}
+        result = await self.store.apply_write(
+            caller.tenant_id,
+            node.scope,
+            [NodeUpsert(node=node, embedding=embedding, fields_set=frozenset(fields))],
+            [],
+            self._commit(caller, "layers_update", {"id": node.id, "fields": sorted(fields), **refined}),
+            now=now,
+        )
+        if self._on_write is not None:
+            await self._on_write(caller.tenant_id)
+        return result.nodes[0]
+
+    # --- delete ---------------------------------------------------------------------------
+    async def delete(self, caller: Caller, memory_id: str, *, user_instruction: bool) -> None:
+        node = await self._get(caller, memory_id)
+        roles.check_delete(caller.role, str(node.layer), user_instruction=user_instruction)
+        await self.store.delete_nodes(
+            caller.tenant_id,
+            node.scope,
+            [node.id],
+            self._commit(caller, "layers_delete", {"id": node.id}),
+            now=self.clock.now(),
+        )
+
+    async def complete_task(self, caller: Caller, task_id: str) -> int:
+        """Marking a task complete deletes its workspace memories, in every scope."""
+        roles.guard_workspace(caller.role, WORKSPACE)
+        deleted = 0
+        while True:
+            found = await self.kstore.task_workspace_nodes(caller.tenant_id, task_id, limit=500)
+            if not found:
+                return deleted
+            gone = await self.store.delete_nodes(
+                caller.tenant_id,
+                None,
+                [nid for nid, _ in found],
+                self._commit(caller, "task_complete", {"task_id": task_id}),
+                now=self.clock.now(),
+            )
+            deleted += len(gone)
+            if not gone:
+                return deleted
+
+    async def embeddings_of(self, caller: Caller, nodes: list[Node]) -> dict[str, Vector]:
+        out: dict[str, Vector] = {}
+        by_scope: dict[str, list[str]] = {}
+        for n in nodes:
+            by_scope.setdefault(n.scope, []).append(n.id)
+        for sc, ids in by_scope.items():
+            out.update(await self.store.get_embeddings(caller.tenant_id, sc, ids))
+        return out
+
+    # --- helpers --------------------------------------------------------------------------
+    async def _get(self, caller: Caller, memory_id: str, *, expect_layer: str | None = None) -> Node:
+        """A live layered memory by id; a workspace one answers ``workspace_restricted`` to the
+        user agent (an attempted leak), anything else unknown is ``memory_not_found``."""
+        found = await self.store.get_nodes(caller.tenant_id, None, [to_node_id(memory_id)])
+        node = found[0] if found else None
+        if node is None or not is_layered(node) or _expired(node, self.clock.now()):
+            raise NotFound(f"memory {memory_id!r} not found", code="memory_not_found", details={"id": memory_id})
+        roles.guard_workspace(caller.role, str(node.layer))
+        if expect_layer is not None and node.layer != expect_layer:
+            raise NotFound(
+                f"memory {memory_id!r} not found in the {expect_layer} layer",
+                code="memory_not_found",
+                details={"id": memory_id, "layer": expect_layer},
+            )
+        return node
+
+    @staticmethod
+    def _check_expiry(expiry: datetime | None, now: datetime) -> None:
+        if expiry is not None and expiry <= now:
+            raise InvalidRequest(
+                "metadata.expiry must be in the future", code="invalid_request", details={"field": "metadata.expiry"}
+            )
+
+    @staticmethod
+    def _commit(caller: Caller, kind: str, payload: dict[str, Any]) -> CommitInfo:
+        return CommitInfo(
+            actor=f"{caller.role}:{caller.agent_id}" if caller.agent_id else caller.role,
+            input_sha256=sha256_hex(canonical_json(payload)),
+            kind=kind,
+        )
+
+
+def _expired(n: Node, now: datetime) -> bool:
+    return n.expires_at is not None and n.expires_at <= now
+
+
+def _clean_tags(tags: list[str] | None) -> list[str]:
+    return list(dict.fromkeys(t.strip() for t in (tags or []) if t and t.strip()))

@@ -1,0 +1,259 @@
+"""Adaptive decay: a durable periodic job moves idle nodes down the tiers
+(hot -> warm -> cold -> archive) by inactivity and feedback quality.
+
+For a node (docs/lifecycle.md has the worked numbers):
+
+    idle_days      = now - (last_activated, else created_at), in days
+    quality        = (feedback_positive + 1) / (feedback_positive + feedback_negative + 2)
+    effective_days = idle_days * 2 ** (1 - 2 * quality)
+
+Without feedback quality is 0.5 and the factor is 1; all-positive feedback tends to a factor of
+0.5 (the node ages half as fast), all-negative feedback to 2 (twice as fast). The node's tier
+becomes the lowest one whose threshold ``effective_days`` has reached (warm after
+``MEMLANE_DECAY_WARM_AFTER_DAYS``, cold after ``..._COLD_...``, archive after
+``..._ARCHIVE_...``), and only ever *down*: decay never promotes; activation and rehydrate do.
+Rule nodes (governed by their state, not their tier) and nodes with ``slots.pinned=true`` are
+never decayed.
+
+Scheduling: one job per period (``MEMLANE_DECAY_INTERVAL_SEC``) with the idempotency key
+``periodic:<interval>:<period>``. Each run first enqueues the next period's job, so a crash or a
+failed run never breaks the chain; API start-up enqueues the current period's job (a no-op when
+it exists), which starts the chain on a fresh database. Jobs are rows in the database: a
+restart resumes, and with several workers exactly one runs each period.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from memlane.domain.clock import Clock, iso, new_id
+from memlane.domain.hashing import canonical_json, sha256_hex
+from memlane.domain.model import TIER_RANK, CommitInfo, Job, Node
+from memlane.jobs.lifecycle_kinds import LIFECYCLE_DECAY, SYSTEM_TENANT
+from memlane.services.lifecycle.activation import node_quality
+from memlane.store.base import NodePatch, Store
+
+DECAYING_TIERS = ("hot", "warm", "cold")
+PAGE = 500
+ACTOR = "memlane:decay"
+
+
+class DecaySettings(BaseSettings):
+    """Decay knobs, read from the environment like ``memlane.config.Settings``."""
+
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", populate_by_name=True)
+
+    interval_sec: float = Field(3600.0, ge=0, validation_alias="MEMLANE_DECAY_INTERVAL_SEC")
+    warm_after_days: float = Field(7.0, gt=0, validation_alias="MEMLANE_DECAY_WARM_AFTER_DAYS")
+    cold_after_days: float = Field(30.0, gt=0, validation_alias="MEMLANE_DECAY_COLD_AFTER_DAYS")
+    archive_after_days: float = Field(90.0, gt=0, validation_alias="MEMLANE_DECAY_ARCHIVE_AFTER_DAYS")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> DecaySettings:
+        if not self.warm_after_days < self.cold_after_days < self.archive_after_days:
+            raise ValueError(
+                "decay thresholds must grow: MEMLANE_DECAY_WARM_AFTER_DAYS < MEMLANE_DECAY_COLD_AFTER_DAYS "
+                "< MEMLANE_DECAY_ARCHIVE_AFTER_DAYS"
+            )
+        return self
+
+    @property
+    def enabled(self) -> bool:
+        return self.interval_sec > 0
+
+
+def effective_idle_days(node: Node, now: datetime) -> float:
+    anchor = node.last_activated or node.created_at or now
+    idle = max((now - anchor).total_seconds() / 86400.0, 0.0)
+    return float(idle * 2.0 ** (1.0 - 2.0 * node_quality(node.slots)))
+
+
+def exempt(node: Node) -> bool:
+    return node.type == "rule" or node.slots.get("pinned") is True
+
+
+def decay_target(node: Node, now: datetime, cfg: DecaySettings) -> str | None:
+    """The tier ``node`` should move down to now, or None to stay."""
+    if exempt(node) or node.tier not in DECAYING_TIERS:
+        return None
+    days = effective_idle_days(node, now)
+    if days >= cfg.archive_after_days:
+        target = "archive"
+    elif days >= cfg.cold_after_days:
+        target = "cold"
+    elif days >= cfg.warm_after_days:
+        target = "warm"
+    else:
+        return None
+    return target if TIER_RANK[target] < TIER_RANK[node.tier] else None
+
+
+@dataclass(slots=True)
+class DecayStats:
+    scopes: int = 0
+    scanned: int = 0
+    moved: int = 0
+    by_move: dict[str, int] = field(default_factory=dict)
+    commits: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "scopes": self.scopes,
+            "scanned": self.scanned,
+            "moved": self.moved,
+            "by_move": dict(sorted(self.by_move.items())),
+            "commits": self.commits,
+        }
+
+
+Progress = Callable[[DecayStats], Any]
+
+
+class DecayService:
+    def __init__(self, store: Store, *, clock: Clock, settings: DecaySettings, job_max_attempts: int = 5):
+        self.store = store
+        self.clock = clock
+        self.settings = settings
+        self.job_max_attempts = job_max_attempts
+
+    async def sweep_scope(self, tenant_id: str, scope: str, stats: DecayStats | None = None) -> DecayStats:
+        """One pass over the scope's decaying tiers; each page that moves nodes is one commit."""
+        stats = stats or DecayStats()
+        stats.scopes += 1
+        now = self.clock.now()
+        cfg = self.settings
+        params = {
+            "now": iso(now),
+            "warm_after_days": cfg.warm_after_days,
+            "cold_after_days": cfg.cold_after_days,
+            "archive_after_days": cfg.archive_after_days,
+        }
+        after: str | None = None
+        while True:
+            page = await self.store.scan_nodes(tenant_id, scope, after_id=after, limit=PAGE, tiers=DECAYING_TIERS)
+            if not page:
+                break
+            after = page[-1].id
+            stats.scanned += len(page)
+            movers = [n.id for n in page if decay_target(n, now, cfg) is not None]
+            if movers:
+                moved = await self._move(tenant_id, scope, movers, now, params)
+                for key, n in moved.items():
+                    stats.by_move[key] = stats.by_move.get(key, 0) + n
+                    stats.moved += n
+                stats.commits += 1 if moved else 0
+            if len(page) < PAGE:
+                break
+        return stats
+
+    async def _move(
+        self, tenant_id: str, scope: str, ids: Sequence[str], now: datetime, params: dict[str, Any]
+    ) -> dict[str, int]:
+        moved: dict[str, int] = {}
+
+        def mutate(found: list[Node]) -> tuple[list[NodePatch], dict[str, Any]]:
+            moved.clear()
+            patches: list[NodePatch] = []
+            moves: list[dict[str, Any]] = []
+            for n in found:  # re-checked under the write lock: activity since the scan wins
+                target = decay_target(n, now, self.settings)
+                if target is None:
+                    continue
+                days = round(effective_idle_days(n, now), 3)
+                slots = dict(n.slots)
+                slots.update(
+                    last_decay_at=iso(now),
+                    last_decay_from_tier=n.tier,
+                    last_decay_to_tier=target,
+                    last_decay_effective_idle_days=days,
+                )
+                patches.append(NodePatch(id=n.id, tier=target, slots=slots))
+                moves.append({"id": n.id, "from": n.tier, "to": target, "effective_idle_days": days})
+                key = f"{n.tier}->{target}"
+                moved[key] = moved.get(key, 0) + 1
+            return patches, {"decay": {"params": params, "moves": moves}}
+
+        info = CommitInfo(actor=ACTOR, input_sha256=sha256_hex(canonical_json(params)), kind="decay")
+        commit = await self.store.mutate_nodes(tenant_id, scope, ids, mutate, info, now=now)
+        return moved if commit is not None else {}
+
+    async def sweep(
+        self, tenant_id: str | None = None, scope: str | None = None, progress: Progress | None = None
+    ) -> DecayStats:
+        """Every scope (of one tenant, or of all tenants), or one scope."""
+        stats = DecayStats()
+        if tenant_id is not None and scope is not None:
+            targets = [(tenant_id, scope)]
+        else:
+            targets = await self.store.list_scopes(tenant_id)
+        for t, s in targets:
+            await self.sweep_scope(t, s, stats)
+            if progress is not None:
+                await _maybe_await(progress(stats))
+        return stats
+
+    # --- the durable periodic job ---------------------------------------------------------
+    def _period(self, now: datetime) -> int:
+        return math.floor(now.timestamp() / self.settings.interval_sec)
+
+    def periodic_job(self, period: int) -> Job:
+        interval = self.settings.interval_sec
+        return Job(
+            tenant_id=SYSTEM_TENANT,
+            id=new_id(),
+            kind=LIFECYCLE_DECAY,
+            payload={"periodic": True, "period": period, "interval_sec": interval},
+            idempotency_key=f"periodic:{interval:g}:{period}",
+            run_after=datetime.fromtimestamp(period * interval, tz=UTC),
+            max_attempts=self.job_max_attempts,
+        )
+
+    async def ensure_scheduled(self) -> Job | None:
+        """Enqueue this period's sweep unless it exists already; None when decay is disabled."""
+        if not self.settings.enabled:
+            return None
+        now = self.clock.now()
+        jobs = await self.store.enqueue([self.periodic_job(self._period(now))], now=now)
+        return jobs[0]
+
+    async def run_job(self, job: Job) -> dict[str, Any]:
+        """Handler of ``lifecycle_decay``: periodic (all tenants) or one tenant / scope."""
+        payload = job.payload
+        next_job: Job | None = None
+        if payload.get("periodic"):
+            if self.settings.enabled:
+                period = int(payload.get("period", self._period(self.clock.now())))
+                now = self.clock.now()
+                # Chain first, so a failing sweep cannot stop later periods; never schedule in the past.
+                next_job = self.periodic_job(max(period + 1, self._period(now) + 1))
+                await self.store.enqueue([next_job], now=now)
+            target_tenant: str | None = None
+            target_scope: str | None = None
+        else:
+            target_tenant = job.tenant_id
+            scope = payload.get("scope")
+            target_scope = scope if isinstance(scope, str) else None
+
+        async def report(stats: DecayStats) -> None:
+            await self.store.update_job_progress(job, stats.as_dict(), now=self.clock.now())
+
+        stats = await self.sweep(target_tenant, target_scope, progress=report)
+        out = stats.as_dict()
+        if next_job is not None:
+            out["next_run_after"] = iso(next_job.run_after)
+        return out
+
+
+async def _maybe_await(value: Any) -> None:
+    if hasattr(value, "__await__"):
+        await value
+
+
+__all__ = ["DecayService", "DecaySettings", "DecayStats", "decay_target", "effective_idle_days"]

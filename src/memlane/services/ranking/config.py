@@ -1,0 +1,49 @@
+"""Which ranking signals recall uses, and how strongly: one value object built from settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class RankingConfig:
+    """Defaults were tuned on two LoCoMo conversations and confirmed on three held-out ones
+    (BENCHMARKS-retrieval.md); every signal can be switched off to measure it alone."""
+
+    keyword: bool = True
+    graph: bool = True
+    time: bool = True
+    entity: bool = True
+    fusion: str = "relative"
+    rrf_k: int = 10
+    dense_weight: float = 0.4
+    keyword_weight: float = 0.6
+    candidates: int = 100
+    graph_weight: float = 1.0
+    entity_boost: float = 0.3
+    time_boost: float = 0.5
+    time_scale_days: float = 3.0
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> RankingConfig:
+        return cls(
+            keyword=settings.recall_keyword,
+            graph=settings.recall_graph,
+            time=settings.recall_time,
+            entity=settings.recall_entity,
+            fusion=settings.recall_fusion,
+            rrf_k=settings.recall_rrf_k,
+            dense_weight=settings.recall_dense_weight,
+            keyword_weight=settings.recall_keyword_weight,
+            candidates=settings.recall_candidates,
+            graph_weight=settings.recall_graph_weight,
+            entity_boost=settings.recall_entity_boost,
+            time_boost=settings.recall_time_boost,
+            time_scale_days=settings.recall_time_scale_days,
+        )
+
+    @classmethod
+    def dense_only(cls) -> RankingConfig:
+        """Cosine seeds and no other signal: what recall did before hybrid ranking."""
+        return cls(keyword=False, graph=False, time=False, entity=False)

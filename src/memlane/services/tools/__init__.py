@@ -1,0 +1,1 @@
+"""Agent tools (agent-tools.md): memory, knowledge and sync tools for any agent framework."""

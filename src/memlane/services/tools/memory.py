@@ -1,0 +1,257 @@
+"""memory_add / memory_search / memory_delete over the seven tool layers.
+
+A tool memory is a node (type ``concept``, ``slots.kind = "tool_memory"``) in the default
+scope with ``layer`` set and its identifiers bound: agent -> ``agent``, user -> ``user_id``,
+session -> ``session_id`` (and ``user_id`` when known), project / team / org ->
+``slots.project_id`` / ``slots.team_id`` / ``slots.org_id``, company -> the tenant. agent,
+user, session and team memories need their identifier; project and org memories without one
+are tenant-wide (as are synced knowledge items, which memory_search also finds).
+
+Ranking: cosine similarity (0..1); equal scores (to 3 decimals) follow layer precedence
+agent > session > user > project > team > org > company, and when the same content is stored
+in several layers only the most specific one is returned.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from memlane.domain.clock import Clock, iso, new_id
+from memlane.domain.errors import Forbidden, InvalidRequest, NotFound
+from memlane.domain.hashing import canonical_json, sha256_hex
+from memlane.domain.model import TIERS, CommitInfo, Node, NodeUpsert, SeedFilter
+from memlane.embed.base import Embedder
+from memlane.services.layers.embed import embed_texts
+from memlane.services.layers.ids import to_node_id, to_public
+from memlane.services.tools.context import ToolContext
+from memlane.store.base import Store
+
+KIND = "tool_memory"
+KNOWLEDGE_KIND = "knowledge_item"
+PRECEDENCE: tuple[str, ...] = ("agent", "session", "user", "project", "team", "org", "company")
+NEEDS: dict[str, tuple[str, str]] = {
+    "agent": ("agent_id", "X-Agent-Id header (or credentials bound to an agent)"),
+    "user": ("user_id", "X-User-Id header"),
+    "session": ("session_id", "X-Session-Id header"),
+    "team": ("team_id", "X-Team-Id header (or credentials bound to a team)"),
+}
+MAX_CONTENT = 100_000
+FIELDS = frozenset(
+    {"type", "tier", "text_summary", "slots", "memory_lane", "producer_agent_id", "owner_agent_id", "owner_team_id",
+     "salience", "importance", "confidence", "status", "layer", "user_id", "session_id", "agent", "tags", "expires_at"}
+)  # fmt: skip
+
+
+def _missing(ctx: ToolContext, layer: str) -> str | None:
+    need = NEEDS.get(layer)
+    if need is None or getattr(ctx, need[0]):
+        return None
+    return need[1]
+
+
+def visible(n: Node, ctx: ToolContext) -> bool:
+    """Whether the caller's identifiers reach this memory (tenant is already enforced)."""
+    layer = n.layer
+    slots = n.slots
+    if layer == "agent":
+        return n.agent is not None and n.agent == ctx.agent_id
+    if layer == "user":
+        return n.user_id is not None and n.user_id == ctx.user_id
+    if layer == "session":
+        return n.session_id is not None and n.session_id == ctx.session_id
+    if layer == "team":
+        return slots.get("team_id") is not None and slots.get("team_id") == ctx.team_id
+    if layer == "project":
+        return slots.get("project_id") in (None, ctx.project_id)
+    if layer == "org":
+        return slots.get("org_id") in (None, ctx.org_id)
+    return layer == "company"
+
+
+class MemoryTools:
+    def __init__(self, store: Store, embedder: Embedder, *, clock: Clock, scope: str, on_write: Any = None):
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self.scope = scope
+        self._on_write = on_write
+
+    async def add(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+        content = str(args["content"]).strip()
+        if not content:
+            raise InvalidRequest("content must not be empty", code="INVALID_INPUT", details={"field": "content"})
+        if len(content) > MAX_CONTENT:
+            raise InvalidRequest(
+                f"content is {len(content)} characters; the limit is {MAX_CONTENT}",
+                code="INVALID_INPUT",
+                details={"field": "content"},
+            )
+        layer = str(args.get("layer") or "user")
+        missing = _missing(ctx, layer)
+        if missing:
+            raise InvalidRequest(
+                f"a {layer!r} memory needs to know which {layer}: send the {missing}",
+                code="INVALID_INPUT",
+                details={"field": "layer", "layer": layer, "needs": missing},
+            )
+        metadata = dict(args.get("metadata") or {})
+        expires_at = self._expiry(metadata)
+        tags = list(dict.fromkeys(t.strip() for t in args.get("tags") or [] if t.strip()))
+        slots: dict[str, Any] = {"kind": KIND, "metadata": metadata}
+        for key in ("project_id", "team_id", "org_id"):
+            value = getattr(ctx, key)
+            if value and layer == key.removesuffix("_id"):
+                slots[key] = value
+        vector = (await embed_texts(self.embedder, [content]))[0]
+        node = Node(
+            tenant_id=ctx.tenant_id,
+            id=new_id(),
+            scope=self.scope,
+            type="concept",
+            text_summary=content,
+            slots=slots,
+            memory_lane="private" if layer == "agent" else "shared",
+            producer_agent_id=ctx.agent_id,
+            owner_agent_id=ctx.agent_id if layer == "agent" else None,
+            owner_team_id=ctx.team_id if layer == "team" else None,
+            embedding_model=self.embedder.model_id,
+            layer=layer,
+            user_id=ctx.user_id if layer in ("user", "session") else None,
+            session_id=ctx.session_id if layer == "session" else None,
+            agent=ctx.agent_id if layer == "agent" else None,
+            tags=tags,
+            expires_at=expires_at,
+        )
+        info = CommitInfo(
+            actor=ctx.actor,
+            input_sha256=sha256_hex(canonical_json({"content": content, "layer": layer})),
+            kind="memory_add",
+        )
+        up = NodeUpsert(node=node, embedding=[float(x) for x in vector], fields_set=FIELDS)
+        result = await self.store.apply_write(ctx.tenant_id, self.scope, [up], [], info, now=self.clock.now())
+        if self._on_write is not None:
+            await self._on_write(ctx.tenant_id)
+        return {"success": True, "memoryId": to_public(result.nodes[0].id), "message": "Memory stored successfully"}
+
+    def _expiry(self, metadata: dict[str, Any]) -> datetime | None:
+        raw = metadata.get("expiresAt")
+        if raw is None:
+            return None
+        try:
+            ts = datetime.fromisoformat(str(raw).replace("Z", "+00:00"))
+        except ValueError:
+            raise InvalidRequest(
+                "metadata.expiresAt must be an ISO-8601 timestamp",
+                code="INVALID_INPUT",
+                details={"field": "metadata.expiresAt"},
+            ) from None
+        if ts.tzinfo is None:
+            raise InvalidRequest(
+                "metadata.expiresAt needs a timezone (e.g. a trailing Z)",
+                code="INVALID_INPUT",
+                details={"field": "metadata.expiresAt"},
+            )
+        if ts <= self.clock.now():
+            raise InvalidRequest(
+                "metadata.expiresAt must be in the future",
+                code="INVALID_INPUT",
+                details={"field": "metadata.expiresAt"},
+            )
+        return ts
+
+    async def search(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+        query = str(args["query"]).strip()
+        if not query:
+            raise InvalidRequest("query must not be empty", code="INVALID_INPUT", details={"field": "query"})
+        limit = int(args.get("limit", 10))
+        threshold = float(args.get("threshold", 0.7))
+        wanted_tags = {t.lower() for t in args.get("tags") or []}
+        requested = list(dict.fromkeys(args.get("layers") or PRECEDENCE))
+        searched = [layer for layer in PRECEDENCE if layer in requested and _missing(ctx, layer) is None]
+        skipped = [
+            {"layer": layer, "reason": f"no {layer} identifier: send the {_missing(ctx, layer)}"}
+            for layer in PRECEDENCE
+            if layer in requested and layer not in searched
+        ]
+        qvec = (await embed_texts(self.embedder, [query]))[0]
+        k = min(max(limit * 5, 50), 500)
+        now = self.clock.now()
+        found: list[tuple[Node, float]] = []
+        for layer in searched:
+            flt = SeedFilter(
+                tiers=TIERS,
+                exclude_draft_topics=False,
+                statuses=("active",),
+                layers=(layer,),
+                user_id=ctx.user_id if layer in ("user",) else None,
+                session_id=ctx.session_id if layer == "session" else None,
+            )
+            hits = await self.store.vector_search(ctx.tenant_id, self.scope, qvec, k, flt)
+            scores = {h.id: h.score for h in hits}
+            for n in await self.store.get_nodes(ctx.tenant_id, self.scope, list(scores)):
+                if n.slots.get("kind") not in (KIND, KNOWLEDGE_KIND) or n.layer != layer or not visible(n, ctx):
+                    continue
+                if n.expires_at is not None and n.expires_at <= now:
+                    continue
+                if wanted_tags and not wanted_tags <= {t.lower() for t in n.tags}:
+                    continue
+                score = min(max(scores[n.id], 0.0), 1.0)
+                if score >= threshold:
+                    found.append((n, score))
+        found.sort(key=lambda t: (-round(t[1], 3), PRECEDENCE.index(str(t[0].layer)), t[0].id))
+        seen: set[str] = set()
+        unique: list[tuple[Node, float]] = []
+        for n, s in found:
+            key = " ".join(_content(n).lower().split())
+            if key in seen:
+                continue
+            seen.add(key)
+            unique.append((n, s))
+        results = [
+            {
+                "content": _content(n),
+                "layer": n.layer,
+                "score": round(s, 4),
+                "memoryId": to_public(n.id),
+                "tags": list(n.tags),
+            }
+            for n, s in unique[:limit]
+        ]
+        out: dict[str, Any] = {
+            "success": True,
+            "results": results,
+            "totalCount": len(unique),
+            "searchedLayers": searched,
+        }
+        if skipped:
+            out["skippedLayers"] = skipped
+        return out
+
+    async def delete(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+        memory_id = str(args["memoryId"])
+        found = await self.store.get_nodes(ctx.tenant_id, None, [to_node_id(memory_id)])
+        node = found[0] if found else None
+        if node is not None and node.slots.get("kind") == KNOWLEDGE_KIND and visible(node, ctx):
+            raise Forbidden(
+                f"memory {memory_id!r} is synced from knowledge item {node.slots.get('knowledge_id')!r}; change or "
+                "deprecate the knowledge item and run sync_now instead",
+                code="UNAUTHORIZED",
+                details={"memoryId": memory_id, "knowledgeItemId": node.slots.get("knowledge_id")},
+            )
+        if node is None or node.slots.get("kind") != KIND or not visible(node, ctx):
+            raise NotFound(f"Memory {memory_id!r} not found", code="NOT_FOUND", details={"requestedId": memory_id})
+        info = CommitInfo(
+            actor=ctx.actor, input_sha256=sha256_hex(canonical_json({"delete": node.id})), kind="memory_delete"
+        )
+        await self.store.delete_nodes(ctx.tenant_id, node.scope, [node.id], info, now=self.clock.now())
+        return {
+            "success": True,
+            "message": f"Memory {to_public(node.id)} deleted ({node.layer} layer, stored {iso(node.created_at)})",
+        }
+
+
+def _content(n: Node) -> str:
+    if n.slots.get("kind") == KNOWLEDGE_KIND and n.title:
+        return f"{n.title}: {n.text_summary}" if n.text_summary else n.title
+    return n.text_summary or n.title or ""

@@ -1,0 +1,55 @@
+"""Real servers for the conversation surface: memlane over HTTP (offline extractor, or the
+LLM pipeline against a scripted OpenAI-compatible chat server), both on loopback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.conftest import make_settings
+from tests.support.llm_server import ChatScript, chat_server
+from tests.support.server import LiveServer
+
+
+@pytest.fixture(scope="package")
+def offline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """No LLM configured: ingestion uses the offline extractor."""
+    data = tmp_path_factory.mktemp("conv-offline")
+    with LiveServer.start(make_settings(f"sqlite:///{data / 'memlane.db'}")) as server:
+        yield server
+
+
+@pytest.fixture
+def api(offline_server: LiveServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=offline_server.url, timeout=30) as c:
+        yield c
+
+
+@pytest.fixture(scope="package")
+def llm_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, ChatScript]]:
+    """memlane with MEMLANE_LLM_BASE_URL pointing at the scripted chat server."""
+    data = tmp_path_factory.mktemp("conv-llm")
+    with chat_server() as (base_url, script):
+        settings = make_settings(
+            f"sqlite:///{data / 'memlane.db'}",
+            MEMLANE_LLM_BASE_URL=base_url,
+            MEMLANE_LLM_API_KEY="test-key",
+            MEMLANE_LLM_MODEL="scripted-model",
+            MEMLANE_LLM_MAX_CONCURRENCY=1,
+            MEMLANE_LLM_RATE_LIMIT_RPS=1000,
+            MEMLANE_LLM_RATE_LIMIT_BURST=1000,
+            MEMLANE_LLM_TIMEOUT_SEC=10,
+        )
+        with LiveServer.start(settings) as server:
+            yield server, script
+
+
+@pytest.fixture
+def llm_api(llm_stack: tuple[LiveServer, ChatScript]) -> Iterator[tuple[httpx.Client, ChatScript]]:
+    server, script = llm_stack
+    script.reset()
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        yield c, script
+    script.reset()
