@@ -205,4 +205,3 @@ def test_keys_and_tokens_never_reach_the_logs(c: httpx.Client, logs: Captured) -
     text = "\n".join(logs.lines)
     for secret in (ALICE_KEY, "wrong-key-xyz", tok, SECRET):
         assert secret not in text
-

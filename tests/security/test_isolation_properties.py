@@ -40,8 +40,10 @@ IDENTITIES = [
     Identity("k-team-blue", "T1", None, "blue"),
     Identity("k-b1", "T2", "b1", "red"),
 ]
-REGISTRY = {i.key: {k: v for k, v in {"tenant_id": i.tenant, "agent_id": i.agent, "team_id": i.team}.items() if v}
-            for i in IDENTITIES}
+REGISTRY = {
+    i.key: {k: v for k, v in {"tenant_id": i.tenant, "agent_id": i.agent, "team_id": i.team}.items() if v}
+    for i in IDENTITIES
+}
 
 
 @dataclass
@@ -61,7 +63,8 @@ def may_see(reader: Identity, node: Stored) -> bool:
     if node.lane == "shared":
         return True
     return (node.owner_agent is not None and node.owner_agent == reader.agent) or (
-        node.owner_team is not None and node.owner_team == reader.team)
+        node.owner_team is not None and node.owner_team == reader.team
+    )
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -72,27 +75,36 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         yield s
 
 
-node_plan = st.fixed_dictionaries({
-    "lane": st.sampled_from(["private", "shared", None]),
-    "team_owned": st.booleans(),
-    "kind": st.sampled_from(["event", "event", "topic", "draft_topic"]),
-    "tier": st.sampled_from(["hot", "warm", "cold"]),
-    "seed": st.integers(0, 5),
-})
-write_plan = st.fixed_dictionaries({
-    "writer": st.integers(0, len(IDENTITIES) - 1),
-    "scope": st.sampled_from(["s1", "s2"]),
-    "nodes": st.lists(node_plan, min_size=1, max_size=3),
-    "link_to_previous": st.booleans(),
-})
+node_plan = st.fixed_dictionaries(
+    {
+        "lane": st.sampled_from(["private", "shared", None]),
+        "team_owned": st.booleans(),
+        "kind": st.sampled_from(["event", "event", "topic", "draft_topic"]),
+        "tier": st.sampled_from(["hot", "warm", "cold"]),
+        "seed": st.integers(0, 5),
+    }
+)
+write_plan = st.fixed_dictionaries(
+    {
+        "writer": st.integers(0, len(IDENTITIES) - 1),
+        "scope": st.sampled_from(["s1", "s2"]),
+        "nodes": st.lists(node_plan, min_size=1, max_size=3),
+        "link_to_previous": st.booleans(),
+    }
+)
 
 
 def build_write(plan: dict[str, Any], scope: str, n0: int, prev_client: str | None) -> tuple[dict[str, Any], list]:
     writer = IDENTITIES[plan["writer"]]
     nodes, meta = [], []
     for i, spec in enumerate(plan["nodes"]):
-        node: dict[str, Any] = {"client_id": f"n{n0 + i}", "type": "topic" if "topic" in spec["kind"] else "event",
-                                "title": f"node {n0 + i}", "embedding": unit(spec["seed"]), "tier": spec["tier"]}
+        node: dict[str, Any] = {
+            "client_id": f"n{n0 + i}",
+            "type": "topic" if "topic" in spec["kind"] else "event",
+            "title": f"node {n0 + i}",
+            "embedding": unit(spec["seed"]),
+            "tier": spec["tier"],
+        }
         if spec["kind"] == "draft_topic":
             node["slots"] = {"topic_state": "draft"}
         if spec["lane"]:
@@ -101,11 +113,18 @@ def build_write(plan: dict[str, Any], scope: str, n0: int, prev_client: str | No
             node["owner_team_id"] = writer.team
         nodes.append(node)
         meta.append(spec)
-    edges = [{"type": "part_of", "src": {"client_id": nodes[i]["client_id"]},
-              "dst": {"client_id": nodes[i - 1]["client_id"]}} for i in range(1, len(nodes))]
+    edges = [
+        {
+            "type": "part_of",
+            "src": {"client_id": nodes[i]["client_id"]},
+            "dst": {"client_id": nodes[i - 1]["client_id"]},
+        }
+        for i in range(1, len(nodes))
+    ]
     if plan["link_to_previous"] and prev_client:
-        edges.append({"type": "related_to", "src": {"client_id": nodes[0]["client_id"]},
-                      "dst": {"client_id": prev_client}})
+        edges.append(
+            {"type": "related_to", "src": {"client_id": nodes[0]["client_id"]}, "dst": {"client_id": prev_client}}
+        )
     return {"scope": scope, "input_text": "prop", "nodes": nodes, "edges": edges}, meta
 
 
@@ -139,8 +158,17 @@ def test_no_read_returns_a_node_its_reader_may_not_see(server: LiveServer, plans
                 team_owned = spec["team_owned"] and writer.team is not None
                 owner_agent = None if team_owned else writer.agent
                 owner_team = writer.team if team_owned or writer.agent is None else None
-                stored.append(Stored(node["id"], writer.tenant, scope, lane, owner_agent, owner_team,
-                                     spec["tier"] != "cold" and spec["kind"] != "draft_topic"))
+                stored.append(
+                    Stored(
+                        node["id"],
+                        writer.tenant,
+                        scope,
+                        lane,
+                        owner_agent,
+                        owner_team,
+                        spec["tier"] != "cold" and spec["kind"] != "draft_topic",
+                    )
+                )
             last_client[(writer.tenant, scope)] = body["nodes"][-1]["client_id"]
 
         for reader in IDENTITIES:
@@ -148,10 +176,15 @@ def test_no_read_returns_a_node_its_reader_may_not_see(server: LiveServer, plans
                 scope = f"{run}-{scope_name}"
                 allowed = {s.id for s in stored if s.scope == scope and may_see(reader, s)}
                 seedable = {s.id for s in stored if s.scope == scope and s.seedable and may_see(reader, s)}
-                for path, query in (("/v1/memory/recall", {"query_embedding": unit(0)}),
-                                    ("/v1/memory/recall_text", {"query_text": "node"})):
-                    r = c.post(path, json={"scope": scope, "limit": 200, "max_nodes": 200, "ranked_limit": 500,
-                                           **query}, headers={"X-Api-Key": reader.key})
+                for path, query in (
+                    ("/v1/memory/recall", {"query_embedding": unit(0)}),
+                    ("/v1/memory/recall_text", {"query_text": "node"}),
+                ):
+                    r = c.post(
+                        path,
+                        json={"scope": scope, "limit": 200, "max_nodes": 200, "ranked_limit": 500, **query},
+                        headers={"X-Api-Key": reader.key},
+                    )
                     assert r.status_code == 200, r.text
                     got = returned_ids(r.json())
                     assert got <= allowed, f"{reader.key} saw {got - allowed} in {path}"
