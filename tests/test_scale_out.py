@@ -175,7 +175,9 @@ def node_states(db_url: str, ids: list[str]) -> dict[str, int]:
 
 
 def job_states(db_url: str) -> dict[str, int]:
-    return {r[0]: int(r[1]) for r in query(db_url, "SELECT status, count(*) FROM jobs GROUP BY 1")}
+    """States of the embedding jobs; periodic jobs (decay, sweeps) wait for their time slot."""
+    sql = "SELECT status, count(*) FROM jobs WHERE kind = 'embed_nodes' GROUP BY 1"
+    return {r[0]: int(r[1]) for r in query(db_url, sql)}
 
 
 # --- the API -------------------------------------------------------------------------------
@@ -269,7 +271,9 @@ def test_two_api_processes_and_a_killable_worker_share_one_postgres(pg_url: str,
             jobs_at_kill = job_states(pg_url)
             assert at_kill.get("pending", 0) > 0, at_kill
             assert jobs_at_kill.get("running", 0) >= 1, f"no job was in flight: {jobs_at_kill}"
-            orphaned = {r[0] for r in query(pg_url, "SELECT id FROM jobs WHERE status = 'running'")}
+            orphaned = {
+                r[0] for r in query(pg_url, "SELECT id FROM jobs WHERE status = 'running' AND kind = 'embed_nodes'")
+            }
 
             # Nobody else embeds: the API processes hold no worker.
             time.sleep(1.0)
