@@ -22,6 +22,7 @@ from memlane.api.rules import recall_rules_block, recall_rules_context
 from memlane.domain.errors import Forbidden
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import EdgeRef, Visibility
+from memlane.services.layers.roles import WORKSPACE, canonical_role, is_system
 from memlane.services.recall import RecallOutcome, RecallParams
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec
 
@@ -126,6 +127,13 @@ def _write_identity(body: WriteRequest, principal: Principal) -> tuple[str | Non
     return producer, owner_agent, owner_team
 
 
+def _system_agent(request: Request, principal: Principal) -> bool:
+    """Workspace memory is for system agents only, on every surface: the role comes from the
+    credentials, or from ``X-Agent-Role`` when auth is off; no role is the user-facing agent."""
+    raw = principal.role if principal.method != "off" else request.headers.get("x-agent-role")
+    return is_system(canonical_role(raw))
+
+
 async def _params(body: RecallBase, request: Request, endpoint: str, query_text: str | None) -> RecallParams:
     principal = principal_of(request)
     check_identity(
@@ -161,6 +169,7 @@ async def _params(body: RecallBase, request: Request, endpoint: str, query_text:
         debug_embeddings_allowed=allowed,
         endpoint=endpoint,
         query_text=query_text,
+        exclude_layers=() if _system_agent(request, principal) else (WORKSPACE,),
     )
 
 

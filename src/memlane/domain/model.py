@@ -204,6 +204,8 @@ class SeedFilter:
     user_id: str | None = None
     session_id: str | None = None
     task_id: str | None = None
+    #: layers the reader may never see (workspace, for agents that are not system agents)
+    exclude_layers: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

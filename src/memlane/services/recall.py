@@ -59,6 +59,8 @@ class RecallParams:
     debug_embeddings_allowed: bool = False
     endpoint: str = "recall"
     query_text: str | None = None
+    #: layers this reader may never see (workspace, unless the caller is a system agent)
+    exclude_layers: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -170,7 +172,7 @@ class RecallService:
         kw_text = keyword_query(text) if (cfg.keyword and text) else None
         fusing = cfg.keyword and text is not None
         depth = max(p.limit, cfg.candidates) if (fusing or signals.active) else p.limit
-        flt = SeedFilter(tiers=ACTIVE_TIERS, visibility=vis, exclude_draft_topics=True)
+        flt = SeedFilter(tiers=ACTIVE_TIERS, visibility=vis, exclude_draft_topics=True, exclude_layers=p.exclude_layers)
 
         dense_hits = await self.store.vector_search(p.tenant_id, p.scope, query, depth, flt)
         keyword_hits = await self.store.keyword_search(p.tenant_id, p.scope, kw_text, depth, flt) if kw_text else []
@@ -201,7 +203,7 @@ class RecallService:
             start += len(chunk)
             for n in await self.store.get_nodes(p.tenant_id, p.scope, chunk):
                 # keyword hits are not filtered on readiness by the store; seeds must be ready
-                if n.id in sims or self._eligible(n, vis):
+                if n.id in sims or self._eligible(n, vis, p.exclude_layers):
                     index[n.id] = n
             for nid in chunk:
                 if nid in index:
@@ -253,7 +255,7 @@ class RecallService:
                 if n.type == "topic" and n.topic_state == "draft":
                     if vis.can_see(n.memory_lane, n.owner_agent_id, n.owner_team_id):
                         drafts[n.id] = n
-                elif self._eligible(n, vis):
+                elif self._eligible(n, vis, p.exclude_layers):
                     index[n.id] = n
             next_frontier: list[str] = []
             for e in found:
@@ -269,9 +271,10 @@ class RecallService:
         return list(kept.values()), drafts
 
     @staticmethod
-    def _eligible(n: Node, vis: Visibility) -> bool:
+    def _eligible(n: Node, vis: Visibility, excluded_layers: tuple[str, ...] = ()) -> bool:
         return (
             n.embedding_status == "ready"
+            and n.layer not in excluded_layers
             and n.tier in ACTIVE_TIERS
             and vis.can_see(n.memory_lane, n.owner_agent_id, n.owner_team_id)
         )

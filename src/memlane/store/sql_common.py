@@ -735,12 +735,14 @@ class SqlStore:
         out: dict[str, Node] = {}
         async with self._read() as conn:
             for part in chunks(list(dict.fromkeys(ids))):
+                # Primary-key lookup only, the scope checked here: with "AND scope = ?" in SQL, SQLite
+                # (without ANALYZE statistics) prefers the (tenant, scope, ...) indexes and scans the
+                # whole scope, 40 ms at 100k nodes instead of 1 ms (measured).
                 cond = [nodes.c.tenant_id == tenant_id, nodes.c.id.in_(part)]
-                if scope is not None:
-                    cond.append(nodes.c.scope == scope)
                 for r in await conn.execute(sa.select(*NODE_COLUMNS_NO_VECTOR).where(*cond)):
                     n = node_from_row(r)
-                    out[n.id] = n
+                    if scope is None or n.scope == scope:
+                        out[n.id] = n
         return [out[i] for i in ids if i in out]
 
     async def resolve_client_ids(self, tenant_id: str, scope: str, client_ids: Sequence[str]) -> dict[str, str]:
@@ -779,6 +781,8 @@ class SqlStore:
             cond.append(nodes.c.type.in_(flt.types))
         if flt.layers:
             cond.append(nodes.c.layer.in_(flt.layers))
+        if flt.exclude_layers:
+            cond.append(sa.or_(nodes.c.layer.is_(None), nodes.c.layer.not_in(flt.exclude_layers)))
         if flt.user_id is not None:
             cond.append(nodes.c.user_id == flt.user_id)
         if flt.session_id is not None:
@@ -892,11 +896,18 @@ class SqlStore:
         async with self._read() as conn:
             for part in chunks(list(ids)):
                 rows = await conn.execute(
-                    sa.select(nodes.c.id, nodes.c.scope, nodes.c.title, nodes.c.text_summary, nodes.c.rev).where(
-                        nodes.c.tenant_id == tenant_id, nodes.c.id.in_(part), nodes.c.embedding_status != "ready"
-                    )
+                    sa.select(
+                        nodes.c.id,
+                        nodes.c.scope,
+                        nodes.c.title,
+                        nodes.c.text_summary,
+                        nodes.c.rev,
+                        nodes.c.embedding_status,
+                    ).where(nodes.c.tenant_id == tenant_id, nodes.c.id.in_(part))
                 )
                 for r in rows:
+                    if r.embedding_status == "ready":  # filtered here for the same planner reason as get_nodes
+                        continue
                     text = "\n".join(p for p in (r.title, r.text_summary) if p)
                     out.append(PendingEmbedding(tenant_id=tenant_id, id=r.id, scope=r.scope, text=text, rev=r.rev))
         return out

@@ -118,6 +118,8 @@ class ScopeVectors:
                 for v in values:
                     allowed |= self._equals(name, v)
                 mask &= allowed
+        for layer in flt.exclude_layers:
+            mask &= ~self._equals("layer", layer)
         for name, value in (("user_id", flt.user_id), ("session_id", flt.session_id), ("task_id", flt.task_id)):
             if value is not None:
                 mask &= self._equals(name, value)
