@@ -1122,7 +1122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     def on_term(signum: int, _frame: Any) -> None:
         raise KeyboardInterrupt(f"signal {signum}")
 
-    signal.signal(signal.SIGTERM, on_term)
+    # Explicit handlers: a background job inherits SIGINT as ignored, and Python would then
+    # never raise KeyboardInterrupt; the finally blocks in run() stop the server either way.
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, on_term)
     try:
         res = run(args)
     except KeyboardInterrupt:

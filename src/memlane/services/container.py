@@ -79,7 +79,9 @@ async def open_services(
         embedder = await asyncio.to_thread(build_embedder, settings)
     store = build_store(settings, dimension=embedder.dimension)
     await store.open()
-    embedding = EmbeddingService(store, embedder, clock=clock, batch_size=settings.embedding_batch_size)
+    # a whole job per embedder call: the embedder batches and length-sorts internally, and one
+    # write transaction per job instead of per 32 nodes (measured 138 -> 261 texts/s)
+    embedding = EmbeddingService(store, embedder, clock=clock, batch_size=512)
     worker = Worker(
         store, {}, clock=clock, poll_interval=settings.worker_poll_interval_sec, lease_sec=settings.job_lease_sec
     )

@@ -178,6 +178,11 @@ class SqlStore:
             "overflow": overflow,
         }
 
+    def _in_scope(self, column: Any, scope: str) -> Any:
+        """The scope test of lookups by id. SQLite overrides it so its planner keeps to the
+        id index instead of scanning the whole scope through a (tenant, scope, ...) index."""
+        return column == scope
+
     # --- transactions -------------------------------------------------------------------
     @contextlib.asynccontextmanager
     async def _write_tx(self) -> AsyncIterator[AsyncConnection]:
@@ -533,7 +538,7 @@ class SqlStore:
         for part in chunks(sorted(want_ids)):
             rows = await conn.execute(
                 sa.select(nodes.c.id, *lane_cols).where(
-                    nodes.c.tenant_id == tenant_id, nodes.c.scope == scope, nodes.c.id.in_(part)
+                    nodes.c.tenant_id == tenant_id, self._in_scope(nodes.c.scope, scope), nodes.c.id.in_(part)
                 )
             )
             stored_ids.update(r.id for r in rows if visible(r))
@@ -568,7 +573,7 @@ class SqlStore:
         for part in chunks(src_ids):
             rows = await conn.execute(
                 sa.select(edges.c.id, edges.c.type, edges.c.src_id, edges.c.dst_id).where(
-                    edges.c.tenant_id == tenant_id, edges.c.scope == scope, edges.c.src_id.in_(part)
+                    edges.c.tenant_id == tenant_id, self._in_scope(edges.c.scope, scope), edges.c.src_id.in_(part)
                 )
             )
             existing.update({(r.type, r.src_id, r.dst_id): r.id for r in rows})
@@ -837,7 +842,7 @@ class SqlStore:
                     cond = [
                         edges.c.tenant_id == tenant_id,
                         end.in_(part),
-                        edges.c.scope == scope,
+                        self._in_scope(edges.c.scope, scope),
                         edges.c.weight >= min_weight,
                         edges.c.confidence >= min_confidence,
                     ]
@@ -862,7 +867,7 @@ class SqlStore:
                 rows = await conn.execute(
                     sa.select(nodes.c.id, nodes.c.embedding).where(
                         nodes.c.tenant_id == tenant_id,
-                        nodes.c.scope == scope,
+                        self._in_scope(nodes.c.scope, scope),
                         nodes.c.id.in_(part),
                         nodes.c.embedding.is_not(None),
                     )
@@ -1238,7 +1243,7 @@ class SqlStore:
             for part in chunks(wanted):
                 rows = await conn.execute(
                     sa.select(*NODE_COLUMNS_NO_VECTOR).where(
-                        nodes.c.tenant_id == tenant_id, nodes.c.scope == scope, nodes.c.id.in_(part)
+                        nodes.c.tenant_id == tenant_id, self._in_scope(nodes.c.scope, scope), nodes.c.id.in_(part)
                     )
                 )
                 for r in rows:
@@ -1315,7 +1320,7 @@ class SqlStore:
             for part in chunks(targets):
                 rows = await conn.execute(
                     sa.select(edges).where(
-                        edges.c.tenant_id == tenant_id, edges.c.scope == scope, edges.c.src_id.in_(part)
+                        edges.c.tenant_id == tenant_id, self._in_scope(edges.c.scope, scope), edges.c.src_id.in_(part)
                     )
                 )
                 for r in rows:
@@ -1389,7 +1394,9 @@ class SqlStore:
             found: list[Edge] = []
             for part in chunks(wanted):
                 rows = await conn.execute(
-                    sa.select(edges).where(edges.c.tenant_id == tenant_id, edges.c.scope == scope, edges.c.id.in_(part))
+                    sa.select(edges).where(
+                        edges.c.tenant_id == tenant_id, self._in_scope(edges.c.scope, scope), edges.c.id.in_(part)
+                    )
                 )
                 found.extend(edge_from_row(r) for r in rows)
             if not found:

@@ -109,6 +109,12 @@ class SqliteStore(SqlStore):
         stats["vector_cache_scopes"] = len(self._vectors)
         return stats
 
+    def _in_scope(self, column: Any, scope: str) -> Any:
+        # Wrapped in a function, the column no longer drives index choice: without ANALYZE
+        # statistics SQLite otherwise prefers the (tenant, scope) indexes over the primary key,
+        # measured at 100k nodes: 99 ms instead of 0.6 ms for 64 ids.
+        return sa.func.coalesce(column, "") == scope
+
     async def _lock_scope_head(self, conn: AsyncConnection, tenant_id: str, scope: str, now: datetime) -> ScopeHead:
         # BEGIN IMMEDIATE already holds the database write lock.
         row = (
