@@ -235,14 +235,14 @@ def test_two_api_processes_and_a_killable_worker_share_one_postgres(pg_url: str,
             procs.start("api-a", "serve", "--port", str(port_a))
             procs.start("api-b", "serve", "--port", str(port_b))
             worker = procs.start("worker-1", "worker")
-            wait_for("both API processes", lambda: healthy(api_a) and healthy(api_b), timeout=40, procs=procs)
+            wait_for("both API processes", lambda: healthy(api_a) and healthy(api_b), timeout=120, procs=procs)
 
             # 1. A write through API A is recalled through API B once the worker embeds it.
             [first] = write(api_a, ["harbour lighthouse keeper logbook"])
             wait_for(
                 "recall through B",
                 lambda: first in recall_seed_ids(api_b, "harbour lighthouse keeper logbook"),
-                timeout=20,
+                timeout=60,
                 procs=procs,
                 interval=0.2,
             )
@@ -261,7 +261,7 @@ def test_two_api_processes_and_a_killable_worker_share_one_postgres(pg_url: str,
             wait_for(
                 "the worker to be half-way through its first job",
                 lambda: node_states(pg_url, ids).get("ready", 0) >= 2,
-                timeout=20,
+                timeout=60,
                 procs=procs,
                 interval=0.02,
             )
@@ -285,11 +285,11 @@ def test_two_api_processes_and_a_killable_worker_share_one_postgres(pg_url: str,
             wait_for(
                 "every node to be embedded",
                 lambda: node_states(pg_url, ids) == {"ready": len(ids)},
-                timeout=30,
+                timeout=90,
                 procs=procs,
                 interval=0.1,
             )
-            wait_for("every job to be done", lambda: set(job_states(pg_url)) == {"done"}, timeout=10, procs=procs)
+            wait_for("every job to be done", lambda: set(job_states(pg_url)) == {"done"}, timeout=30, procs=procs)
             retried = query(pg_url, "SELECT id, attempts FROM jobs WHERE id = ANY($1)", list(orphaned))
             assert all(r["attempts"] >= 2 for r in retried), "orphaned jobs were re-leased after the kill"
 
