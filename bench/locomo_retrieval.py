@@ -19,7 +19,7 @@ evidence recall@k is the share of a question's evidence turns among the first k 
 
 Baselines are computed here with the same embedder over the same texts the server embeds
 (``title + "\\n" + text_summary``): dense-only cosine top-k, Okapi BM25 (implemented below:
-k1=1.2, b=0.75, lowercase word tokens, English stop words removed, no stemming), and their
+k1=1.2, b=0.75, lowercase word tokens, common English stop words removed, no stemming), and their
 reciprocal rank fusion (k=60).
 
 Ablations restart the server on the same data with one ranking signal switched off
@@ -270,7 +270,7 @@ def write_body(conv: Conversation, scope: str, mode: str) -> dict[str, Any]:
 
 # --- baselines -------------------------------------------------------------------------------
 _TOKEN = re.compile(r"[a-z0-9]+")
-#: a common English stop-word list (NLTK's, without contractions), kept here to need no package
+#: a common English stop-word list, kept here so the baseline needs no package
 _BASELINE_STOP_WORDS_TEXT = (
     "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her "
     "hers herself it its itself they them their theirs themselves what which who whom this that these "
