@@ -96,6 +96,29 @@ class ScopeHead:
     epoch: int
 
 
+def job_row(job: Job, now: datetime) -> dict[str, Any]:
+    """A new job's column values; a job starts unleased, without error, result or progress."""
+    return {
+        "tenant_id": job.tenant_id,
+        "id": job.id,
+        "scope": job.scope,
+        "kind": job.kind,
+        "payload": job.payload,
+        "status": job.status,
+        "attempts": job.attempts,
+        "max_attempts": job.max_attempts,
+        "idempotency_key": job.idempotency_key,
+        "run_after": job.run_after,
+        "lease_owner": None,
+        "lease_expires_at": None,
+        "last_error": None,
+        "result": None,
+        "progress": None,
+        "created_at": now,
+        "updated_at": now,
+    }
+
+
 def chunks(items: Sequence[Any], size: int = CHUNK) -> list[Sequence[Any]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
@@ -670,29 +693,7 @@ class SqlStore:
             head = await self._lock_scope_head(conn, tenant_id, scope, now)
             rev = head.rev + 1
             chained = await self._chain_commit(conn, tenant_id, scope, head, commit, diff, now, bump_rev=True)
-            for p in patches:
-                values: dict[str, Any] = {"rev": rev, "updated_at": now, "commit_id": chained.id}
-                for name in (
-                    "tier",
-                    "slots",
-                    "status",
-                    "title",
-                    "text_summary",
-                    "last_activated",
-                    "memory_lane",
-                    "expires_at",
-                    "tags",
-                ):
-                    value = getattr(p, name)
-                    if value is not None:
-                        values[name] = value
-                if p.title is not None or p.text_summary is not None:
-                    values.update(embedding=None, embedding_status="pending", embedding_model=None, embedding_dim=None)
-                await conn.execute(
-                    nodes.update()
-                    .where(nodes.c.tenant_id == tenant_id, nodes.c.scope == scope, nodes.c.id == p.id)
-                    .values(**values)
-                )
+            await self._write_patches(conn, tenant_id, scope, patches, rev, chained.id, now)
             return chained
 
     async def delete_nodes(
@@ -1009,27 +1010,7 @@ class SqlStore:
                     continue
             job.created_at = job.updated_at = now
             job.run_after = job.run_after or now
-            await conn.execute(
-                jobs.insert().values(
-                    tenant_id=job.tenant_id,
-                    id=job.id,
-                    scope=job.scope,
-                    kind=job.kind,
-                    payload=job.payload,
-                    status=job.status,
-                    attempts=job.attempts,
-                    max_attempts=job.max_attempts,
-                    idempotency_key=job.idempotency_key,
-                    run_after=job.run_after,
-                    lease_owner=None,
-                    lease_expires_at=None,
-                    last_error=None,
-                    result=None,
-                    progress=None,
-                    created_at=now,
-                    updated_at=now,
-                )
-            )
+            await conn.execute(jobs.insert().values(**job_row(job, now)))
             out.append(job)
         return out
 

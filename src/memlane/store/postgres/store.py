@@ -38,7 +38,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from memlane.domain.model import Job, ScoredId, SeedFilter
 from memlane.store.base import PendingEmbedding, Vector, job_from_row
 from memlane.store.schema import jobs, nodes, scope_heads
-from memlane.store.sql_common import ScopeHead, SqlStore
+from memlane.store.sql_common import ScopeHead, SqlStore, job_row
 from memlane.store.types import PgVector
 from memlane.store.urls import async_url
 
@@ -304,25 +304,7 @@ class PostgresStore(SqlStore):
         for job in items:
             job.created_at = job.updated_at = now
             job.run_after = job.run_after or now
-            stmt = pg_insert(jobs).values(
-                tenant_id=job.tenant_id,
-                id=job.id,
-                scope=job.scope,
-                kind=job.kind,
-                payload=job.payload,
-                status=job.status,
-                attempts=job.attempts,
-                max_attempts=job.max_attempts,
-                idempotency_key=job.idempotency_key,
-                run_after=job.run_after,
-                lease_owner=None,
-                lease_expires_at=None,
-                last_error=None,
-                result=None,
-                progress=None,
-                created_at=now,
-                updated_at=now,
-            )
+            stmt = pg_insert(jobs).values(**job_row(job, now))
             if job.idempotency_key is None:
                 await conn.execute(stmt)
                 out.append(job)
