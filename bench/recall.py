@@ -850,6 +850,32 @@ class PgHandle:
             self.server.cleanup()
 
 
+HNSW_INDEX = f"ix_nodes_embedding_hnsw_{DIM}"
+HNSW_DDL = (
+    f"CREATE INDEX IF NOT EXISTS {HNSW_INDEX} ON nodes "
+    f"USING hnsw ((embedding::vector({DIM})) vector_cosine_ops) WHERE embedding_dim = {DIM}"
+)
+
+
+async def pg_execute(database_url: str, statements: Sequence[str]) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(database_url.replace("postgresql+asyncpg://", "postgresql://"))
+    try:
+        for sql in statements:
+            await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+async def build_hnsw(database_url: str) -> dict[str, Any]:
+    """The index memlane creates at start (store/postgres/store.py), built once after the load."""
+    settings = ["SET maintenance_work_mem = '4GB'", "SET max_parallel_maintenance_workers = 1"]
+    t = time.perf_counter()
+    await pg_execute(database_url, [*settings, HNSW_DDL, "ANALYZE nodes", "ANALYZE edges"])
+    return {"seconds": round(time.perf_counter() - t, 1), "ddl": HNSW_DDL, "settings": settings}
+
+
 def pg_uri_for_memlane(uri: str) -> str:
     return uri if uri.startswith(("postgresql://", "postgres://")) else "postgresql://" + uri.split("://", 1)[-1]
 
@@ -886,6 +912,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--embed-after-all", action="store_true", help="write+embed phase: write everything, then drain once"
     )
     p.add_argument("--skip-embed-phase", action="store_true")
+    p.add_argument(
+        "--defer-hnsw",
+        action="store_true",
+        help="postgres only: drop the HNSW index before the bulk write and build it after (timed), "
+        "the bulk-import procedure of docs/operations.md",
+    )
     p.add_argument("--seed", type=int, default=20261121)
     p.add_argument("--startup-timeout", type=float, default=180.0)
     p.add_argument("--out", type=Path, help="write the JSON results here")
@@ -1044,6 +1076,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             raise SystemExit(f"error: server embedder dimension is {health.get('embedding')}, need {DIM}")
         print(f"server healthy: {health.get('backend')}, {health.get('embedding')}", flush=True)
 
+        deferred = bool(args.defer_hnsw and database_url)
+        if deferred:
+            assert database_url is not None
+            asyncio.run(pg_execute(database_url, [f"DROP INDEX IF EXISTS {HNSW_INDEX}"]))
+            print(f"dropped {HNSW_INDEX} for the bulk load (--defer-hnsw)", flush=True)
         profiles: dict[str, Any] = {}
         timeout = httpx.Timeout(300.0, connect=10.0)
         with httpx.Client(base_url=server.base_url, timeout=timeout, trust_env=False) as client:
@@ -1051,6 +1088,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             with profiled(server, args, "bulk_write", profiles):
                 bulk, written = phase_bulk_write(client, server, corpus, pool, args)
             print(f"    {bulk['nodes_per_s_wall']:,.0f} nodes/s", flush=True)
+            if deferred:
+                assert database_url is not None
+                print("[A'] building the HNSW index after the load ...", flush=True)
+                bulk["hnsw_build"] = asyncio.run(build_hnsw(database_url))
+                print(f"    built in {bulk['hnsw_build']['seconds']:.1f} s", flush=True)
             rss_after_write = server.rss_mb()
             print(f"[C] {args.queries} /recall + {args.queries} /recall_text queries ...", flush=True)
             with profiled(server, args, "queries", profiles):

@@ -28,6 +28,7 @@ class Settings(BaseSettings):
     data_dir: Path = Field(Path("data"), validation_alias=_env("MEMLANE_DATA_DIR"))
     database_url: str | None = Field(None, validation_alias=_env("MEMLANE_DATABASE_URL"))
     db_pool_size: int = Field(10, validation_alias=_env("MEMLANE_DB_POOL_SIZE"))
+    vector_approx_min_rows: int = Field(20_000, ge=0, validation_alias=_env("MEMLANE_VECTOR_APPROX_MIN_ROWS"))
 
     embedder: Literal["local", "openai", "hashing"] = Field("local", validation_alias=_env("MEMLANE_EMBEDDER"))
     embedding_base_url: str | None = Field(None, validation_alias=_env("MEMLANE_EMBEDDING_BASE_URL"))

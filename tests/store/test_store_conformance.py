@@ -328,3 +328,37 @@ async def test_data_survives_closing_and_reopening_the_store(store: Store, db_ur
         assert hits[0].id == node.id
     finally:
         await reopened.close()
+
+
+def _edge(src: str, dst: str, *, weight: float = 1.0, type_: str = "related_to") -> EdgeUpsert:
+    return EdgeUpsert(id=None, type=type_, src=EdgeRef(client_id=src), dst=EdgeRef(client_id=dst), weight=weight)
+
+
+async def _around(store: Store, node_id: str) -> dict[tuple[str, str], float]:
+    found = await store.edges_touching("t1", "s1", [node_id], min_weight=0, min_confidence=0, limit=50)
+    return {(e.src_id, e.dst_id): e.weight for e in found}
+
+
+async def test_edges_around_a_node_follow_every_later_edge_change(store: Store) -> None:
+    """Reads after each change see it: new edges, changed weights, deletes and redirects."""
+    await store.apply_write(
+        "t1", "s1", [up(n, client_id=n) for n in ("a", "b", "c", "d")], [_edge("a", "b")], info(), now=NOW
+    )
+    ids = await store.resolve_client_ids("t1", "s1", ["a", "b", "c", "d"])
+    a, b, c, d = (ids[k] for k in "abcd")
+    assert await _around(store, a) == {(a, b): 1.0}
+
+    await store.apply_write("t1", "s1", [], [_edge("a", "c", weight=0.5), _edge("a", "b", weight=0.3)], info(), now=NOW)
+    assert await _around(store, a) == {(a, b): 0.3, (a, c): 0.5}
+
+    ac = next(e for e in await store.edges_touching("t1", "s1", [c], min_weight=0, min_confidence=0, limit=5))
+    await store.delete_edges("t1", "s1", [ac.id], info(), now=NOW)
+    assert await _around(store, a) == {(a, b): 0.3}
+    assert await _around(store, c) == {}
+
+    await store.redirect_edges("t1", "s1", {b: d}, info(), now=NOW)
+    assert await _around(store, a) == {(a, d): 0.3}
+    assert await _around(store, b) == {}
+
+    await store.delete_nodes("t1", "s1", [d], info(), now=NOW)
+    assert await _around(store, a) == {}

@@ -31,7 +31,7 @@ def build_store(settings: Settings, *, dimension: int) -> Store:
         return store
     from memlane.store.sqlite.store import SqliteStore
 
-    return SqliteStore(url, vector_dim=dimension)
+    return SqliteStore(url, vector_dim=dimension, approx_min_rows=settings.vector_approx_min_rows)
 
 
 @dataclass

@@ -70,6 +70,7 @@ edges = sa.Table(
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Column("updated_at", UTCDateTime, nullable=False),
     sa.Column("commit_id", sa.String(36)),
+    sa.Column("rev", sa.BigInteger, nullable=False, server_default="0"),
     sa.PrimaryKeyConstraint("tenant_id", "id", name="pk_edges"),
 )
 

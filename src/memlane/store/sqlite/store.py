@@ -15,11 +15,12 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from memlane.domain.model import ScoredId, SeedFilter
+from memlane.domain.model import Edge, Node, ScoredId, SeedFilter
 from memlane.store.base import Vector
 from memlane.store.schema import jobs, nodes, scope_heads
 from memlane.store.sql_common import ScopeHead, SqlStore
-from memlane.store.sqlite.vector_cache import ScopeVectors
+from memlane.store.sqlite.direct_reads import DirectReader
+from memlane.store.sqlite.vector_cache import APPROX_MIN_ROWS, ScopeVectors
 from memlane.store.urls import async_url
 
 _TOKEN = re.compile(r"[\w']+", re.UNICODE)
@@ -65,10 +66,12 @@ def _configure(engine: AsyncEngine, *, immediate: bool) -> None:
 class SqliteStore(SqlStore):
     backend = "sqlite"
 
-    def __init__(self, url: str, *, vector_dim: int, read_pool_size: int = 4):
+    def __init__(self, url: str, *, vector_dim: int, read_pool_size: int = 4, approx_min_rows: int = APPROX_MIN_ROWS):
         super().__init__(url, vector_dim=vector_dim)
         self._read_pool_size = read_pool_size
+        self._approx_min_rows = approx_min_rows
         self._reader: AsyncEngine | None = None
+        self._direct: DirectReader | None = None
         self._vectors: dict[tuple[str, str], ScopeVectors] = {}
 
     def _create_engine(self) -> AsyncEngine:
@@ -82,6 +85,8 @@ class SqliteStore(SqlStore):
         reader = create_async_engine(async_url(self.url), pool_size=self._read_pool_size, max_overflow=4)
         _configure(reader, immediate=False)
         self._reader = reader
+        if path and path != ":memory:":
+            self._direct = DirectReader(path, size=self._read_pool_size)
         return writer
 
     async def close(self) -> None:
@@ -89,6 +94,9 @@ class SqliteStore(SqlStore):
         if self._reader is not None:
             await self._reader.dispose()
             self._reader = None
+        if self._direct is not None:
+            self._direct.close()
+            self._direct = None
         self._vectors.clear()
 
     @contextlib.asynccontextmanager
@@ -148,25 +156,18 @@ class SqliteStore(SqlStore):
         key = (tenant_id, scope)
         sv = self._vectors.get(key)
         if sv is None:
-            sv = self._vectors.setdefault(key, ScopeVectors(dim=self.vector_dim))
-        async with self._read() as conn:
-            head = (
-                await conn.execute(
-                    sa.select(scope_heads.c.rev, scope_heads.c.epoch).where(
-                        scope_heads.c.tenant_id == tenant_id, scope_heads.c.scope == scope
-                    )
-                )
-            ).first()
+            sv = self._vectors.setdefault(key, ScopeVectors(dim=self.vector_dim, approx_min_rows=self._approx_min_rows))
+        head = await self._scope_head(tenant_id, scope)
         if head is None:
             sv.reset()
             sv.rev, sv.epoch = 0, 0
             return sv
-        if head.rev == sv.rev and head.epoch == sv.epoch:
+        if head == (sv.rev, sv.epoch):
             return sv
         async with sv.lock:
-            if head.rev == sv.rev and head.epoch == sv.epoch:
+            if head == (sv.rev, sv.epoch):
                 return sv
-            full = head.epoch != sv.epoch
+            full = head[1] != sv.epoch
             since = -1 if full else sv.rev
             async with self._read() as conn:
                 # Re-read the head inside the snapshot so rows and rev agree.
@@ -184,16 +185,69 @@ class SqliteStore(SqlStore):
                         )
                     )
                 ).all()
-            await asyncio.to_thread(self._apply_rows, sv, rows, full)
+            edge_rows = await self._direct.edges_since(tenant_id, scope, since) if self._direct is not None else []
+            await asyncio.to_thread(self._apply_rows, sv, rows, edge_rows, full)
             if snap is not None:
                 sv.rev, sv.epoch = snap.rev, snap.epoch
         return sv
 
+    async def _scope_head(self, tenant_id: str, scope: str) -> tuple[int, int] | None:
+        """(rev, epoch) of the scope, or None before its first write."""
+        if self._direct is not None:
+            return await self._direct.scope_head(tenant_id, scope)
+        async with self._read() as conn:
+            row = (
+                await conn.execute(
+                    sa.select(scope_heads.c.rev, scope_heads.c.epoch).where(
+                        scope_heads.c.tenant_id == tenant_id, scope_heads.c.scope == scope
+                    )
+                )
+            ).first()
+        return (int(row.rev), int(row.epoch)) if row is not None else None
+
+    # --- hot reads: plain sqlite3 when the store is a file (direct_reads.py) -------------
+    async def get_nodes(self, tenant_id: str, scope: str | None, ids: Sequence[str]) -> list[Node]:
+        if self._direct is None:
+            return await super().get_nodes(tenant_id, scope, ids)
+        return await self._direct.get_nodes(tenant_id, scope, ids)
+
+    async def edges_touching(
+        self,
+        tenant_id: str,
+        scope: str,
+        node_ids: Sequence[str],
+        *,
+        min_weight: float,
+        min_confidence: float,
+        limit: int,
+        types: Sequence[str] | None = None,
+    ) -> list[Edge]:
+        if self._direct is None:
+            return await super().edges_touching(
+                tenant_id,
+                scope,
+                node_ids,
+                min_weight=min_weight,
+                min_confidence=min_confidence,
+                limit=limit,
+                types=types,
+            )
+        if not node_ids or limit <= 0:
+            return []
+        sv = await self._scope_vectors(tenant_id, scope)
+        return sv.edges.around(node_ids, min_weight=min_weight, min_confidence=min_confidence, limit=limit, types=types)
+
+    async def get_embeddings(self, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, Vector]:
+        if self._direct is None:
+            return await super().get_embeddings(tenant_id, scope, ids)
+        return await self._direct.get_embeddings(tenant_id, scope, ids)
+
     @staticmethod
-    def _apply_rows(sv: ScopeVectors, rows: Sequence[Any], full: bool) -> None:
+    def _apply_rows(sv: ScopeVectors, rows: Sequence[Any], edge_rows: Sequence[Edge], full: bool) -> None:
         if full:
             sv.reset()
         sv.apply(rows)
+        sv.edges.apply(edge_rows)
 
     async def vector_search(self, tenant_id: str, scope: str, query: Vector, k: int, flt: SeedFilter) -> list[ScoredId]:
         if len(query) != self.vector_dim:
