@@ -29,6 +29,7 @@ class Settings(BaseSettings):
     database_url: str | None = Field(None, validation_alias=_env("MEMLANE_DATABASE_URL"))
     db_pool_size: int = Field(10, validation_alias=_env("MEMLANE_DB_POOL_SIZE"))
     vector_approx_min_rows: int = Field(20_000, ge=0, validation_alias=_env("MEMLANE_VECTOR_APPROX_MIN_ROWS"))
+    keyword_term_max_docs: int = Field(2000, ge=0, validation_alias=_env("MEMLANE_KEYWORD_TERM_MAX_DOCS"))
 
     embedder: Literal["local", "openai", "hashing"] = Field("local", validation_alias=_env("MEMLANE_EMBEDDER"))
     embedding_base_url: str | None = Field(None, validation_alias=_env("MEMLANE_EMBEDDING_BASE_URL"))

@@ -31,7 +31,12 @@ def build_store(settings: Settings, *, dimension: int) -> Store:
         return store
     from memlane.store.sqlite.store import SqliteStore
 
-    return SqliteStore(url, vector_dim=dimension, approx_min_rows=settings.vector_approx_min_rows)
+    return SqliteStore(
+        url,
+        vector_dim=dimension,
+        approx_min_rows=settings.vector_approx_min_rows,
+        keyword_term_max_docs=settings.keyword_term_max_docs,
+    )
 
 
 @dataclass

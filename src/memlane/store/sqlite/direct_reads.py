@@ -24,6 +24,7 @@ import numpy as np
 from memlane.domain.model import Edge, Node
 from memlane.store.base import Vector
 from memlane.store.schema import NODE_COLUMNS_NO_VECTOR, edges
+from memlane.store.sqlite.keyword_terms import TermCounts
 
 #: one statement binds at most this many ids (SQLite's default variable limit is 32766)
 CHUNK = 500
@@ -200,6 +201,14 @@ class DirectReader:
         sql = "SELECT " + ", ".join(EDGE_COLUMNS) + " FROM edges WHERE tenant_id = ? AND scope = ? AND rev > ?"
         with self._conn() as conn:
             return [_edge(row) for row in conn.execute(sql, (tenant_id, scope, rev))]
+
+    async def selective_terms(self, terms: list[str], counts: TermCounts) -> list[str]:
+        """The query words worth ranking with (keyword_terms.py)."""
+        return await asyncio.to_thread(self._selective_terms, terms, counts)
+
+    def _selective_terms(self, terms: list[str], counts: TermCounts) -> list[str]:
+        with self._conn() as conn:
+            return counts.selective(conn, terms)
 
     async def get_embeddings(self, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, Vector]:
         if not ids:

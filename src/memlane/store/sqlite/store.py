@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -20,10 +19,10 @@ from memlane.store.base import Vector
 from memlane.store.schema import jobs, nodes, scope_heads
 from memlane.store.sql_common import ScopeHead, SqlStore
 from memlane.store.sqlite.direct_reads import DirectReader
+from memlane.store.sqlite.keyword_terms import MAX_DOCS_PER_TERM, TermCounts, match_expression, query_terms
 from memlane.store.sqlite.vector_cache import APPROX_MIN_ROWS, ScopeVectors
 from memlane.store.urls import async_url
 
-_TOKEN = re.compile(r"[\w']+", re.UNICODE)
 VECTOR_CACHE_COLUMNS = [
     nodes.c.id,
     nodes.c.embedding,
@@ -35,15 +34,6 @@ VECTOR_CACHE_COLUMNS = [
     nodes.c.topic_state,
     *[nodes.c[a] for a in ScopeVectors.ATTRS],
 ]
-
-
-def fts_query(text: str) -> str | None:
-    """Any-term FTS5 query from free text; quoting every token makes user input inert."""
-    tokens = [t.replace('"', "") for t in _TOKEN.findall(text.lower())]
-    tokens = [t for t in dict.fromkeys(tokens) if t.strip("'")]
-    if not tokens:
-        return None
-    return " OR ".join(f'"{t}"' for t in tokens[:64])
 
 
 def _configure(engine: AsyncEngine, *, immediate: bool) -> None:
@@ -66,10 +56,19 @@ def _configure(engine: AsyncEngine, *, immediate: bool) -> None:
 class SqliteStore(SqlStore):
     backend = "sqlite"
 
-    def __init__(self, url: str, *, vector_dim: int, read_pool_size: int = 4, approx_min_rows: int = APPROX_MIN_ROWS):
+    def __init__(
+        self,
+        url: str,
+        *,
+        vector_dim: int,
+        read_pool_size: int = 4,
+        approx_min_rows: int = APPROX_MIN_ROWS,
+        keyword_term_max_docs: int = MAX_DOCS_PER_TERM,
+    ):
         super().__init__(url, vector_dim=vector_dim)
         self._read_pool_size = read_pool_size
         self._approx_min_rows = approx_min_rows
+        self._term_counts = TermCounts(max_docs=keyword_term_max_docs)
         self._reader: AsyncEngine | None = None
         self._direct: DirectReader | None = None
         self._vectors: dict[tuple[str, str], ScopeVectors] = {}
@@ -260,7 +259,10 @@ class SqliteStore(SqlStore):
         return await asyncio.to_thread(sv.search, q, k, flt)
 
     async def keyword_search(self, tenant_id: str, scope: str, text: str, k: int, flt: SeedFilter) -> list[ScoredId]:
-        match = fts_query(text)
+        terms = query_terms(text)
+        if self._direct is not None and terms:
+            terms = await self._direct.selective_terms(terms, self._term_counts)
+        match = match_expression(terms)
         if match is None or k <= 0:
             return []
         fts = sa.table("nodes_fts", sa.column("rowid"), sa.column("text"))
