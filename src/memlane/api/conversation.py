@@ -23,6 +23,7 @@ from memlane.api.conversation_dto import (
     check_callback_url,
 )
 from memlane.api.deps import authenticated, quota, resolve_tenant, services
+from memlane.api.json_body import JsonBodyRoute
 from memlane.domain.clock import iso
 from memlane.domain.errors import InvalidRequest, UpstreamError
 from memlane.domain.hashing import sha256_hex
@@ -36,7 +37,9 @@ from memlane.services.conversation.memories import QueryParams, memory_view
 from memlane.services.conversation.messages import RAW_TEXT_ROLE, messages_from_payload
 from memlane.services.conversation.wiring import ConversationServices, conversation_services
 
-router = APIRouter(prefix="/api/v1", tags=["conversation memory"], dependencies=[Depends(authenticated)])
+router = APIRouter(
+    route_class=JsonBodyRoute, prefix="/api/v1", tags=["conversation memory"], dependencies=[Depends(authenticated)]
+)
 
 MAX_IDEMPOTENCY_KEY = 200
 AppId = Annotated[str, Query(min_length=1, max_length=200, description="Application id (a scope in your tenant)")]

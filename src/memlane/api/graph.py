@@ -18,6 +18,7 @@ from memlane.api.graph_dto import (
     node_dto,
     seed_dto,
 )
+from memlane.api.json_body import JsonBodyRoute
 from memlane.api.rules import recall_rules_block, recall_rules_context
 from memlane.domain.errors import Forbidden
 from memlane.domain.hashing import sha256_hex
@@ -26,7 +27,9 @@ from memlane.services.layers.roles import WORKSPACE, canonical_role, is_system
 from memlane.services.recall import RecallOutcome, RecallParams
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec
 
-router = APIRouter(prefix="/v1/memory", tags=["graph memory"], dependencies=[Depends(authenticated)])
+router = APIRouter(
+    route_class=JsonBodyRoute, prefix="/v1/memory", tags=["graph memory"], dependencies=[Depends(authenticated)]
+)
 
 
 @router.post("/write", summary="Write nodes and edges in one commit")

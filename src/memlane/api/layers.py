@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Path, Request
 
 from memlane.api.auth import principal_of
 from memlane.api.deps import admin_authorized, authenticated, quota, resolve_scope, resolve_tenant, services
+from memlane.api.json_body import JsonBodyRoute
 from memlane.api.layers_dto import DeleteIn, ReadIn, SearchIn, UpdateIn, WriteIn, memory_object
 from memlane.domain.errors import Forbidden
 from memlane.services.layers.roles import canonical_role
@@ -26,7 +27,9 @@ from memlane.services.layers.service import (
 )
 from memlane.services.tools.surface import surface
 
-router = APIRouter(prefix="/v1/layers", tags=["layered memory"], dependencies=[Depends(authenticated)])
+router = APIRouter(
+    route_class=JsonBodyRoute, prefix="/v1/layers", tags=["layered memory"], dependencies=[Depends(authenticated)]
+)
 
 
 def _service(request: Request) -> LayeredMemoryService:

@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, FastAPI, Request
 
 from memlane.api.auth import principal_of
 from memlane.api.deps import authenticated, quota, resolve_scope, resolve_tenant, services
+from memlane.api.json_body import JsonBodyRoute
 from memlane.api.lifecycle_dto import ActivateRequest, RehydrateRequest
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import Visibility
@@ -41,6 +42,7 @@ async def _schedule_decay(app: FastAPI) -> AsyncIterator[None]:
 
 
 router = APIRouter(
+    route_class=JsonBodyRoute,
     prefix="/v1/memory",
     tags=["graph memory: lifecycle"],
     dependencies=[Depends(authenticated)],

@@ -18,6 +18,7 @@ from fastapi import APIRouter, Depends, Request
 from memlane.api.auth import check_identity, principal_of
 from memlane.api.deps import authenticated, quota, resolve_scope, resolve_tenant, services
 from memlane.api.graph_dto import RecallBase
+from memlane.api.json_body import JsonBodyRoute
 from memlane.api.rules_dto import (
     EvaluateRequest,
     FeedbackRequest,
@@ -31,7 +32,12 @@ from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import Visibility
 from memlane.services.rules_service import rules_service
 
-router = APIRouter(prefix="/v1/memory", tags=["graph memory: rules and tools"], dependencies=[Depends(authenticated)])
+router = APIRouter(
+    route_class=JsonBodyRoute,
+    prefix="/v1/memory",
+    tags=["graph memory: rules and tools"],
+    dependencies=[Depends(authenticated)],
+)
 
 
 def inject_identity(

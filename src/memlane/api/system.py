@@ -9,8 +9,9 @@ from fastapi.responses import JSONResponse
 
 from memlane import __version__
 from memlane.api.deps import services
+from memlane.api.json_body import JsonBodyRoute
 
-router = APIRouter(tags=["system"])
+router = APIRouter(route_class=JsonBodyRoute, tags=["system"])
 
 
 @router.get("/health", summary="Liveness and store health")

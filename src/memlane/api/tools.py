@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 
 from memlane.api.auth import check_identity, principal_of
 from memlane.api.deps import authenticated, quota, resolve_tenant, services
+from memlane.api.json_body import JsonBodyRoute
 from memlane.api.tools_dto import ImportIn, KnowledgeItemIn, KnowledgeItemPatch, item_dto, version_dto
 from memlane.domain.errors import InvalidRequest
 from memlane.services.knowledge.model import ItemInput
@@ -20,9 +21,14 @@ from memlane.services.tools.schemas import DESCRIPTIONS, SCHEMAS, TOOL_NAMES, op
 from memlane.services.tools.surface import surface
 from memlane.store.knowledge import ItemFilter
 
-router = APIRouter(prefix="/v1/tools", tags=["agent tools"], dependencies=[Depends(authenticated)])
+router = APIRouter(
+    route_class=JsonBodyRoute, prefix="/v1/tools", tags=["agent tools"], dependencies=[Depends(authenticated)]
+)
 knowledge_router = APIRouter(
-    prefix="/v1/knowledge", tags=["knowledge repository"], dependencies=[Depends(authenticated)]
+    route_class=JsonBodyRoute,
+    prefix="/v1/knowledge",
+    tags=["knowledge repository"],
+    dependencies=[Depends(authenticated)],
 )
 
 WRITE_TOOLS = frozenset({"memory_add", "memory_delete", "sync_now"})

@@ -159,6 +159,7 @@ class SqliteStore(SqlStore):
         head = await self._scope_head(tenant_id, scope)
         if head is None:
             sv.reset()
+            sv.edges.reset()
             sv.rev, sv.epoch = 0, 0
             return sv
         if head == (sv.rev, sv.epoch):
@@ -185,7 +186,10 @@ class SqliteStore(SqlStore):
                     )
                 ).all()
             edge_rows = await self._direct.edges_since(tenant_id, scope, since) if self._direct is not None else []
-            await asyncio.to_thread(self._apply_rows, sv, rows, edge_rows, full)
+            await asyncio.to_thread(self._apply_rows, sv, rows, full)
+            if full:
+                sv.edges.reset()
+            sv.edges.apply(edge_rows)
             if snap is not None:
                 sv.rev, sv.epoch = snap.rev, snap.epoch
         return sv
@@ -242,11 +246,10 @@ class SqliteStore(SqlStore):
         return await self._direct.get_embeddings(tenant_id, scope, ids)
 
     @staticmethod
-    def _apply_rows(sv: ScopeVectors, rows: Sequence[Any], edge_rows: Sequence[Edge], full: bool) -> None:
+    def _apply_rows(sv: ScopeVectors, rows: Sequence[Any], full: bool) -> None:
         if full:
             sv.reset()
         sv.apply(rows)
-        sv.edges.apply(edge_rows)
 
     async def vector_search(self, tenant_id: str, scope: str, query: Vector, k: int, flt: SeedFilter) -> list[ScoredId]:
         if len(query) != self.vector_dim:
@@ -256,7 +259,7 @@ class SqliteStore(SqlStore):
         norm = float(np.linalg.norm(q))
         if norm > 0:
             q = q / norm
-        return await asyncio.to_thread(sv.search, q, k, flt)
+        return sv.search(q, k, flt)
 
     async def keyword_search(self, tenant_id: str, scope: str, text: str, k: int, flt: SeedFilter) -> list[ScoredId]:
         terms = query_terms(text)

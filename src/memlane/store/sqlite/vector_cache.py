@@ -18,6 +18,7 @@ correct: each refreshes what changed before it searches.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,12 +71,20 @@ class ScopeVectors:
     basis: npt.NDArray[np.float32] | None = None
     reduced: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     fitted_rows: int = 0
-    #: the scope's edges, refreshed with the vectors (edge_cache.py)
+    #: the scope's edges, refreshed with the vectors (edge_cache.py); only touched on the
+    #: event loop's thread, which is also where they are read
     edges: ScopeEdges = field(default_factory=ScopeEdges)
+    _equal_rows: dict[tuple[str, Any], npt.NDArray[np.bool_]] = field(default_factory=dict)
+    #: searches and refreshes run on worker threads; a search never sees half-applied rows
+    _rows_lock: threading.Lock = field(default_factory=threading.Lock)
 
     ATTRS = ("owner_agent_id", "owner_team_id", "status", "type", "layer", "user_id", "session_id", "task_id")
 
     def reset(self) -> None:
+        with self._rows_lock:
+            self._reset()
+
+    def _reset(self) -> None:
         self.count = 0
         self.matrix = np.zeros((1024, self.dim), np.float32)
         self.valid = np.zeros(1024, bool)
@@ -88,7 +97,7 @@ class ScopeVectors:
         self.basis = None
         self.reduced = np.zeros((0, 0), np.float32)
         self.fitted_rows = 0
-        self.edges.reset()
+        self._equal_rows = {}
 
     def _grow(self, need: int) -> None:
         cap = self.matrix.shape[0]
@@ -109,7 +118,12 @@ class ScopeVectors:
 
     def apply(self, rows: Sequence[Any]) -> None:
         """Upsert changed rows; a row that is no longer ready or of another dimension turns invalid."""
+        with self._rows_lock:
+            self._apply(rows)
+
+    def _apply(self, rows: Sequence[Any]) -> None:
         self._grow(self.count + len(rows))
+        self._equal_rows.clear()
         changed: list[int] = []
         for r in rows:
             m = r._mapping
@@ -184,10 +198,25 @@ class ScopeVectors:
         return mask
 
     def _equals(self, attr: str, value: Any) -> npt.NDArray[np.bool_]:
+        """Rows whose ``attr`` is ``value``; remembered until the rows change, because the
+        same tests (the reader's lane, the excluded workspace layer) repeat on every search
+        and building one costs milliseconds at 100k rows."""
+        key = (attr, value)
+        hit = self._equal_rows.get(key)
+        if hit is not None and len(hit) == self.count:
+            return hit
         arr = np.asarray(self.attrs[attr], dtype=object)
-        return np.asarray(arr == value, dtype=bool) if len(arr) else np.zeros(0, bool)
+        rows = np.asarray(arr == value, dtype=bool) if len(arr) else np.zeros(0, bool)
+        if len(self._equal_rows) >= 64:
+            self._equal_rows.clear()
+        self._equal_rows[key] = rows
+        return rows
 
     def search(self, query: npt.NDArray[np.float32], k: int, flt: SeedFilter) -> list[ScoredId]:
+        with self._rows_lock:
+            return self._search(query, k, flt)
+
+    def _search(self, query: npt.NDArray[np.float32], k: int, flt: SeedFilter) -> list[ScoredId]:
         n = self.count
         if n == 0 or k <= 0:
             return []
