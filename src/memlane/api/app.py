@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI
 
 from memlane import __version__
 from memlane.api import graph, lifecycle, rules, system
 from memlane.api.auth import Authenticator
-from memlane.api.errors import install_error_handlers, render
+from memlane.api.edge_middleware import EdgeMiddleware
+from memlane.api.errors import install_error_handlers
 from memlane.api.quotas import QuotaGuard
 from memlane.config import Settings
 from memlane.services.container import Services, open_services
@@ -50,22 +50,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     if services is not None:
         app.state.services = services
 
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > settings.max_request_bytes:
-            return render(
-                request.url.path,
-                413,
-                "payload_too_large",
-                f"request body is {length} bytes; the limit is {settings.max_request_bytes} "
-                "(MEMLANE_MAX_REQUEST_BYTES)",
-            )
-        started = time.perf_counter()
-        response = await call_next(request)
-        # Server-side time, so benchmarks can separate server latency from the client's.
-        response.headers["server-timing"] = f"app;dur={(time.perf_counter() - started) * 1000:.3f}"
-        return response
+    app.add_middleware(EdgeMiddleware, max_request_bytes=settings.max_request_bytes)
 
     # Built here, not in the lifespan, so a bad key registry or secret stops start-up at once.
     app.state.authenticator = Authenticator(settings)

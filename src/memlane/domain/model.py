@@ -212,3 +212,18 @@ class SeedFilter:
 class ScoredId:
     id: str
     score: float
+
+
+@dataclass(slots=True)
+class RecallAudit:
+    """Who recalled what in a scope: one row per recall (the query only as a hash)."""
+
+    tenant_id: str
+    scope: str
+    endpoint: str
+    consumer_agent_id: str | None
+    consumer_team_id: str | None
+    query_sha256: str | None
+    seed_ids: list[str]
+    returned_count: int
+    created_at: datetime

@@ -10,7 +10,6 @@ never score but may be shown for explainability.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from dataclasses import dataclass, field
@@ -22,12 +21,13 @@ from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.hashing import sha256_hex
-from memlane.domain.model import ACTIVE_TIERS, Edge, Node, SeedFilter, Visibility
+from memlane.domain.model import ACTIVE_TIERS, Edge, Node, RecallAudit, SeedFilter, Visibility
 from memlane.services.ranking.activation import EDGE_TYPE_FACTOR, HOP_DECAY, spread
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import Candidates, fuse
 from memlane.services.ranking.query_text import keyword_query
 from memlane.services.ranking.signals import QuerySignals
+from memlane.services.recall_audit import RecallAuditLog
 from memlane.store.base import Store, Vector
 
 log = logging.getLogger(__name__)
@@ -92,7 +92,7 @@ class RecallService:
         self.clock = clock
         self.dimension = dimension
         self.ranking = ranking or RankingConfig()
-        self._audit_tasks: set[asyncio.Task[None]] = set()
+        self.audit_log = RecallAuditLog(store)
 
     @classmethod
     def from_settings(cls, store: Store, settings: Settings, *, clock: Clock, dimension: int) -> RecallService:
@@ -377,31 +377,22 @@ class RecallService:
 
     def _audit(self, p: RecallParams, seed_ids: list[str], returned: int) -> None:
         """Best effort and off the response path: a failing audit write never fails a recall."""
-        query_sha = sha256_hex(p.query_text) if p.query_text is not None else None
-
-        async def write() -> None:
-            try:
-                await self.store.record_recall_audit(
-                    p.tenant_id,
-                    p.scope,
-                    endpoint=p.endpoint,
-                    consumer_agent_id=p.consumer_agent_id,
-                    consumer_team_id=p.consumer_team_id,
-                    query_sha256=query_sha,
-                    seed_ids=seed_ids,
-                    returned_count=returned,
-                    now=self.clock.now(),
-                )
-            except Exception:
-                log.warning("recall audit write failed", exc_info=True)
-
-        task = asyncio.get_running_loop().create_task(write())
-        self._audit_tasks.add(task)
-        task.add_done_callback(self._audit_tasks.discard)
+        self.audit_log.add(
+            RecallAudit(
+                tenant_id=p.tenant_id,
+                scope=p.scope,
+                endpoint=p.endpoint,
+                consumer_agent_id=p.consumer_agent_id,
+                consumer_team_id=p.consumer_team_id,
+                query_sha256=sha256_hex(p.query_text) if p.query_text is not None else None,
+                seed_ids=list(seed_ids),
+                returned_count=returned,
+                created_at=self.clock.now(),
+            )
+        )
 
     async def drain_audit(self) -> None:
-        if self._audit_tasks:
-            await asyncio.gather(*list(self._audit_tasks), return_exceptions=True)
+        await self.audit_log.drain()
 
 
 def _render(n: Node) -> str:

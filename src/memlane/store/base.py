@@ -23,6 +23,7 @@ from memlane.domain.model import (
     Job,
     Node,
     NodeUpsert,
+    RecallAudit,
     ScoredId,
     SeedFilter,
     Visibility,
@@ -208,19 +209,9 @@ class Store(Protocol):
     async def count_jobs(self, status: str | None = None) -> int: ...
 
     # --- audit --------------------------------------------------------------------------
-    async def record_recall_audit(
-        self,
-        tenant_id: str,
-        scope: str,
-        *,
-        endpoint: str,
-        consumer_agent_id: str | None,
-        consumer_team_id: str | None,
-        query_sha256: str | None,
-        seed_ids: Sequence[str],
-        returned_count: int,
-        now: datetime,
-    ) -> None: ...
+    async def record_recall_audits(self, entries: Sequence[RecallAudit]) -> None:
+        """Append recall audit rows, all in one transaction."""
+        ...
 
     async def list_recall_audit(self, tenant_id: str, scope: str, *, limit: int) -> list[dict[str, Any]]:
         """Newest first: who recalled what from a scope."""

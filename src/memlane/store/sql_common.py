@@ -28,6 +28,7 @@ from memlane.domain.model import (
     Job,
     Node,
     NodeUpsert,
+    RecallAudit,
     ScoredId,
     SeedFilter,
     Visibility,
@@ -1137,34 +1138,27 @@ class SqlStore:
             return int((await conn.execute(q)).scalar_one())
 
     # --- audit --------------------------------------------------------------------------
-    async def record_recall_audit(
-        self,
-        tenant_id: str,
-        scope: str,
-        *,
-        endpoint: str,
-        consumer_agent_id: str | None,
-        consumer_team_id: str | None,
-        query_sha256: str | None,
-        seed_ids: Sequence[str],
-        returned_count: int,
-        now: datetime,
-    ) -> None:
+    async def record_recall_audits(self, entries: Sequence[RecallAudit]) -> None:
+        if not entries:
+            return
+        rows = [
+            {
+                "tenant_id": a.tenant_id,
+                "id": new_id(),
+                "scope": a.scope,
+                "endpoint": a.endpoint,
+                "consumer_agent_id": a.consumer_agent_id,
+                "consumer_team_id": a.consumer_team_id,
+                "query_sha256": a.query_sha256,
+                "seed_ids": list(a.seed_ids),
+                "returned_count": a.returned_count,
+                "created_at": a.created_at,
+            }
+            for a in entries
+        ]
         async with self._write_tx() as conn:
-            await conn.execute(
-                recall_audit.insert().values(
-                    tenant_id=tenant_id,
-                    id=new_id(),
-                    scope=scope,
-                    endpoint=endpoint,
-                    consumer_agent_id=consumer_agent_id,
-                    consumer_team_id=consumer_team_id,
-                    query_sha256=query_sha256,
-                    seed_ids=list(seed_ids),
-                    returned_count=returned_count,
-                    created_at=now,
-                )
-            )
+            for part in chunks(rows, 500):
+                await conn.execute(recall_audit.insert(), list(part))
 
     async def list_recall_audit(self, tenant_id: str, scope: str, *, limit: int) -> list[dict[str, Any]]:
         q = (

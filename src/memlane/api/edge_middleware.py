@@ -1,0 +1,56 @@
+"""The outermost layer of every request: the body-size limit and the ``server-timing`` header.
+
+Written as plain ASGI rather than with ``@app.middleware("http")``: Starlette's
+``BaseHTTPMiddleware`` runs each request through an extra task and memory streams, which
+showed up as a fixed cost on every recall. Here the limit is checked on the headers before
+any body is read, and the header is added to the response's start message.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from memlane.api.errors import render
+
+
+class EdgeMiddleware:
+    def __init__(self, app: ASGIApp, *, max_request_bytes: int):
+        self.app = app
+        self.max_request_bytes = max_request_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = _header(scope, b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_request_bytes:
+            response = render(
+                scope.get("path", ""),
+                413,
+                "payload_too_large",
+                f"request body is {length} bytes; the limit is {self.max_request_bytes} (MEMLANE_MAX_REQUEST_BYTES)",
+            )
+            await response(scope, receive, send)
+            return
+        started = time.perf_counter()
+
+        async def send_timed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                # server-side time, so benchmarks can separate server latency from the client's
+                took = (time.perf_counter() - started) * 1000
+                headers: list[Any] = list(message.get("headers", []))
+                headers.append((b"server-timing", f"app;dur={took:.3f}".encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_timed)
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return str(value.decode("latin-1"))
+    return None
