@@ -124,6 +124,9 @@ def test_rows_added_after_the_projection_was_fitted_are_found() -> None:
 
 def _cache_row(i: int, v: np.ndarray) -> dict[str, object]:
     return {
+        **dict.fromkeys(ScopeVectors.ATTRS),
+        "salience": 0.5,
+        "confidence": 0.9,
         "id": f"n{i}",
         "embedding": v,
         "embedding_status": "ready",
@@ -132,5 +135,4 @@ def _cache_row(i: int, v: np.ndarray) -> dict[str, object]:
         "memory_lane": "shared",
         "type": "event",
         "topic_state": None,
-        **dict.fromkeys(ScopeVectors.ATTRS),
     }

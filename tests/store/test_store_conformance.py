@@ -362,3 +362,35 @@ async def test_edges_around_a_node_follow_every_later_edge_change(store: Store) 
 
     await store.delete_nodes("t1", "s1", [d], info(), now=NOW)
     assert await _around(store, a) == {}
+
+
+async def test_node_briefs_agree_with_the_nodes_and_follow_changes(store: Store) -> None:
+    await store.apply_write(
+        "t1",
+        "s1",
+        [up("a", client_id="a", embedding=vec(1)), up("b", client_id="b", lane="private", owner_agent="ag")],
+        [],
+        info(),
+        now=NOW,
+    )
+    await store.apply_write("t1", "s2", [up("elsewhere", client_id="c", scope="s2")], [], info(), now=NOW)
+    ids = await store.resolve_client_ids("t1", "s1", ["a", "b"])
+    other = (await store.resolve_client_ids("t1", "s2", ["c"]))["c"]
+    asked = [ids["b"], other, "no-such-node", ids["a"]]
+    briefs = await store.node_briefs("t1", "s1", asked)
+    nodes = {n.id: n for n in await store.get_nodes("t1", "s1", asked)}
+    assert [b.id for b in briefs] == [ids["b"], ids["a"]]
+    for b in briefs:
+        n = nodes[b.id]
+        assert (b.type, b.tier, b.memory_lane, b.owner_agent_id, b.embedding_status, b.salience, b.confidence) == (
+            n.type,
+            n.tier,
+            n.memory_lane,
+            n.owner_agent_id,
+            n.embedding_status,
+            n.salience,
+            n.confidence,
+        )
+    await store.patch_nodes("t1", "s1", [NodePatch(id=ids["a"], tier="cold")], info(), now=NOW, diff={"patched": 1})
+    [a] = await store.node_briefs("t1", "s1", [ids["a"]])
+    assert a.tier == "cold"

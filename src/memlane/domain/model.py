@@ -227,3 +227,21 @@ class RecallAudit:
     seed_ids: list[str]
     returned_count: int
     created_at: datetime
+
+
+@dataclass(slots=True)
+class NodeBrief:
+    """The few fields recall needs to decide whether a neighbour may take part and how much
+    it weighs; full nodes are loaded only for what a recall returns."""
+
+    id: str
+    type: str
+    tier: str
+    memory_lane: str
+    owner_agent_id: str | None
+    owner_team_id: str | None
+    embedding_status: str
+    topic_state: str | None
+    layer: str | None
+    salience: float
+    confidence: float

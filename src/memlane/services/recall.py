@@ -21,7 +21,7 @@ from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.hashing import sha256_hex
-from memlane.domain.model import ACTIVE_TIERS, Edge, Node, RecallAudit, SeedFilter, Visibility
+from memlane.domain.model import ACTIVE_TIERS, Edge, Node, NodeBrief, RecallAudit, SeedFilter, Visibility
 from memlane.services.ranking.activation import EDGE_TYPE_FACTOR, HOP_DECAY, spread
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import Candidates, fuse
@@ -116,8 +116,9 @@ class RecallService:
                 details={"field": "limit", "max": DEBUG_MAX_LIMIT},
             )
         vis = Visibility(p.consumer_agent_id, p.consumer_team_id)
-        index: dict[str, Node] = {}
-        seeds, base = await self._seeds(query, p, vis, index)
+        seed_index: dict[str, Node] = {}
+        seeds, base = await self._seeds(query, p, vis, seed_index)
+        index: dict[str, Node | NodeBrief] = dict(seed_index)
 
         edges, drafts = await self._neighbourhood(p, [n.id for n, _ in seeds], index, vis)
         if self.ranking.graph:
@@ -130,14 +131,20 @@ class RecallService:
         )
         ranked = scored[: p.ranked_limit]
         chosen_ids = [nid for nid, _, _ in scored[: p.max_nodes]]
-        chosen = [index[i] for i in chosen_ids]
+        context_ids = [nid for nid, _, _ in scored[:CONTEXT_MAX_ITEMS]]
+        full = await self._full_nodes(p, [*chosen_ids, *context_ids], index)
+        chosen_ids = [i for i in chosen_ids if i in full]
+        context_ids = [i for i in context_ids if i in full]
+        chosen = [full[i] for i in chosen_ids]
         chosen_set = set(chosen_ids)
         sub_edges = [e for e in edges if e.src_id in chosen_set and e.dst_id in chosen_set]
-        chosen, sub_edges = self._explain_drafts(chosen, sub_edges, drafts, edges, p)
+        if drafts:
+            shown = {n.id: n for n in await self.store.get_nodes(p.tenant_id, p.scope, list(drafts))}
+            chosen, sub_edges = self._explain_drafts(chosen, sub_edges, shown, edges, p)
         sub_edges = sorted(sub_edges, key=lambda e: (-(e.weight * e.confidence), e.id))[: p.max_edges]
 
         text, items, citations = self._context(
-            [index[nid] for nid, _, _ in scored[:CONTEXT_MAX_ITEMS]], {nid: s for nid, _, s in scored}, edges
+            [full[nid] for nid in context_ids], {nid: s for nid, _, s in scored}, edges
         )
         outcome = RecallOutcome(
             seeds=seeds,
@@ -148,12 +155,22 @@ class RecallService:
             context_items=items,
             citations=citations,
             neighborhood_counts={"nodes": len(activation) + len(drafts), "edges": len(edges)},
-            node_index=index,
+            node_index=full,
         )
         if p.include_embeddings and p.debug_embeddings_allowed:
             outcome.debug_embeddings = await self._debug_embeddings(p, [n.id for n, _ in seeds[:DEBUG_MAX_SEEDS]])
         self._audit(p, [n.id for n, _ in seeds], len(chosen))
         return outcome
+
+    async def _full_nodes(self, p: RecallParams, ids: list[str], index: dict[str, Node | NodeBrief]) -> dict[str, Node]:
+        """Whole nodes for what the response shows; the neighbourhood was ranked on briefs.
+
+        A node deleted since its brief was read is left out, as if it had not been found."""
+        full = {i: n for i in ids if isinstance(n := index.get(i), Node)}
+        missing = [i for i in dict.fromkeys(ids) if i not in full]
+        for n in await self.store.get_nodes(p.tenant_id, p.scope, missing):
+            full[n.id] = n
+        return full
 
     async def _seeds(
         self, query: Vector, p: RecallParams, vis: Visibility, index: dict[str, Node]
@@ -229,11 +246,14 @@ class RecallService:
         return out
 
     async def _neighbourhood(
-        self, p: RecallParams, seed_ids: list[str], index: dict[str, Node], vis: Visibility
-    ) -> tuple[list[Edge], dict[str, Node]]:
-        """Edges within ``neighborhood_hops`` of the seeds, kept to eligible endpoints."""
+        self, p: RecallParams, seed_ids: list[str], index: dict[str, Node | NodeBrief], vis: Visibility
+    ) -> tuple[list[Edge], dict[str, NodeBrief]]:
+        """Edges within ``neighborhood_hops`` of the seeds, kept to eligible endpoints.
+
+        Neighbours are read as briefs (eligibility and weight only): up to 200 of them per
+        recall, of which at most ``max_nodes`` are returned and loaded whole."""
         kept: dict[str, Edge] = {}
-        drafts: dict[str, Node] = {}
+        drafts: dict[str, NodeBrief] = {}
         frontier = list(seed_ids)
         visited = set(seed_ids)
         node_budget = max(p.max_nodes * 4, p.ranked_limit)
@@ -251,7 +271,7 @@ class RecallService:
             )
             new_ids = [nid for e in found for nid in (e.src_id, e.dst_id) if nid not in index and nid not in drafts]
             new_ids = list(dict.fromkeys(new_ids))[: max(node_budget - len(index), 0)]
-            for n in await self.store.get_nodes(p.tenant_id, p.scope, new_ids):
+            for n in await self.store.node_briefs(p.tenant_id, p.scope, new_ids):
                 if n.type == "topic" and n.topic_state == "draft":
                     if vis.can_see(n.memory_lane, n.owner_agent_id, n.owner_team_id):
                         drafts[n.id] = n
@@ -271,7 +291,7 @@ class RecallService:
         return list(kept.values()), drafts
 
     @staticmethod
-    def _eligible(n: Node, vis: Visibility, excluded_layers: tuple[str, ...] = ()) -> bool:
+    def _eligible(n: Node | NodeBrief, vis: Visibility, excluded_layers: tuple[str, ...] = ()) -> bool:
         return (
             n.embedding_status == "ready"
             and n.layer not in excluded_layers
@@ -280,7 +300,7 @@ class RecallService:
         )
 
     @staticmethod
-    def _node_weight(n: Node) -> float:
+    def _node_weight(n: Node | NodeBrief) -> float:
         return 0.75 + 0.15 * n.salience + 0.10 * n.confidence
 
     @staticmethod

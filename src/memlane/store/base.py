@@ -22,6 +22,7 @@ from memlane.domain.model import (
     EdgeUpsert,
     Job,
     Node,
+    NodeBrief,
     NodeUpsert,
     RecallAudit,
     ScoredId,
@@ -209,6 +210,10 @@ class Store(Protocol):
     async def count_jobs(self, status: str | None = None) -> int: ...
 
     # --- audit --------------------------------------------------------------------------
+    async def node_briefs(self, tenant_id: str, scope: str, ids: Sequence[str]) -> list[NodeBrief]:
+        """``NodeBrief`` of the given nodes of the scope, in the order asked; unknown ids are skipped."""
+        ...
+
     async def record_recall_audits(self, entries: Sequence[RecallAudit]) -> None:
         """Append recall audit rows, all in one transaction."""
         ...

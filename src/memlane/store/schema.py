@@ -148,3 +148,18 @@ recall_audit = sa.Table(
 )
 
 NODE_COLUMNS_NO_VECTOR = [c for c in nodes.c if c.name not in {"embedding"}]
+
+#: the columns of a ``NodeBrief`` (domain/model.py), in its field order
+NODE_BRIEF_FIELDS = (
+    "id",
+    "type",
+    "tier",
+    "memory_lane",
+    "owner_agent_id",
+    "owner_team_id",
+    "embedding_status",
+    "topic_state",
+    "layer",
+    "salience",
+    "confidence",
+)

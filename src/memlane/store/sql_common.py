@@ -27,6 +27,7 @@ from memlane.domain.model import (
     EdgeUpsert,
     Job,
     Node,
+    NodeBrief,
     NodeUpsert,
     RecallAudit,
     ScoredId,
@@ -48,6 +49,7 @@ from memlane.store.base import (
     node_from_row,
 )
 from memlane.store.schema import (
+    NODE_BRIEF_FIELDS,
     NODE_COLUMNS_NO_VECTOR,
     commits,
     edges,
@@ -761,6 +763,20 @@ class SqlStore:
                     if scope is None or n.scope == scope:
                         out[n.id] = n
         return [out[i] for i in ids if i in out]
+
+    async def node_briefs(self, tenant_id: str, scope: str, ids: Sequence[str]) -> list[NodeBrief]:
+        if not ids:
+            return []
+        cols = [nodes.c.scope, *(nodes.c[name] for name in NODE_BRIEF_FIELDS)]
+        found: dict[str, NodeBrief] = {}
+        async with self._read() as conn:
+            for part in chunks(list(dict.fromkeys(ids))):
+                # by primary key, the scope checked here (see get_nodes)
+                rows = await conn.execute(sa.select(*cols).where(nodes.c.tenant_id == tenant_id, nodes.c.id.in_(part)))
+                for r in rows:
+                    if r.scope == scope:
+                        found[r.id] = NodeBrief(**{name: r._mapping[name] for name in NODE_BRIEF_FIELDS})
+        return [found[i] for i in ids if i in found]
 
     async def resolve_client_ids(self, tenant_id: str, scope: str, client_ids: Sequence[str]) -> dict[str, str]:
         found: dict[str, str] = {}

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from memlane.domain.model import Edge, Node, ScoredId, SeedFilter
+from memlane.domain.model import Edge, Node, NodeBrief, ScoredId, SeedFilter
 from memlane.store.base import Vector
 from memlane.store.schema import jobs, nodes, scope_heads
 from memlane.store.sql_common import ScopeHead, SqlStore
@@ -24,15 +24,8 @@ from memlane.store.sqlite.vector_cache import APPROX_MIN_ROWS, ScopeVectors
 from memlane.store.urls import async_url
 
 VECTOR_CACHE_COLUMNS = [
-    nodes.c.id,
-    nodes.c.embedding,
-    nodes.c.embedding_status,
-    nodes.c.embedding_dim,
-    nodes.c.tier,
-    nodes.c.memory_lane,
-    nodes.c.type,
-    nodes.c.topic_state,
-    *[nodes.c[a] for a in ScopeVectors.ATTRS],
+    nodes.c[name]
+    for name in dict.fromkeys(("id", "embedding", "embedding_status", "embedding_dim", *ScopeVectors.ATTRS))
 ]
 
 
@@ -239,6 +232,14 @@ class SqliteStore(SqlStore):
             return []
         sv = await self._scope_vectors(tenant_id, scope)
         return sv.edges.around(node_ids, min_weight=min_weight, min_confidence=min_confidence, limit=limit, types=types)
+
+    async def node_briefs(self, tenant_id: str, scope: str, ids: Sequence[str]) -> list[NodeBrief]:
+        if self._direct is None:
+            return await super().node_briefs(tenant_id, scope, ids)
+        if not ids:
+            return []
+        sv = await self._scope_vectors(tenant_id, scope)
+        return sv.briefs(ids)
 
     async def get_embeddings(self, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, Vector]:
         if self._direct is None:

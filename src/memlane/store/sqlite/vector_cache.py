@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from memlane.domain.model import TIER_RANK, ScoredId, SeedFilter
+from memlane.domain.model import TIER_RANK, NodeBrief, ScoredId, SeedFilter
 from memlane.store.sqlite.edge_cache import ScopeEdges
 
 TIER_CODE = TIER_RANK
@@ -75,10 +75,29 @@ class ScopeVectors:
     #: event loop's thread, which is also where they are read
     edges: ScopeEdges = field(default_factory=ScopeEdges)
     _equal_rows: dict[tuple[str, Any], npt.NDArray[np.bool_]] = field(default_factory=dict)
+    _shared: dict[str, str] = field(default_factory=dict)
     #: searches and refreshes run on worker threads; a search never sees half-applied rows
     _rows_lock: threading.Lock = field(default_factory=threading.Lock)
 
-    ATTRS = ("owner_agent_id", "owner_team_id", "status", "type", "layer", "user_id", "session_id", "task_id")
+    ATTRS = (
+        "owner_agent_id",
+        "owner_team_id",
+        "status",
+        "type",
+        "layer",
+        "user_id",
+        "session_id",
+        "task_id",
+        # with the ones above, what a NodeBrief needs
+        "tier",
+        "memory_lane",
+        "embedding_status",
+        "topic_state",
+        "salience",
+        "confidence",
+    )
+    #: attributes with a handful of distinct values
+    FEW_VALUES = frozenset({"status", "type", "layer", "tier", "memory_lane", "embedding_status", "topic_state"})
 
     def reset(self) -> None:
         with self._rows_lock:
@@ -98,6 +117,7 @@ class ScopeVectors:
         self.reduced = np.zeros((0, 0), np.float32)
         self.fitted_rows = 0
         self._equal_rows = {}
+        self._shared = {}
 
     def _grow(self, need: int) -> None:
         cap = self.matrix.shape[0]
@@ -147,8 +167,37 @@ class ScopeVectors:
             self.shared[idx] = m["memory_lane"] == "shared"
             self.draft_topic[idx] = m["type"] == "topic" and m["topic_state"] == "draft"
             for a in self.ATTRS:
-                self.attrs[a][idx] = m[a]
+                value = m[a]
+                if a in self.FEW_VALUES and value is not None:
+                    value = self._shared.setdefault(value, value)  # one string object per value
+                self.attrs[a][idx] = value
         self._refresh_projection(changed)
+
+    def briefs(self, ids: Sequence[str]) -> list[NodeBrief]:
+        """Briefs of the scope's nodes among ``ids``, in order; ids not in the scope are skipped."""
+        with self._rows_lock:
+            out: list[NodeBrief] = []
+            attrs = self.attrs
+            for nid in ids:
+                i = self.row_of.get(nid)
+                if i is None:
+                    continue
+                out.append(
+                    NodeBrief(
+                        id=nid,
+                        type=attrs["type"][i],
+                        tier=attrs["tier"][i],
+                        memory_lane=attrs["memory_lane"][i],
+                        owner_agent_id=attrs["owner_agent_id"][i],
+                        owner_team_id=attrs["owner_team_id"][i],
+                        embedding_status=attrs["embedding_status"][i],
+                        topic_state=attrs["topic_state"][i],
+                        layer=attrs["layer"][i],
+                        salience=attrs["salience"][i],
+                        confidence=attrs["confidence"][i],
+                    )
+                )
+            return out
 
     def _refresh_projection(self, changed: list[int]) -> None:
         """Fit the first stage once the scope is large, refit when it has doubled since."""
