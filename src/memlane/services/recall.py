@@ -10,6 +10,8 @@ never score but may be shown for explainability.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 from dataclasses import dataclass, field
@@ -107,8 +109,18 @@ class RecallService:
                 details={"field": field_name, "expected": self.dimension, "got": len(vector)},
             )
 
-    async def recall(self, query: Vector, p: RecallParams) -> RecallOutcome:
-        self.check_dimension(query)
+    async def recall(self, query: Vector | asyncio.Future[Vector], p: RecallParams) -> RecallOutcome:
+        """Recall around ``query``: a vector, or a future of one (the embedding of the query
+        text still being computed, so the keyword search runs meanwhile)."""
+        try:
+            return await self._recall(query, p)
+        finally:
+            if isinstance(query, asyncio.Future) and not query.done():
+                query.cancel()
+
+    async def _recall(self, query: Vector | asyncio.Future[Vector], p: RecallParams) -> RecallOutcome:
+        if not isinstance(query, asyncio.Future):
+            self.check_dimension(query)
         if p.include_embeddings and p.limit > DEBUG_MAX_LIMIT:
             raise InvalidRequest(
                 f"limit must be <= {DEBUG_MAX_LIMIT} when include_embeddings=true (got {p.limit})",
@@ -173,7 +185,7 @@ class RecallService:
         return full
 
     async def _seeds(
-        self, query: Vector, p: RecallParams, vis: Visibility, index: dict[str, Node]
+        self, query: Vector | asyncio.Future[Vector], p: RecallParams, vis: Visibility, index: dict[str, Node]
     ) -> tuple[list[tuple[Node, float]], dict[str, float]]:
         """The ``limit`` best candidates with their true cosine similarity, and their base score.
 
@@ -191,8 +203,24 @@ class RecallService:
         depth = max(p.limit, cfg.candidates) if (fusing or signals.active) else p.limit
         flt = SeedFilter(tiers=ACTIVE_TIERS, visibility=vis, exclude_draft_topics=True, exclude_layers=p.exclude_layers)
 
-        dense_hits = await self.store.vector_search(p.tenant_id, p.scope, query, depth, flt)
-        keyword_hits = await self.store.keyword_search(p.tenant_id, p.scope, kw_text, depth, flt) if kw_text else []
+        # The keyword search needs no vector: it runs while the query is embedded and searched
+        # (both wait on other threads: the embedder's and SQLite's).
+        keyword_task = (
+            asyncio.ensure_future(self.store.keyword_search(p.tenant_id, p.scope, kw_text, depth, flt))
+            if kw_text
+            else None
+        )
+        try:
+            if isinstance(query, asyncio.Future):
+                query = await query
+                self.check_dimension(query)
+            dense_hits = await self.store.vector_search(p.tenant_id, p.scope, query, depth, flt)
+            keyword_hits = await keyword_task if keyword_task is not None else []
+        finally:
+            if keyword_task is not None and not keyword_task.done():
+                keyword_task.cancel()
+                with contextlib.suppress(BaseException):
+                    await keyword_task
         sims = {h.id: h.score for h in dense_hits}
         dense = [(h.id, h.score) for h in dense_hits]
         if fusing:
