@@ -128,6 +128,7 @@ def _cache_row(i: int, v: np.ndarray) -> dict[str, object]:
         "salience": 0.5,
         "confidence": 0.9,
         "id": f"n{i}",
+        "row_no": i + 1,
         "embedding": v,
         "embedding_status": "ready",
         "embedding_dim": DIM,

@@ -50,3 +50,16 @@ async def test_with_no_bound_every_word_ranks(tmp_path: Path) -> None:
         assert len(hits) == 13
     finally:
         await store.close()
+
+
+async def test_matches_crowded_out_by_other_scopes_are_still_found(tmp_path: Path) -> None:
+    """The index is shared: a scope's hits may rank below hundreds of another scope's."""
+    store = await _store(tmp_path / "m.db", max_docs=0)
+    try:
+        busy = [up("apple apple apple", client_id=f"b{i}", scope="busy") for i in range(260)]
+        await store.apply_write("t1", "busy", busy, [], info(), now=NOW)
+        await store.apply_write("t2", "s1", [up("an apple a day", client_id="mine")], [], info(), now=NOW)
+        hits = await store.keyword_search("t2", "s1", "apple", 5, EVERYONE)
+        assert [h.id for h in hits] == list((await store.resolve_client_ids("t2", "s1", ["mine"])).values())
+    finally:
+        await store.close()

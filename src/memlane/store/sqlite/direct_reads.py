@@ -213,6 +213,19 @@ class DirectReader:
         with self._conn() as conn:
             return counts.selective(conn, terms)
 
+    async def keyword_ranked(self, match: str, limit: int | None) -> list[tuple[int, float]]:
+        """``(rowid, score)`` of the keyword index's matches, best first (score = -bm25)."""
+        return await asyncio.to_thread(self._keyword_ranked, match, limit)
+
+    def _keyword_ranked(self, match: str, limit: int | None) -> list[tuple[int, float]]:
+        sql = "SELECT rowid, bm25(nodes_fts) AS r FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY r"
+        args: tuple[Any, ...] = (match,)
+        if limit is not None:
+            sql += " LIMIT ?"
+            args = (match, limit)
+        with self._conn() as conn:
+            return [(int(rowid), -float(rank)) for rowid, rank in conn.execute(sql, args)]
+
     async def get_embeddings(self, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, Vector]:
         if not ids:
             return {}

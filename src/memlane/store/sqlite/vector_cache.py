@@ -65,6 +65,8 @@ class ScopeVectors:
     ids: list[str] = field(default_factory=list)
     attrs: dict[str, list[Any]] = field(default_factory=dict)
     row_of: dict[str, int] = field(default_factory=dict)
+    #: the keyword index's rowid (nodes.row_no) -> row here
+    index_of_row_no: dict[int, int] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     approx_min_rows: int = APPROX_MIN_ROWS
     #: the first stage: projection basis, projected rows, and the row count it was fitted at
@@ -113,6 +115,7 @@ class ScopeVectors:
         self.ids = []
         self.attrs = {a: [] for a in self.ATTRS}
         self.row_of = {}
+        self.index_of_row_no = {}
         self.basis = None
         self.reduced = np.zeros((0, 0), np.float32)
         self.fitted_rows = 0
@@ -152,6 +155,7 @@ class ScopeVectors:
                 idx = self.count
                 self.count += 1
                 self.row_of[m["id"]] = idx
+                self.index_of_row_no[m["row_no"]] = idx
                 self.ids.append(m["id"])
                 for a in self.ATTRS:
                     self.attrs[a].append(None)
@@ -215,9 +219,10 @@ class ScopeVectors:
         elif changed:
             self.reduced[changed] = self.matrix[changed] @ self.basis
 
-    def mask(self, flt: SeedFilter) -> npt.NDArray[np.bool_]:
+    def mask(self, flt: SeedFilter, *, ready_only: bool = True) -> npt.NDArray[np.bool_]:
+        """Rows the filter admits; with ``ready_only`` only rows with a usable vector."""
         n = self.count
-        mask = self.valid[:n].copy()
+        mask = self.valid[:n].copy() if ready_only else np.ones(n, bool)
         if flt.tiers:
             allowed = np.zeros(n, bool)
             for t in flt.tiers:
@@ -260,6 +265,20 @@ class ScopeVectors:
             self._equal_rows.clear()
         self._equal_rows[key] = rows
         return rows
+
+    def admit_ranked(self, ranked: Sequence[tuple[int, float]], k: int, flt: SeedFilter) -> list[ScoredId]:
+        """The first ``k`` of keyword hits ``(row_no, score)``, best first, that are rows of
+        this scope the filter admits (vectors not required)."""
+        with self._rows_lock:
+            allowed = self.mask(flt, ready_only=False)
+            out: list[ScoredId] = []
+            for row_no, score in ranked:
+                i = self.index_of_row_no.get(row_no)
+                if i is not None and allowed[i]:
+                    out.append(ScoredId(self.ids[i], score))
+                    if len(out) >= k:
+                        break
+            return out
 
     def search(self, query: npt.NDArray[np.float32], k: int, flt: SeedFilter) -> list[ScoredId]:
         with self._rows_lock:
