@@ -209,6 +209,11 @@ class SqlStore:
         id index instead of scanning the whole scope through a (tenant, scope, ...) index."""
         return column == scope
 
+    def _one_of(self, column: Any, values: Sequence[str]) -> Any:
+        """``column IN (values)``; PostgreSQL overrides it with ``= ANY(array)`` so the
+        statement's text does not change with the number of values and stays prepared."""
+        return column.in_(list(values))
+
     # --- transactions -------------------------------------------------------------------
     @contextlib.asynccontextmanager
     async def _write_tx(self) -> AsyncIterator[AsyncConnection]:
@@ -757,7 +762,7 @@ class SqlStore:
                 # Primary-key lookup only, the scope checked here: with "AND scope = ?" in SQL, SQLite
                 # (without ANALYZE statistics) prefers the (tenant, scope, ...) indexes and scans the
                 # whole scope, 40 ms at 100k nodes instead of 1 ms (measured).
-                cond = [nodes.c.tenant_id == tenant_id, nodes.c.id.in_(part)]
+                cond = [nodes.c.tenant_id == tenant_id, self._one_of(nodes.c.id, part)]
                 for r in await conn.execute(sa.select(*NODE_COLUMNS_NO_VECTOR).where(*cond)):
                     n = node_from_row(r)
                     if scope is None or n.scope == scope:
@@ -772,10 +777,12 @@ class SqlStore:
         async with self._read() as conn:
             for part in chunks(list(dict.fromkeys(ids))):
                 # by primary key, the scope checked here (see get_nodes)
-                rows = await conn.execute(sa.select(*cols).where(nodes.c.tenant_id == tenant_id, nodes.c.id.in_(part)))
+                rows = await conn.execute(
+                    sa.select(*cols).where(nodes.c.tenant_id == tenant_id, self._one_of(nodes.c.id, part))
+                )
                 for r in rows:
                     if r.scope == scope:
-                        found[r.id] = NodeBrief(**{name: r._mapping[name] for name in NODE_BRIEF_FIELDS})
+                        found[r.id] = NodeBrief(*r[1:])
         return [found[i] for i in ids if i in found]
 
     async def resolve_client_ids(self, tenant_id: str, scope: str, client_ids: Sequence[str]) -> dict[str, str]:
@@ -869,7 +876,7 @@ class SqlStore:
                 for end in (edges.c.src_id, edges.c.dst_id):
                     cond = [
                         edges.c.tenant_id == tenant_id,
-                        end.in_(part),
+                        self._one_of(end, part),
                         self._in_scope(edges.c.scope, scope),
                         edges.c.weight >= min_weight,
                         edges.c.confidence >= min_confidence,
@@ -896,7 +903,7 @@ class SqlStore:
                     sa.select(nodes.c.id, nodes.c.embedding).where(
                         nodes.c.tenant_id == tenant_id,
                         self._in_scope(nodes.c.scope, scope),
-                        nodes.c.id.in_(part),
+                        self._one_of(nodes.c.id, part),
                         nodes.c.embedding.is_not(None),
                     )
                 )

@@ -23,15 +23,17 @@ filtered query has k results).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
@@ -147,6 +149,21 @@ class PostgresStore(SqlStore):
             await self.close()
             raise
 
+    @contextlib.asynccontextmanager
+    async def _read(self) -> AsyncIterator[AsyncConnection]:
+        """Reads run in autocommit: no BEGIN/ROLLBACK round trips around each lookup (a recall
+        makes about eight). Vector search needs transaction-local settings: ``_read_tx``."""
+        async with self.engine.connect() as conn:
+            yield await conn.execution_options(isolation_level="AUTOCOMMIT")
+
+    @contextlib.asynccontextmanager
+    async def _read_tx(self) -> AsyncIterator[AsyncConnection]:
+        async with self.engine.connect() as conn:
+            yield conn
+
+    def _one_of(self, column: Any, values: Sequence[str]) -> Any:
+        return column == sa.any_(sa.bindparam(None, list(values), type_=postgresql.ARRAY(sa.String)))
+
     def index_ddl(self) -> str | None:
         """The HNSW index for the configured dimension (also quoted in docs/operations.md)."""
         if self.index_kind is None:
@@ -256,7 +273,7 @@ class PostgresStore(SqlStore):
         ]
         ann = sa.select(nodes.c.id, distance.label("distance")).where(*cond).order_by(distance).limit(k)
         params = {"query_vector": q}
-        async with self._read() as conn:
+        async with self._read_tx() as conn:
             # Transaction-local settings (SET LOCAL), so they hold behind a transaction pooler
             # too and never leak to the connection's next user. JIT compiling an exact scan
             # costs tens of milliseconds and saves nothing on queries this size.

@@ -246,7 +246,13 @@ class SqliteStore(SqlStore):
     async def get_embeddings(self, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, Vector]:
         if self._direct is None:
             return await super().get_embeddings(tenant_id, scope, ids)
-        return await self._direct.get_embeddings(tenant_id, scope, ids)
+        if not ids:
+            return {}
+        found = (await self._scope_vectors(tenant_id, scope)).vectors(ids)
+        rest = [i for i in ids if i not in found]  # not ready, or of another dimension
+        if rest:
+            found.update(await self._direct.get_embeddings(tenant_id, scope, rest))
+        return found
 
     @staticmethod
     def _apply_rows(sv: ScopeVectors, rows: Sequence[Any], full: bool) -> None:

@@ -4,8 +4,9 @@ Python's sqlite3 cannot load vector extensions here. A contiguous float32 matrix
 numpy is exact and beats sqlite-vec's brute force, but the scan is memory-bound: 12 ms for
 100k x 384 on 2 cores (measured), half of recall's whole budget. Large scopes therefore
 search in two stages: a scan of a 96-dimensional projection (the scope's principal
-directions plus its mean, fitted on a sample of its own vectors) picks ``max(10 k, 300)``
-candidates, and only those are scored on the full vectors. On the recall benchmark's 100k
+directions plus its mean, fitted on a sample of its own vectors) picks a shortlist (10 per
+wanted row up to 30 rows, 3 per row beyond, at least 300), and only those are scored on the
+full vectors. On the recall benchmark's 100k
 MiniLM vectors this returned the exact top 10/30/100 in 2.1-2.5 ms (recall 1.0 over 200
 queries); bench/recall.py reports the recall against exact search on every run. Scopes
 below ``approx_min_rows`` are always searched exactly.
@@ -280,6 +281,17 @@ class ScopeVectors:
                         break
             return out
 
+    def vectors(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """Copies of the stored vectors of ``ids`` that have a usable one (the same float32
+        values as the database's blobs)."""
+        with self._rows_lock:
+            out: dict[str, npt.NDArray[np.float32]] = {}
+            for nid in ids:
+                i = self.row_of.get(nid)
+                if i is not None and self.valid[i]:
+                    out[nid] = self.matrix[i].copy()
+            return out
+
     def search(self, query: npt.NDArray[np.float32], k: int, flt: SeedFilter) -> list[ScoredId]:
         with self._rows_lock:
             return self._search(query, k, flt)
@@ -293,7 +305,8 @@ class ScopeVectors:
         if eligible == 0:
             return []
         k = min(k, eligible)
-        shortlist = max(10 * k, 300)
+        # ten candidates per wanted row up to 30 rows (seeds), three beyond (fusion candidates)
+        shortlist = max(300, 10 * min(k, 30), 3 * k)
         if self.basis is not None and eligible > shortlist:
             rough = np.where(mask, self.reduced[:n] @ (query @ self.basis), -np.inf)
             rows = np.argpartition(-rough, shortlist - 1)[:shortlist]
