@@ -238,9 +238,10 @@ class RecallService:
         order = sorted(fused, key=lambda nid: (-fused[nid], -sims.get(nid, 0.0), nid))
 
         # Boosts only reorder the head of the fused list (on LoCoMo a window of 1.3x ``limit``
-        # already ranked exactly like boosting every candidate): loading 2x ``limit`` nodes
-        # instead of all candidates keeps recall_text's latency close to dense-only recall.
-        window = max(2 * p.limit, p.limit + 10)
+        # already ranked exactly like boosting every candidate), and without boosts nothing
+        # reorders it: whole nodes are loaded for that head only, which keeps recall_text's
+        # latency close to dense-only recall.
+        window = max(p.limit + 10, -(-4 * p.limit // 3)) if signals.active else p.limit
         base: dict[str, float] = {}
         start = 0
         while start < len(order) and len(base) < window:

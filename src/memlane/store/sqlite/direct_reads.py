@@ -24,7 +24,7 @@ import numpy as np
 from memlane.domain.model import Edge, Node
 from memlane.store.base import Vector
 from memlane.store.schema import NODE_COLUMNS_NO_VECTOR, edges
-from memlane.store.sqlite.keyword_terms import TermCounts
+from memlane.store.sqlite.keyword_terms import TermCounts, match_expression
 
 #: one statement binds at most this many ids (SQLite's default variable limit is 32766)
 CHUNK = 500
@@ -205,25 +205,21 @@ class DirectReader:
         with self._conn() as conn:
             return [_edge(row) for row in conn.execute(sql, (tenant_id, scope, rev))]
 
-    async def selective_terms(self, terms: list[str], counts: TermCounts) -> list[str]:
-        """The query words worth ranking with (keyword_terms.py)."""
-        return await asyncio.to_thread(self._selective_terms, terms, counts)
+    async def keyword_ranked(self, terms: list[str], counts: TermCounts, limit: int | None) -> list[tuple[int, float]]:
+        """``(rowid, score)`` of the keyword index's matches for the query words worth ranking
+        with (keyword_terms.py), best first (score = -bm25); one thread hop for both steps."""
+        return await asyncio.to_thread(self._keyword_ranked, terms, counts, limit)
 
-    def _selective_terms(self, terms: list[str], counts: TermCounts) -> list[str]:
+    def _keyword_ranked(self, terms: list[str], counts: TermCounts, limit: int | None) -> list[tuple[int, float]]:
         with self._conn() as conn:
-            return counts.selective(conn, terms)
-
-    async def keyword_ranked(self, match: str, limit: int | None) -> list[tuple[int, float]]:
-        """``(rowid, score)`` of the keyword index's matches, best first (score = -bm25)."""
-        return await asyncio.to_thread(self._keyword_ranked, match, limit)
-
-    def _keyword_ranked(self, match: str, limit: int | None) -> list[tuple[int, float]]:
-        sql = "SELECT rowid, bm25(nodes_fts) AS r FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY r"
-        args: tuple[Any, ...] = (match,)
-        if limit is not None:
-            sql += " LIMIT ?"
-            args = (match, limit)
-        with self._conn() as conn:
+            match = match_expression(counts.selective(conn, terms))
+            if match is None:
+                return []
+            sql = "SELECT rowid, bm25(nodes_fts) AS r FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY r"
+            args: tuple[Any, ...] = (match,)
+            if limit is not None:
+                sql += " LIMIT ?"
+                args = (match, limit)
             return [(int(rowid), -float(rank)) for rowid, rank in conn.execute(sql, args)]
 
     async def get_embeddings(self, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, Vector]:

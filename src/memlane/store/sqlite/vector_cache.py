@@ -77,7 +77,8 @@ class ScopeVectors:
     #: the scope's edges, refreshed with the vectors (edge_cache.py); only touched on the
     #: event loop's thread, which is also where they are read
     edges: ScopeEdges = field(default_factory=ScopeEdges)
-    _equal_rows: dict[tuple[str, Any], npt.NDArray[np.bool_]] = field(default_factory=dict)
+    #: remembered row masks (per attribute value, per filter), dropped whenever rows change
+    _equal_rows: dict[tuple[Any, ...], npt.NDArray[np.bool_]] = field(default_factory=dict)
     _shared: dict[str, str] = field(default_factory=dict)
     #: searches and refreshes run on worker threads; a search never sees half-applied rows
     _rows_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -221,7 +222,23 @@ class ScopeVectors:
             self.reduced[changed] = self.matrix[changed] @ self.basis
 
     def mask(self, flt: SeedFilter, *, ready_only: bool = True) -> npt.NDArray[np.bool_]:
-        """Rows the filter admits; with ``ready_only`` only rows with a usable vector."""
+        """Rows the filter admits; with ``ready_only`` only rows with a usable vector.
+        Remembered until the rows change: recall asks the same filter several times."""
+        vis = flt.visibility
+        key = (
+            "mask", ready_only, flt.tiers, vis.consumer_agent_id, vis.consumer_team_id, flt.exclude_draft_topics,
+            flt.statuses, flt.types, flt.layers, flt.user_id, flt.session_id, flt.task_id, flt.exclude_layers,
+        )  # fmt: skip
+        hit = self._equal_rows.get(key)
+        if hit is not None and len(hit) == self.count:
+            return hit
+        rows = self._mask(flt, ready_only=ready_only)
+        if len(self._equal_rows) >= 64:
+            self._equal_rows.clear()
+        self._equal_rows[key] = rows
+        return rows
+
+    def _mask(self, flt: SeedFilter, *, ready_only: bool) -> npt.NDArray[np.bool_]:
         n = self.count
         mask = self.valid[:n].copy() if ready_only else np.ones(n, bool)
         if flt.tiers:
