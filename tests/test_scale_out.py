@@ -258,9 +258,11 @@ def test_two_api_processes_and_a_killable_worker_share_one_postgres(pg_url: str,
             # the worker may already have started on the first of these jobs; what matters is
             # that work is still queued when it is killed below
             assert node_states(pg_url, ids).get("pending", 0) >= len(ids) - 4
+            # A job embeds its nodes in one (slowed) embedder call, so nodes turn ready a job at
+            # a time: wait until some are ready and the next job is in flight, then kill.
             wait_for(
-                "the worker to be half-way through its first job",
-                lambda: node_states(pg_url, ids).get("ready", 0) >= 2,
+                "the worker to be in the middle of a job after finishing one",
+                lambda: node_states(pg_url, ids).get("ready", 0) >= 1 and job_states(pg_url).get("running", 0) >= 1,
                 timeout=60,
                 procs=procs,
                 interval=0.02,
