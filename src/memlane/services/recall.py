@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -76,7 +76,6 @@ class RecallOutcome:
     citations: list[dict[str, Any]]
     neighborhood_counts: dict[str, int]
     debug_embeddings: list[dict[str, Any]] | None = None
-    node_index: dict[str, Node] = field(default_factory=dict)
 
 
 def vector_sha256(vector: Vector) -> str:
@@ -167,7 +166,6 @@ class RecallService:
             context_items=items,
             citations=citations,
             neighborhood_counts={"nodes": len(activation) + len(drafts), "edges": len(edges)},
-            node_index=full,
         )
         if p.include_embeddings and p.debug_embeddings_allowed:
             outcome.debug_embeddings = await self._debug_embeddings(p, [n.id for n, _ in seeds[:DEBUG_MAX_SEEDS]])

@@ -279,7 +279,11 @@ class Store(Protocol):
 
 
 def edge_from_row(row: Any) -> Edge:
-    m = row._mapping
+    return edge_from_mapping(row._mapping)
+
+
+def edge_from_mapping(m: Mapping[str, Any]) -> Edge:
+    """An ``Edge`` from column values that already have their Python types."""
     return Edge(
         tenant_id=m["tenant_id"],
         id=m["id"],
@@ -297,7 +301,11 @@ def edge_from_row(row: Any) -> Edge:
 
 
 def node_from_row(row: Any) -> Node:
-    m = row._mapping
+    return node_from_mapping(row._mapping)
+
+
+def node_from_mapping(m: Mapping[str, Any]) -> Node:
+    """A ``Node`` from column values that already have their Python types."""
     return Node(
         tenant_id=m["tenant_id"],
         id=m["id"],

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from memlane.domain.model import Edge, Node
-from memlane.store.base import Vector
+from memlane.store.base import Vector, edge_from_mapping, node_from_mapping
 from memlane.store.schema import NODE_COLUMNS_NO_VECTOR, edges
 from memlane.store.sqlite.keyword_terms import TermCounts, match_expression
 
@@ -64,59 +64,13 @@ def _node(row: tuple[Any, ...]) -> Node:
         values[name] = _json(values[name])
     for name in _TIME_NODE_FIELDS:
         values[name] = _utc(values[name])
-    return Node(
-        tenant_id=values["tenant_id"],
-        id=values["id"],
-        scope=values["scope"],
-        type=values["type"],
-        client_id=values["client_id"],
-        tier=values["tier"],
-        title=values["title"],
-        text_summary=values["text_summary"],
-        slots=values["slots"] or {},
-        raw_ref=values["raw_ref"],
-        evidence_ref=values["evidence_ref"],
-        memory_lane=values["memory_lane"],
-        producer_agent_id=values["producer_agent_id"],
-        owner_agent_id=values["owner_agent_id"],
-        owner_team_id=values["owner_team_id"],
-        salience=values["salience"],
-        importance=values["importance"],
-        confidence=values["confidence"],
-        embedding_status=values["embedding_status"],
-        embedding_model=values["embedding_model"],
-        status=values["status"],
-        topic_state=values["topic_state"],
-        layer=values["layer"],
-        user_id=values["user_id"],
-        session_id=values["session_id"],
-        task_id=values["task_id"],
-        agent=values["agent"],
-        tags=list(values["tags"] or []),
-        expires_at=values["expires_at"],
-        created_at=values["created_at"],
-        updated_at=values["updated_at"],
-        last_activated=values["last_activated"],
-        commit_id=values["commit_id"],
-    )
+    return node_from_mapping(values)
 
 
 def _edge(row: tuple[Any, ...]) -> Edge:
-    (tenant_id, eid, scope, etype, src, dst, weight, confidence, decay_rate, created, updated, commit_id) = row
-    return Edge(
-        tenant_id=tenant_id,
-        id=eid,
-        scope=scope,
-        type=etype,
-        src_id=src,
-        dst_id=dst,
-        weight=weight,
-        confidence=confidence,
-        decay_rate=decay_rate,
-        created_at=_utc(created),
-        updated_at=_utc(updated),
-        commit_id=commit_id,
-    )
+    values = dict(zip(EDGE_COLUMNS, row, strict=True))
+    values["created_at"], values["updated_at"] = _utc(values["created_at"]), _utc(values["updated_at"])
+    return edge_from_mapping(values)
 
 
 def _marks(count: int) -> str:

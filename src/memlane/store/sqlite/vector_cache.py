@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,14 +229,7 @@ class ScopeVectors:
             "mask", ready_only, flt.tiers, vis.consumer_agent_id, vis.consumer_team_id, flt.exclude_draft_topics,
             flt.statuses, flt.types, flt.layers, flt.user_id, flt.session_id, flt.task_id, flt.exclude_layers,
         )  # fmt: skip
-        hit = self._equal_rows.get(key)
-        if hit is not None and len(hit) == self.count:
-            return hit
-        rows = self._mask(flt, ready_only=ready_only)
-        if len(self._equal_rows) >= 64:
-            self._equal_rows.clear()
-        self._equal_rows[key] = rows
-        return rows
+        return self._remembered(key, lambda: self._mask(flt, ready_only=ready_only))
 
     def _mask(self, flt: SeedFilter, *, ready_only: bool) -> npt.NDArray[np.bool_]:
         n = self.count
@@ -273,12 +266,18 @@ class ScopeVectors:
         """Rows whose ``attr`` is ``value``; remembered until the rows change, because the
         same tests (the reader's lane, the excluded workspace layer) repeat on every search
         and building one costs milliseconds at 100k rows."""
-        key = (attr, value)
+        return self._remembered((attr, value), lambda: self._compare(attr, value))
+
+    def _compare(self, attr: str, value: Any) -> npt.NDArray[np.bool_]:
+        arr = np.asarray(self.attrs[attr], dtype=object)
+        return np.asarray(arr == value, dtype=bool) if len(arr) else np.zeros(0, bool)
+
+    def _remembered(self, key: tuple[Any, ...], compute: Callable[[], npt.NDArray[np.bool_]]) -> npt.NDArray[np.bool_]:
+        """A row mask from the memo, computed once per change of the rows (``apply`` clears it)."""
         hit = self._equal_rows.get(key)
         if hit is not None and len(hit) == self.count:
             return hit
-        arr = np.asarray(self.attrs[attr], dtype=object)
-        rows = np.asarray(arr == value, dtype=bool) if len(arr) else np.zeros(0, bool)
+        rows = compute()
         if len(self._equal_rows) >= 64:
             self._equal_rows.clear()
         self._equal_rows[key] = rows
