@@ -129,6 +129,7 @@ def _cache_row(i: int, v: np.ndarray) -> dict[str, object]:
         "confidence": 0.9,
         "id": f"n{i}",
         "row_no": i + 1,
+        "text_len": 40,
         "embedding": v,
         "embedding_status": "ready",
         "embedding_dim": DIM,

@@ -20,11 +20,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from memlane.domain.model import Edge, Node
 from memlane.store.base import Vector, edge_from_mapping, node_from_mapping
 from memlane.store.schema import NODE_COLUMNS_NO_VECTOR, edges
-from memlane.store.sqlite.keyword_terms import TermCounts, match_expression
+from memlane.store.sqlite.keyword_rank import parse_rowids
+from memlane.store.sqlite.keyword_terms import TermCounts
 
 #: one statement binds at most this many ids (SQLite's default variable limit is 32766)
 CHUNK = 500
@@ -159,22 +161,15 @@ class DirectReader:
         with self._conn() as conn:
             return [_edge(row) for row in conn.execute(sql, (tenant_id, scope, rev))]
 
-    async def keyword_ranked(self, terms: list[str], counts: TermCounts, limit: int | None) -> list[tuple[int, float]]:
-        """``(rowid, score)`` of the keyword index's matches for the query words worth ranking
-        with (keyword_terms.py), best first (score = -bm25); one thread hop for both steps."""
-        return await asyncio.to_thread(self._keyword_ranked, terms, counts, limit)
+    async def keyword_postings(self, terms: list[str], counts: TermCounts) -> list[npt.NDArray[np.int64]]:
+        """Per query word worth ranking with (keyword_terms.py), the rowids of the keyword
+        index's documents containing it, in every scope; one thread hop for both steps."""
+        return await asyncio.to_thread(self._keyword_postings, terms, counts)
 
-    def _keyword_ranked(self, terms: list[str], counts: TermCounts, limit: int | None) -> list[tuple[int, float]]:
+    def _keyword_postings(self, terms: list[str], counts: TermCounts) -> list[npt.NDArray[np.int64]]:
         with self._conn() as conn:
-            match = match_expression(counts.selective(conn, terms))
-            if match is None:
-                return []
-            sql = "SELECT rowid, bm25(nodes_fts) AS r FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY r"
-            args: tuple[Any, ...] = (match,)
-            if limit is not None:
-                sql += " LIMIT ?"
-                args = (match, limit)
-            return [(int(rowid), -float(rank)) for rowid, rank in conn.execute(sql, args)]
+            sql = "SELECT group_concat(rowid) FROM nodes_fts WHERE nodes_fts MATCH ?"
+            return [parse_rowids(conn.execute(sql, (f'"{t}"',)).fetchone()[0]) for t in counts.selective(conn, terms)]
 
     async def get_embeddings(self, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, Vector]:
         if not ids:

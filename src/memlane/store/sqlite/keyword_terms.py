@@ -1,12 +1,11 @@
-"""Which query words the FTS5 keyword search ranks with, so its cost stays bounded.
+"""Which query words the keyword search ranks with, so its cost stays bounded.
 
-FTS5 has no top-k shortcut: ``ORDER BY bm25() LIMIT k`` scores every document that matches
-any query word, about 3.5 ms per 1,000 matches on 2 cores (measured at 100k nodes: 18 ms
-for "drink" in 5,247 documents, 23 ms for "morning" in 6,777). Words that common also carry
-the least weight in BM25 (their idf is a third of a rare word's), so the search leaves out
-words found in more than ``max_docs`` documents, as long as a rarer word remains; when every
-word is that common, the rarest one is kept. Counting a word's documents reads only its
-posting list (0.4 ms for 5,000), and the counts are cached for a minute.
+The search lists, per query word, the documents that contain it (keyword_rank.py); its cost
+follows those lists. Words found in very many documents also carry the least weight in BM25
+(their idf is a third of a rare word's), so the search leaves out words found in more than
+``max_docs`` documents, as long as a rarer word remains; when every word is that common, the
+rarest one is kept. Counting a word's documents reads only its posting list (0.4 ms for
+5,000), and the counts are cached for a minute.
 
 Counts are over the whole index (every tenant), like the cost they bound; they decide only
 which words are scored, never which documents a tenant may see.

@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from memlane.domain.model import TIER_RANK, NodeBrief, ScoredId, SeedFilter
 from memlane.store.sqlite.edge_cache import ScopeEdges
+from memlane.store.sqlite.keyword_rank import bm25_top
 
 TIER_CODE = TIER_RANK
 #: width of the projection scanned in the first stage
@@ -66,8 +67,9 @@ class ScopeVectors:
     ids: list[str] = field(default_factory=list)
     attrs: dict[str, list[Any]] = field(default_factory=dict)
     row_of: dict[str, int] = field(default_factory=dict)
-    #: the keyword index's rowid (nodes.row_no) -> row here
-    index_of_row_no: dict[int, int] = field(default_factory=dict)
+    #: per row: the keyword index's rowid (nodes.row_no), and the characters of its text
+    row_no: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    text_len: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     approx_min_rows: int = APPROX_MIN_ROWS
     #: the first stage: projection basis, projected rows, and the row count it was fitted at
@@ -80,6 +82,9 @@ class ScopeVectors:
     #: remembered row masks (per attribute value, per filter), dropped whenever rows change
     _equal_rows: dict[tuple[Any, ...], npt.NDArray[np.bool_]] = field(default_factory=dict)
     _shared: dict[str, str] = field(default_factory=dict)
+    #: (row numbers sorted, the row holding each), built on the first keyword search after a change
+    _by_row_no: tuple[npt.NDArray[np.int64], npt.NDArray[np.intp]] | None = None
+    _mean_text_len: float | None = None
     #: searches and refreshes run on worker threads; a search never sees half-applied rows
     _rows_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -117,7 +122,10 @@ class ScopeVectors:
         self.ids = []
         self.attrs = {a: [] for a in self.ATTRS}
         self.row_of = {}
-        self.index_of_row_no = {}
+        self.row_no = np.zeros(1024, np.int64)
+        self.text_len = np.zeros(1024, np.float32)
+        self._by_row_no = None
+        self._mean_text_len = None
         self.basis = None
         self.reduced = np.zeros((0, 0), np.float32)
         self.fitted_rows = 0
@@ -138,6 +146,7 @@ class ScopeVectors:
 
         self.matrix, self.valid, self.tier = grown(self.matrix), grown(self.valid), grown(self.tier)
         self.shared, self.draft_topic = grown(self.shared), grown(self.draft_topic)
+        self.row_no, self.text_len = grown(self.row_no), grown(self.text_len)
         if self.basis is not None:
             self.reduced = grown(self.reduced)
 
@@ -149,6 +158,8 @@ class ScopeVectors:
     def _apply(self, rows: Sequence[Any]) -> None:
         self._grow(self.count + len(rows))
         self._equal_rows.clear()
+        self._by_row_no = None
+        self._mean_text_len = None
         changed: list[int] = []
         for r in rows:
             m = r._mapping
@@ -157,7 +168,7 @@ class ScopeVectors:
                 idx = self.count
                 self.count += 1
                 self.row_of[m["id"]] = idx
-                self.index_of_row_no[m["row_no"]] = idx
+                self.row_no[idx] = m["row_no"]
                 self.ids.append(m["id"])
                 for a in self.ATTRS:
                     self.attrs[a].append(None)
@@ -170,6 +181,7 @@ class ScopeVectors:
                 )
                 changed.append(idx)
             self.tier[idx] = TIER_CODE.get(m["tier"], 0)
+            self.text_len[idx] = m["text_len"]
             self.shared[idx] = m["memory_lane"] == "shared"
             self.draft_topic[idx] = m["type"] == "topic" and m["topic_state"] == "draft"
             for a in self.ATTRS:
@@ -283,19 +295,35 @@ class ScopeVectors:
         self._equal_rows[key] = rows
         return rows
 
-    def admit_ranked(self, ranked: Sequence[tuple[int, float]], k: int, flt: SeedFilter) -> list[ScoredId]:
-        """The first ``k`` of keyword hits ``(row_no, score)``, best first, that are rows of
-        this scope the filter admits (vectors not required)."""
+    def keyword_hits(self, postings: Sequence[npt.NDArray[np.int64]], k: int, flt: SeedFilter) -> list[ScoredId]:
+        """The ``k`` best rows of this scope the filter admits (vectors not required) for query
+        words given as their posting lists in the keyword index (keyword_rank.py)."""
         with self._rows_lock:
-            allowed = self.mask(flt, ready_only=False)
-            out: list[ScoredId] = []
-            for row_no, score in ranked:
-                i = self.index_of_row_no.get(row_no)
-                if i is not None and allowed[i]:
-                    out.append(ScoredId(self.ids[i], score))
-                    if len(out) >= k:
-                        break
-            return out
+            n = self.count
+            if n == 0 or k <= 0:
+                return []
+            term_rows = [self._rows_of(p) for p in postings]
+            rows, scores = bm25_top(
+                term_rows, self.text_len[:n], self._average_length(), self.mask(flt, ready_only=False), k
+            )
+            return [ScoredId(self.ids[int(i)], float(s)) for i, s in zip(rows, scores, strict=True)]
+
+    def _average_length(self) -> float:
+        if self._mean_text_len is None:
+            self._mean_text_len = float(self.text_len[: self.count].mean()) if self.count else 0.0
+        return self._mean_text_len
+
+    def _rows_of(self, row_nos: npt.NDArray[np.int64]) -> npt.NDArray[np.intp]:
+        """Rows of this scope among keyword-index rowids (the others belong to other scopes)."""
+        if self._by_row_no is None:
+            order = np.argsort(self.row_no[: self.count], kind="stable")
+            self._by_row_no = (self.row_no[order], order)
+        ordered, order = self._by_row_no
+        if not len(row_nos) or not len(ordered):
+            return np.zeros(0, np.intp)
+        at = np.minimum(np.searchsorted(ordered, row_nos), len(ordered) - 1)
+        found: npt.NDArray[np.intp] = order[at[ordered[at] == row_nos]]
+        return found
 
     def vectors(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
         """Copies of the stored vectors of ``ids`` that have a usable one (the same float32
