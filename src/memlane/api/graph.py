@@ -20,7 +20,7 @@ from memlane.api.graph_dto import (
     node_dto,
     seed_dto,
 )
-from memlane.api.json_body import JsonBodyRoute
+from memlane.api.json_body import JsonBodyRoute, json_request_body, validated_body
 from memlane.api.rules import recall_rules_block, recall_rules_context
 from memlane.domain.errors import Forbidden
 from memlane.domain.hashing import sha256_hex
@@ -36,8 +36,9 @@ router = APIRouter(
 )
 
 
-@router.post("/write", summary="Write nodes and edges in one commit")
-async def write(body: WriteRequest, request: Request) -> dict[str, Any]:
+@router.post("/write", summary="Write nodes and edges in one commit", openapi_extra=json_request_body(WriteRequest))
+async def write(request: Request) -> dict[str, Any]:
+    body = await validated_body(request, WriteRequest)
     svc = services(request)
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)

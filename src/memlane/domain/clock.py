@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import uuid
+import os
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -16,7 +17,18 @@ class Clock:
 
 
 def new_id() -> str:
-    return str(uuid.uuid4())
+    """A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, version, 74 random bits.
+
+    Ids are primary and foreign keys in B-tree indexes on both backends. Random (version 4)
+    ids land on random pages, so every insert into a large table touches a page that has
+    left the cache; time-ordered ids land at the right edge, and rows written together share
+    pages (bulk writes at 100k nodes no longer slowed down as the file grew). The creation
+    time they reveal is already public as ``created_at``.
+    """
+    millis = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")  # 80 bits: 12 for rand_a, 62 for rand_b, 6 unused
+    h = f"{millis & 0xFFFF_FFFF_FFFF:012x}7{rand >> 68:03x}{0b10 << 62 | (rand & 0x3FFF_FFFF_FFFF_FFFF):016x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def iso(ts: datetime | None) -> str | None:

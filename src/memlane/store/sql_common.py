@@ -299,6 +299,11 @@ class SqlStore:
             created_at=now,
         )
 
+    async def _insert_rows(self, conn: AsyncConnection, table: sa.Table, rows: Sequence[dict[str, Any]]) -> None:
+        """Insert many rows that share one set of keys (a write's new nodes, or its new edges)."""
+        for part in chunks(rows, 200):
+            await conn.execute(table.insert(), list(part))
+
     async def _bump_rev(self, conn: AsyncConnection, tenant_id: str, scope: str, now: datetime) -> int:
         head = await self._lock_scope_head(conn, tenant_id, scope, now)
         await conn.execute(
@@ -393,8 +398,7 @@ class SqlStore:
                 numbers = await self._allocate_row_numbers(conn, len(inserts))
                 for row, number in zip(inserts, numbers, strict=True):
                     row["row_no"] = number
-                for part in chunks(inserts, 200):
-                    await conn.execute(nodes.insert(), list(part))
+                await self._insert_rows(conn, nodes, inserts)
             for row in updates:
                 node_id = row.pop("_id")
                 await conn.execute(
@@ -691,8 +695,7 @@ class SqlStore:
                     "confidence": e.confidence,
                 }
             )
-        for part in chunks(inserts, 200):
-            await conn.execute(edges.insert(), list(part))
+        await self._insert_rows(conn, edges, inserts)
         return out, diff
 
     async def patch_nodes(

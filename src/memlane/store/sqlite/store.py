@@ -18,6 +18,8 @@ from memlane.domain.model import Edge, Node, NodeBrief, ScoredId, SeedFilter
 from memlane.store.base import Vector
 from memlane.store.schema import jobs, nodes, scope_heads
 from memlane.store.sql_common import ScopeHead, SqlStore
+from memlane.store.sqlite.bulk_insert import insert_statement
+from memlane.store.sqlite.checkpointer import BACKSTOP_PAGES, Checkpointer
 from memlane.store.sqlite.direct_reads import DirectReader
 from memlane.store.sqlite.keyword_terms import MAX_DOCS_PER_TERM, TermCounts, match_expression, query_terms
 from memlane.store.sqlite.vector_cache import APPROX_MIN_ROWS, ScopeVectors
@@ -36,7 +38,7 @@ VECTOR_CACHE_COLUMNS = [
 ]
 
 
-def _configure(engine: AsyncEngine, *, immediate: bool) -> None:
+def _configure(engine: AsyncEngine, *, immediate: bool, autocheckpoint: int | None = None) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None
@@ -46,6 +48,8 @@ def _configure(engine: AsyncEngine, *, immediate: bool) -> None:
         cur.execute("PRAGMA busy_timeout=10000")
         cur.execute("PRAGMA foreign_keys=OFF")
         cur.execute("PRAGMA cache_size=-65536")
+        if autocheckpoint is not None:
+            cur.execute(f"PRAGMA wal_autocheckpoint={int(autocheckpoint)}")
         cur.close()
 
     @event.listens_for(engine.sync_engine, "begin")
@@ -71,6 +75,7 @@ class SqliteStore(SqlStore):
         self._term_counts = TermCounts(max_docs=keyword_term_max_docs)
         self._reader: AsyncEngine | None = None
         self._direct: DirectReader | None = None
+        self._checkpointer: Checkpointer | None = None
         self._vectors: dict[tuple[str, str], ScopeVectors] = {}
 
     def _create_engine(self) -> AsyncEngine:
@@ -79,16 +84,33 @@ class SqliteStore(SqlStore):
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         # One writer connection: SQLite serialises writers anyway, and BEGIN IMMEDIATE takes the
         # lock up front so a read-then-write transaction never fails half-way with SQLITE_BUSY.
+        on_file = bool(path) and path != ":memory:"
         writer = create_async_engine(async_url(self.url), pool_size=1, max_overflow=0)
-        _configure(writer, immediate=True)
+        _configure(writer, immediate=True, autocheckpoint=BACKSTOP_PAGES if on_file else None)
         reader = create_async_engine(async_url(self.url), pool_size=self._read_pool_size, max_overflow=4)
         _configure(reader, immediate=False)
         self._reader = reader
-        if path and path != ":memory:":
+        if on_file:
             self._direct = DirectReader(path, size=self._read_pool_size)
+            self._checkpointer = Checkpointer(path)
         return writer
 
+    async def open(self) -> None:
+        await super().open()
+        if self._checkpointer is not None:
+            self._checkpointer.start()
+
+    @contextlib.asynccontextmanager
+    async def _write_tx(self) -> AsyncIterator[AsyncConnection]:
+        async with super()._write_tx() as conn:
+            yield conn
+        if self._checkpointer is not None:
+            self._checkpointer.note_write()
+
     async def close(self) -> None:
+        if self._checkpointer is not None:
+            await self._checkpointer.stop()
+            self._checkpointer = None
         await super().close()
         if self._reader is not None:
             await self._reader.dispose()
@@ -258,6 +280,11 @@ class SqliteStore(SqlStore):
         if rest:
             found.update(await self._direct.get_embeddings(tenant_id, scope, rest))
         return found
+
+    async def _insert_rows(self, conn: AsyncConnection, table: sa.Table, rows: Sequence[dict[str, Any]]) -> None:
+        if rows:
+            sql, params = insert_statement(table, rows)
+            await conn.exec_driver_sql(sql, params)
 
     @staticmethod
     def _apply_rows(sv: ScopeVectors, rows: Sequence[Any], full: bool) -> None:
