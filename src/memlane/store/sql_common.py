@@ -326,6 +326,7 @@ class SqlStore:
         follow_up: FollowUpJobs | None = None,
         writer: Visibility | None = None,
     ) -> WriteResult:
+        vectors = self._vectors_for(nodes_in)
         async with self._write_tx() as conn:
             head = await self._lock_scope_head(conn, tenant_id, scope, now)
             rev = head.rev + 1
@@ -341,7 +342,7 @@ class SqlStore:
             pending: list[str] = []
             diff_nodes: list[dict[str, Any]] = []
             seen_ids: set[str] = set()
-            for up in nodes_in:
+            for position, up in enumerate(nodes_in):
                 node = up.node
                 node.tenant_id, node.scope = tenant_id, scope
                 prior = self._match_existing(up, existing)
@@ -365,7 +366,7 @@ class SqlStore:
                         details={"field": "nodes", "id": node.id},
                     )
                 seen_ids.add(node.id)
-                vector = self._vector_for(up)
+                vector = vectors[position]
                 if prior is None:
                     node.created_at = node.updated_at = now
                     node.commit_id = commit_id
@@ -420,12 +421,23 @@ class SqlStore:
                     await self._insert_jobs(conn, follow, now)
             return result
 
-    def _vector_for(self, up: NodeUpsert) -> np.ndarray | None:
-        if up.embedding is None or up.force_reembed:
-            return None
-        vec = np.asarray(up.embedding, dtype=np.float32)
-        norm = float(np.linalg.norm(vec))
-        return vec / norm if norm > 0 else vec
+    @staticmethod
+    def _vectors_for(ups: Sequence[NodeUpsert]) -> list[np.ndarray | None]:
+        """Unit-length float32 vectors of the upserts that bring one, normalised together
+        (one array conversion for a bulk write instead of one per node) and before the write
+        transaction, which other writers wait for."""
+        out: list[np.ndarray | None] = [None] * len(ups)
+        given = [i for i, up in enumerate(ups) if up.embedding is not None and not up.force_reembed]
+        by_dim: dict[int, list[int]] = {}
+        for i in given:
+            by_dim.setdefault(len(ups[i].embedding or ()), []).append(i)
+        for rows in by_dim.values():
+            matrix = np.array([ups[i].embedding for i in rows], dtype=np.float32)
+            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+            matrix = np.divide(matrix, norms, out=matrix, where=norms > 0)
+            for i, vec in zip(rows, matrix, strict=True):
+                out[i] = vec
+        return out
 
     def _node_insert_row(self, node: Node, vector: np.ndarray | None, up: NodeUpsert, rev: int) -> dict[str, Any]:
         ready = vector is not None
