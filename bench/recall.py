@@ -1080,6 +1080,11 @@ def print_summary(res: dict[str, Any]) -> None:
     print("\n=== memlane graph recall benchmark ===")
     print(f"machine : {machine_line(res['machine'])}")
     print(f"date    : {res['machine']['date_utc']}")
+    m = res["machine"]
+    print(
+        f"probe   : 100k x 384 matvec {m.get('matvec_probe_ms_at_start')} ms at start, "
+        f"{m.get('matvec_probe_ms_at_end')} ms at end"
+    )
     d = res["dataset"]
     print(
         f"dataset : {d['nodes']:,} nodes ({d['hubs']:,} hubs) and {a['edges']:,} edges in one scope; "
@@ -1161,9 +1166,25 @@ def run_paired(
         other.stop()
 
 
+def matvec_probe_ms() -> float:
+    """Median time of one 100k x 384 float32 matrix-vector product: a gauge of the machine's
+    speed at the moment. On a shared VM it moved between 9 and 19 ms within minutes, so it is
+    recorded with every run (a slow probe explains slow latencies)."""
+    rng = np.random.default_rng(0)
+    matrix = rng.random((100_000, DIM), dtype=np.float32)
+    query = rng.random(DIM, dtype=np.float32)
+    times = []
+    for _ in range(30):
+        t = time.perf_counter()
+        matrix @ query
+        times.append((time.perf_counter() - t) * 1000)
+    return round(float(np.median(times)), 2)
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     machine = machine_facts()
     machine["loadavg_at_start"] = [round(x, 2) for x in os.getloadavg()]
+    machine["matvec_probe_ms_at_start"] = matvec_probe_ms()
     t0 = time.perf_counter()
     corpus = build_corpus(args.pool, args.persons, args.seed)
     pool_texts = corpus.pool_texts()
@@ -1281,6 +1302,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "profiles": profiles or None,
             "total_seconds": round(time.perf_counter() - t0, 1),
         }
+        machine["matvec_probe_ms_at_end"] = matvec_probe_ms()
         res["targets"] = targets(res)
         return res
     finally:
