@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable
 from typing import Any
 
 import numpy as np
@@ -25,11 +23,9 @@ from memlane.api.rules import recall_rules_block, recall_rules_context
 from memlane.domain.errors import Forbidden
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import EdgeRef, Visibility
-from memlane.embed.base import Vectors
 from memlane.services.layers.roles import WORKSPACE, canonical_role, is_system
 from memlane.services.recall import RecallOutcome, RecallParams
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec
-from memlane.store.base import Vector
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/v1/memory", tags=["graph memory"], dependencies=[Depends(authenticated)]
@@ -229,16 +225,12 @@ async def recall(body: RecallRequest, request: Request) -> dict[str, Any]:
     return response
 
 
-async def _first(vectors: Awaitable[Vectors]) -> Vector:
-    return np.asarray((await vectors)[0], dtype=np.float32)
-
-
 @router.post("/recall_text", summary="Recall a subgraph by query text, embedded by the server")
 async def recall_text(body: RecallTextRequest, request: Request) -> dict[str, Any]:
     svc = services(request)
     p = await _params(body, request, "recall_text", body.query_text)
     rules_context = recall_rules_context(request, body)
-    vector = asyncio.ensure_future(_first(svc.embedding.embed_query(body.query_text)))
+    vector = (await svc.embedding.embed_query(body.query_text))[0]
     out = await svc.recall.recall(vector, p)
     response = _response(body, p, out)
     response["query"] = {"text": body.query_text, "embedding_provider": svc.embedder.provider}

@@ -136,7 +136,7 @@ class LocalMiniLMEmbedder:
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         # Idle intra-op threads otherwise spin after each run, taking a core from the SQLite
-        # and event-loop threads that recall_text runs beside the query embedding.
+        # and event-loop threads that run the rest of a recall right after the query embedding.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self._session = ort.InferenceSession(

@@ -108,18 +108,8 @@ class RecallService:
                 details={"field": field_name, "expected": self.dimension, "got": len(vector)},
             )
 
-    async def recall(self, query: Vector | asyncio.Future[Vector], p: RecallParams) -> RecallOutcome:
-        """Recall around ``query``: a vector, or a future of one (the embedding of the query
-        text still being computed, so the request's own checks run meanwhile)."""
-        try:
-            return await self._recall(query, p)
-        finally:
-            if isinstance(query, asyncio.Future) and not query.done():
-                query.cancel()
-
-    async def _recall(self, query: Vector | asyncio.Future[Vector], p: RecallParams) -> RecallOutcome:
-        if not isinstance(query, asyncio.Future):
-            self.check_dimension(query)
+    async def recall(self, query: Vector, p: RecallParams) -> RecallOutcome:
+        self.check_dimension(query)
         if p.include_embeddings and p.limit > DEBUG_MAX_LIMIT:
             raise InvalidRequest(
                 f"limit must be <= {DEBUG_MAX_LIMIT} when include_embeddings=true (got {p.limit})",
@@ -183,7 +173,7 @@ class RecallService:
         return full
 
     async def _seeds(
-        self, query: Vector | asyncio.Future[Vector], p: RecallParams, vis: Visibility, index: dict[str, Node]
+        self, query: Vector, p: RecallParams, vis: Visibility, index: dict[str, Node]
     ) -> tuple[list[tuple[Node, float]], dict[str, float]]:
         """The ``limit`` best candidates with their true cosine similarity, and their base score.
 
@@ -201,12 +191,9 @@ class RecallService:
         depth = max(p.limit, cfg.candidates) if (fusing or signals.active) else p.limit
         flt = SeedFilter(tiers=ACTIVE_TIERS, visibility=vis, exclude_draft_topics=True, exclude_layers=p.exclude_layers)
 
-        # The keyword search starts once the query is embedded and runs while the dense search
-        # does. Run during the embedding it took no longer itself, but it slowed the embedder's
-        # two threads on two cores by more than its own ~1.5 ms (measured at 100k nodes).
-        if isinstance(query, asyncio.Future):
-            query = await query
-            self.check_dimension(query)
+        # The keyword search runs while the dense search does, after the query is embedded: run
+        # during the embedding it slowed the embedder's two threads on two cores by more than
+        # its own ~1.5 ms (measured at 100k nodes).
         keyword_task = (
             asyncio.ensure_future(self.store.keyword_search(p.tenant_id, p.scope, kw_text, depth, flt))
             if kw_text
