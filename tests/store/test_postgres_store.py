@@ -134,6 +134,21 @@ async def test_filtered_search_returns_every_match_and_agrees_with_exact_search(
     assert np.mean(agree) >= 0.9, agree
 
 
+async def test_vectors_travel_in_binary_and_read_back_bit_for_bit(pg: PostgresStore) -> None:
+    vectors = clustered(3, DIM, 9)
+    res = await pg.apply_write("t1", "s1", [upsert(f"b{i}", v) for i, v in enumerate(vectors)], [], info(), now=NOW)
+    ids = [n.id for n in res.nodes]
+    got = await pg.get_embeddings("t1", "s1", ids)
+    for nid, v in zip(ids, vectors, strict=True):
+        assert got[nid].dtype == np.float32 and np.array_equal(got[nid], v)
+    # What PostgreSQL stored is the same vector its own text parser reads back.
+    async with pg.engine.connect() as conn:
+        text = (
+            await conn.execute(sa.text("SELECT embedding::text FROM nodes WHERE id = :id"), {"id": ids[0]})
+        ).scalar_one()
+    assert np.array_equal(np.array(text.strip("[]").split(","), dtype=np.float32), vectors[0])
+
+
 async def test_models_wider_than_2000_dimensions_use_a_halfvec_index(pg_url: str) -> None:
     dim = 2500
     store = PostgresStore(pg_url, vector_dim=dim, pool_size=2)

@@ -44,10 +44,10 @@ class PgVector(UserDefinedType[Any]):
         return "vector"
 
     def bind_processor(self, dialect: Dialect) -> Any:
-        def process(value: Any) -> str | None:
-            if value is None:
-                return None
-            return "[" + ",".join(repr(float(x)) for x in np.asarray(value, dtype=np.float32)) + "]"
+        """float32 arrays; the PostgreSQL store's asyncpg codec sends them in binary."""
+
+        def process(value: Any) -> Any:
+            return None if value is None else np.asarray(value, dtype=np.float32)
 
         return process
 
@@ -55,6 +55,7 @@ class PgVector(UserDefinedType[Any]):
         def process(value: Any) -> Any:
             if value is None or isinstance(value, np.ndarray):
                 return value
+            # pgvector's text form, from a connection without the binary codec
             return np.array([float(x) for x in str(value).strip("[]").split(",")], dtype=np.float32)
 
         return process

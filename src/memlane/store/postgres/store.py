@@ -33,12 +33,14 @@ from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
+from sqlalchemy import event
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from memlane.domain.model import Job, ScoredId, SeedFilter
 from memlane.store.base import PendingEmbedding, Vector, job_from_row
+from memlane.store.postgres import vector_codec
 from memlane.store.schema import jobs, nodes, scope_heads
 from memlane.store.sql_common import ScopeHead, SqlStore, job_row
 from memlane.store.types import PgVector
@@ -80,7 +82,7 @@ def tsquery_text(text: str) -> str | None:
 
 
 class _FixedVector(PgVector):
-    """``vector(<dim>)`` / ``halfvec(<dim>)`` for casts; binds numpy arrays as pgvector text."""
+    """``vector(<dim>)`` / ``halfvec(<dim>)`` for casts (values travel in binary: vector_codec.py)."""
 
     cache_ok = True
 
@@ -130,7 +132,7 @@ class PostgresStore(SqlStore):
 
     # --- lifecycle ----------------------------------------------------------------------
     def _create_engine(self) -> AsyncEngine:
-        return create_async_engine(
+        engine = create_async_engine(
             async_url(self.url),
             pool_size=self.pool_size,
             max_overflow=self.max_overflow,
@@ -140,6 +142,12 @@ class PostgresStore(SqlStore):
             # application_name only: poolers such as PgBouncer refuse other startup parameters.
             connect_args={"server_settings": {"application_name": "memlane"}},
         )
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.run_async(vector_codec.register)
+
+        return engine
 
     async def open(self) -> None:
         await super().open()
