@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 _HEADER = struct.Struct(">HH")
-_DTYPES = {"vector": np.dtype(">f4"), "halfvec": np.dtype(">f2")}
+_DTYPES: dict[str, np.dtype[Any]] = {"vector": np.dtype(">f4"), "halfvec": np.dtype(">f2")}
 
 
 def encoder(kind: str) -> Any:
@@ -34,7 +34,7 @@ def decoder(kind: str) -> Any:
     dtype = _DTYPES[kind]
 
     def decode(data: bytes) -> np.ndarray:
-        dim, _unused = _HEADER.unpack_from(data)
+        dim: int = _HEADER.unpack_from(data)[0]
         return np.frombuffer(data, dtype=dtype, count=dim, offset=_HEADER.size).astype(np.float32)
 
     return decode
