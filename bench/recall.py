@@ -28,6 +28,7 @@ import hashlib
 import io
 import json
 import os
+import pickle
 import shutil
 import signal
 import sys
@@ -1035,10 +1036,24 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--out", type=Path, help="write the JSON results here")
     p.add_argument("--markdown", action="store_true", help="print a BENCHMARKS.md table row")
     p.add_argument("--keep", action="store_true", help="keep the temp data dir (printed)")
+    p.add_argument(
+        "--save-load",
+        type=Path,
+        metavar="FILE",
+        help="after the bulk write, record what was written (ids, vectors, figures) in FILE",
+    )
+    p.add_argument(
+        "--reuse-load",
+        type=Path,
+        metavar="FILE",
+        help="with --database-url: skip the bulk write and query the data a --save-load run left there",
+    )
     p.add_argument("--py-spy", type=Path, metavar="DIR", help="record the server with py-spy per phase into DIR")
     args = p.parse_args(argv)
     if args.nodes < 2 or args.batch < 2 or args.queries < 1:
         p.error("--nodes and --batch must be >= 2, --queries >= 1")
+    if args.reuse_load and not args.database_url:
+        p.error("--reuse-load needs --database-url (the database the saved load went to)")
     if args.database_url and args.backend != "postgres":
         p.error("--database-url is for --backend postgres")
     if args.database_url and not args.database_url.startswith(("postgresql://", "postgres://")):
@@ -1252,15 +1267,24 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         profiles: dict[str, Any] = {}
         timeout = httpx.Timeout(300.0, connect=10.0)
         with httpx.Client(base_url=server.base_url, timeout=timeout, trust_env=False) as client:
-            print(f"[A] bulk write of {args.nodes:,} nodes in batches of {args.batch} ...", flush=True)
-            with profiled(server, args, "bulk_write", profiles):
-                bulk, written = phase_bulk_write(client, server, corpus, pool, args)
-            print(f"    {bulk['nodes_per_s_wall']:,.0f} nodes/s", flush=True)
+            if args.reuse_load:
+                bulk, written = pickle.loads(args.reuse_load.read_bytes())
+                bulk["reused_from"] = str(args.reuse_load)
+                print(f"[A] reusing the load recorded in {args.reuse_load} ({len(written.ids):,} nodes)", flush=True)
+                deferred = False
+            else:
+                print(f"[A] bulk write of {args.nodes:,} nodes in batches of {args.batch} ...", flush=True)
+                with profiled(server, args, "bulk_write", profiles):
+                    bulk, written = phase_bulk_write(client, server, corpus, pool, args)
+                print(f"    {bulk['nodes_per_s_wall']:,.0f} nodes/s", flush=True)
             if deferred:
                 assert database_url is not None
                 print("[A'] building the HNSW index after the load ...", flush=True)
                 bulk["hnsw_build"] = asyncio.run(build_hnsw(database_url))
                 print(f"    built in {bulk['hnsw_build']['seconds']:.1f} s", flush=True)
+            if args.save_load:
+                args.save_load.write_bytes(pickle.dumps((bulk, written), protocol=pickle.HIGHEST_PROTOCOL))
+                print(f"    load recorded in {args.save_load} (reuse with --reuse-load and the same --database-url)")
             rss_after_write = server.rss_mb()
             print(f"[C] {args.queries} /recall + {args.queries} /recall_text queries ...", flush=True)
             with profiled(server, args, "queries", profiles):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from typing import Any
 
 import numpy as np
 import pytest
@@ -15,7 +14,8 @@ import sqlalchemy as sa
 from memlane.domain.clock import new_id
 from memlane.domain.model import CommitInfo, Node, NodeUpsert, SeedFilter, Visibility
 from memlane.store import migrate
-from memlane.store.postgres.store import PostgresStore, tsquery_text
+from memlane.store.postgres.direct_reads import nearest_statements
+from memlane.store.postgres.store import PostgresStore, query_words
 from tests.support.pg import fresh_database_url
 
 pytestmark = pytest.mark.postgres
@@ -82,25 +82,17 @@ async def test_open_creates_the_partial_hnsw_index_for_the_dimension(pg: Postgre
 async def test_the_planner_can_serve_vector_search_from_the_hnsw_index(pg: PostgresStore) -> None:
     vectors = clustered(300, DIM, 1)
     await pg.apply_write("t1", "s1", [upsert(f"n{i}", v) for i, v in enumerate(vectors)], [], info(), now=NOW)
-    captured: list[tuple[str, Any]] = []
-
-    def capture(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
-        if "<=>" in statement:
-            captured.append((statement, parameters))
-
-    sa.event.listen(pg.engine.sync_engine, "before_cursor_execute", capture)
-    try:
-        hits = await pg.vector_search("t1", "s1", vectors[0], 10, SeedFilter())
-    finally:
-        sa.event.remove(pg.engine.sync_engine, "before_cursor_execute", capture)
+    hits = await pg.vector_search("t1", "s1", vectors[0], 10, SeedFilter())
     assert hits[0].score == pytest.approx(1.0, abs=1e-5)
-    statement, parameters = captured[0]
-    async with pg.engine.connect() as conn:
+    # the statement vector_search sends
+    ann, _exact, args = nearest_statements("t1", "s1", vectors[0], 10, SeedFilter(), vector_type=f"vector({DIM})")
+    async with pg._driver() as conn, conn.transaction():
         # Leave the planner no other ordered path: if the query's expression did not match
         # the index expression, the plan would need a (disabled) sort instead.
-        for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):
-            await conn.exec_driver_sql(f"SET {setting} = off")
-        plan = "\n".join(r[0] for r in await conn.exec_driver_sql("EXPLAIN " + statement, parameters))
+        await conn.execute(
+            "SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off"
+        )
+        plan = "\n".join(r[0] for r in await conn.fetch("EXPLAIN " + ann, *args))
     assert pg.index_name in plan, plan
 
 
@@ -187,6 +179,28 @@ async def test_many_processes_opening_at_once_build_the_index_once(pg_url: str) 
         await asyncio.gather(*(s.close() for s in stores))
 
 
+async def test_reads_survive_the_server_dropping_idle_connections(pg: PostgresStore) -> None:
+    """A restarted or failed-over PostgreSQL ends every pooled connection; the next reads
+    must get fresh ones instead of failing."""
+    vectors = clustered(5, DIM, 4)
+    res = await pg.apply_write("t1", "s1", [upsert(f"d{i}", v) for i, v in enumerate(vectors)], [], info(), now=NOW)
+    ids = [n.id for n in res.nodes]
+    # fill the pool with idle connections
+    await asyncio.gather(*(pg.get_nodes("t1", "s1", ids) for _ in range(4)))
+    async with pg._driver() as conn:
+        own = await conn.fetchval("SELECT pg_backend_pid()")
+        ended = await conn.fetchval(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE application_name = 'memlane' AND datname = current_database() AND pid <> $1",
+            own,
+        )
+    assert ended >= 1
+    await asyncio.sleep(0.2)  # the loop sees the closed sockets
+    for _ in range(6):
+        assert [n.id for n in await pg.get_nodes("t1", "s1", ids)] == ids
+        assert len(await pg.vector_search("t1", "s1", vectors[0], 3, SeedFilter())) == 3
+
+
 async def test_pool_stats_are_the_real_pool(pg: PostgresStore) -> None:
     conns = [await pg.engine.connect() for _ in range(3)]
     try:
@@ -203,11 +217,11 @@ async def test_pool_stats_are_the_real_pool(pg: PostgresStore) -> None:
     assert (await pg.pool_stats())["checked_out"] == 0
 
 
-def test_tsquery_text_keeps_only_words() -> None:
-    assert tsquery_text('support "group" AND (NEAR') == "support | group | and | near"
-    assert tsquery_text("a:* & b | !c <-> 'd'") == "a | b | c | d"
-    assert tsquery_text("__ ::: ***") is None
-    assert tsquery_text("東京 café") == "東京 | café"
+def test_query_words_keep_only_letters_and_digits() -> None:
+    assert query_words('support "group" AND (NEAR') == ["support", "group", "and", "near"]
+    assert query_words("a:* & b | !c <-> 'd'") == ["a", "b", "c", "d"]
+    assert query_words("__ ::: ***") == []
+    assert query_words("東京 café") == ["東京", "café"]
 
 
 async def test_migrations_go_down_to_base_and_up_again(pg_url: str) -> None:

@@ -27,7 +27,12 @@ def build_store(settings: Settings, *, dimension: int) -> Store:
     if settings.backend == "postgres":
         from memlane.store.postgres.store import PostgresStore
 
-        store: Store = PostgresStore(url, vector_dim=dimension, pool_size=settings.db_pool_size)
+        store: Store = PostgresStore(
+            url,
+            vector_dim=dimension,
+            pool_size=settings.db_pool_size,
+            keyword_term_max_docs=settings.keyword_term_max_docs,
+        )
         return store
     from memlane.store.sqlite.store import SqliteStore
 

@@ -33,17 +33,17 @@ from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
-from sqlalchemy import event
+from sqlalchemy import event, exc
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from memlane.domain.model import Job, ScoredId, SeedFilter
+from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
 from memlane.store.base import PendingEmbedding, Vector, job_from_row
-from memlane.store.postgres import vector_codec
-from memlane.store.schema import jobs, nodes, scope_heads
+from memlane.store.postgres import direct_reads, vector_codec
+from memlane.store.schema import jobs, scope_heads
 from memlane.store.sql_common import ScopeHead, SqlStore, job_row
-from memlane.store.types import PgVector
+from memlane.store.term_selection import MAX_DOCS_PER_TERM, CountCache, choose_terms
 from memlane.store.urls import async_url
 
 DEFAULT_MAX_OVERFLOW = 10
@@ -58,6 +58,8 @@ INDEX_LOCK_KEY = 0x6D6C686E7377
 #: letters and digits only: nothing that ``to_tsquery`` could read as an operator
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MAX_QUERY_WORDS = 64
+#: words are counted up to this many times the keyword bound, enough to tell the rarest apart
+TERM_COUNT_CAP = 20
 
 
 def _env_int(name: str, default: int) -> int:
@@ -70,28 +72,14 @@ def _env_int(name: str, default: int) -> int:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
 
 
-def tsquery_text(text: str) -> str | None:
-    """An any-word ``to_tsquery`` argument from free text.
+def query_words(text: str) -> list[str]:
+    """Distinct words of free text for an any-word ``to_tsquery``.
 
     Only runs of letters and digits survive, so quotes, ``&``, ``|``, ``!``, ``<->``, ``:``,
-    ``*`` and parentheses in user input never reach the query parser; the string is also bound
-    as a parameter, never spliced into SQL.
+    ``*`` and parentheses in user input never reach the query parser; the query string is
+    also bound as a parameter, never spliced into SQL.
     """
-    words = list(dict.fromkeys(_WORD.findall(text.lower())))[:MAX_QUERY_WORDS]
-    return " | ".join(words) if words else None
-
-
-class _FixedVector(PgVector):
-    """``vector(<dim>)`` / ``halfvec(<dim>)`` for casts (values travel in binary: vector_codec.py)."""
-
-    cache_ok = True
-
-    def __init__(self, dim: int, kind: str = "vector"):
-        self.dim = dim
-        self.kind = kind
-
-    def get_col_spec(self, **kw: Any) -> str:
-        return f"{self.kind}({self.dim})"
+    return list(dict.fromkeys(_WORD.findall(text.lower())))[:MAX_QUERY_WORDS]
 
 
 class PostgresStore(SqlStore):
@@ -107,8 +95,11 @@ class PostgresStore(SqlStore):
         ef_search: int | None = None,
         iterative_scan: str | None = None,
         pool_timeout: float = 30.0,
+        keyword_term_max_docs: int = MAX_DOCS_PER_TERM,
     ):
         super().__init__(url, vector_dim=vector_dim)
+        self.keyword_term_max_docs = keyword_term_max_docs
+        self._term_counts = CountCache()
         self.pool_size = pool_size
         self.max_overflow = (
             max_overflow if max_overflow is not None else _env_int("MEMLANE_DB_MAX_OVERFLOW", DEFAULT_MAX_OVERFLOW)
@@ -137,7 +128,6 @@ class PostgresStore(SqlStore):
             pool_size=self.pool_size,
             max_overflow=self.max_overflow,
             pool_timeout=self.pool_timeout,
-            pool_pre_ping=True,
             pool_recycle=1800,
             # application_name only: poolers such as PgBouncer refuse other startup parameters.
             connect_args={"server_settings": {"application_name": "memlane"}},
@@ -146,6 +136,15 @@ class PostgresStore(SqlStore):
         @event.listens_for(engine.sync_engine, "connect")
         def _on_connect(dbapi_conn: Any, _record: Any) -> None:
             dbapi_conn.run_async(vector_codec.register)
+
+        @event.listens_for(engine.sync_engine, "checkout")
+        def _on_checkout(dbapi_conn: Any, _record: Any, _proxy: Any) -> None:
+            # Instead of pool_pre_ping's round trip on every checkout (a recall checks out
+            # about seven times): a connection the server has closed (restart, failover,
+            # idle timeout) is already marked closed by asyncpg, because the event loop reads
+            # its socket. The pool then discards it and tries another.
+            if dbapi_conn.driver_connection.is_closed():
+                raise exc.DisconnectionError("connection closed by the server")
 
         return engine
 
@@ -159,15 +158,61 @@ class PostgresStore(SqlStore):
 
     @contextlib.asynccontextmanager
     async def _read(self) -> AsyncIterator[AsyncConnection]:
-        """Reads run in autocommit: no BEGIN/ROLLBACK round trips around each lookup (a recall
-        makes about eight). Vector search needs transaction-local settings: ``_read_tx``."""
+        """Reads run in autocommit: no BEGIN/ROLLBACK round trips around each lookup."""
         async with self.engine.connect() as conn:
             yield await conn.execution_options(isolation_level="AUTOCOMMIT")
 
     @contextlib.asynccontextmanager
-    async def _read_tx(self) -> AsyncIterator[AsyncConnection]:
+    async def _driver(self) -> AsyncIterator[Any]:
+        """A pooled connection's asyncpg connection, for direct_reads.py. Statements run in
+        asyncpg's autocommit; the pool still checks the connection out and back in."""
         async with self.engine.connect() as conn:
-            yield conn
+            raw = await conn.get_raw_connection()
+            yield raw.driver_connection
+
+    # --- lookups by id (direct_reads.py) ----------------------------------------------------
+    async def get_nodes(self, tenant_id: str, scope: str | None, ids: Sequence[str]) -> list[Node]:
+        if not ids:
+            return []
+        async with self._driver() as conn:
+            return await direct_reads.get_nodes(conn, tenant_id, scope, ids)
+
+    async def node_briefs(self, tenant_id: str, scope: str, ids: Sequence[str]) -> list[NodeBrief]:
+        if not ids:
+            return []
+        async with self._driver() as conn:
+            return await direct_reads.node_briefs(conn, tenant_id, scope, ids)
+
+    async def edges_touching(
+        self,
+        tenant_id: str,
+        scope: str,
+        node_ids: Sequence[str],
+        *,
+        min_weight: float,
+        min_confidence: float,
+        limit: int,
+        types: Sequence[str] | None = None,
+    ) -> list[Edge]:
+        if not node_ids or limit <= 0:
+            return []
+        async with self._driver() as conn:
+            return await direct_reads.edges_touching(
+                conn,
+                tenant_id,
+                scope,
+                node_ids,
+                min_weight=min_weight,
+                min_confidence=min_confidence,
+                limit=limit,
+                types=types,
+            )
+
+    async def get_embeddings(self, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, Vector]:
+        if not ids:
+            return {}
+        async with self._driver() as conn:
+            return dict(await direct_reads.get_embeddings(conn, tenant_id, scope, ids))
 
     def _one_of(self, column: Any, values: Sequence[str]) -> Any:
         return column == sa.any_(sa.bindparam(None, list(values), type_=postgresql.ARRAY(sa.String)))
@@ -260,66 +305,56 @@ class PostgresStore(SqlStore):
         return await super().set_embeddings(ordered, model_id, now=now)
 
     # --- search -------------------------------------------------------------------------
-    def _distance(self) -> tuple[Any, Any]:
-        """``(distance expression, query bind)`` with the index's cast on both sides."""
-        kind = self.index_kind or "vector"
-        cast_type = _FixedVector(self.vector_dim, kind)
-        column = sa.cast(nodes.c.embedding, cast_type)
-        query = sa.cast(sa.bindparam("query_vector", type_=PgVector()), cast_type)
-        return column.op("<=>", return_type=sa.Float)(query), query
-
     async def vector_search(self, tenant_id: str, scope: str, query: Vector, k: int, flt: SeedFilter) -> list[ScoredId]:
         if k <= 0 or len(query) != self.vector_dim:
             return []
-        q = np.asarray(query, dtype=np.float32)
-        distance, _ = self._distance()
-        cond = [
-            *self._filter_conditions(tenant_id, scope, flt),
-            nodes.c.embedding_status == "ready",
-            # a literal, not a parameter: the planner must see it to use the partial index
-            nodes.c.embedding_dim == sa.literal_column(str(int(self.vector_dim))),
-        ]
-        ann = sa.select(nodes.c.id, distance.label("distance")).where(*cond).order_by(distance).limit(k)
-        params = {"query_vector": q}
-        async with self._read_tx() as conn:
-            # Transaction-local settings (SET LOCAL), so they hold behind a transaction pooler
-            # too and never leak to the connection's next user. JIT compiling an exact scan
-            # costs tens of milliseconds and saves nothing on queries this size.
-            await conn.execute(
-                sa.text(
-                    "SELECT set_config('hnsw.ef_search', :ef, true), "
-                    "set_config('hnsw.iterative_scan', :it, true), set_config('jit', 'off', true)"
-                ),
-                {"ef": str(min(max(self.ef_search, k), 1000)), "it": self.iterative_scan},
+        kind = self.index_kind or "vector"
+        ef = min(max(self.ef_search, k), 1000)
+        # JIT compiling an exact scan costs tens of milliseconds and saves nothing here.
+        settings = (
+            f"SET LOCAL hnsw.ef_search = {ef}; SET LOCAL hnsw.iterative_scan = {self.iterative_scan}; "
+            "SET LOCAL jit = off"
+        )
+        async with self._driver() as conn:
+            rows = await direct_reads.nearest(
+                conn,
+                tenant_id,
+                scope,
+                np.asarray(query, dtype=np.float32),
+                k,
+                flt,
+                vector_type=f"{kind}({self.vector_dim})",
+                settings=settings,
             )
-            rows = (await conn.execute(ann, params)).all()
-            if len(rows) < k:
-                # The index may stop early under a restrictive filter (pgvector scans at most
-                # hnsw.max_scan_tuples); an exact scan of the filtered rows settles it. An
-                # ORDER BY the index cannot serve keeps the planner off the HNSW index.
-                exact = sa.select(nodes.c.id, distance.label("distance")).where(*cond).order_by(distance + 0).limit(k)
-                rows = (await conn.execute(exact, params)).all()
-        hits = [ScoredId(r.id, _similarity(r.distance)) for r in rows]
+        hits = [ScoredId(nid, _similarity(distance)) for nid, distance in rows]
         # relaxed_order may return neighbours slightly out of order
         hits.sort(key=lambda h: -h.score)
         return hits
 
     async def keyword_search(self, tenant_id: str, scope: str, text: str, k: int, flt: SeedFilter) -> list[ScoredId]:
-        words = tsquery_text(text)
-        if words is None or k <= 0:
+        words = query_words(text)
+        if not words or k <= 0:
             return []
-        tsquery = sa.func.to_tsquery(sa.literal_column("'english'::regconfig"), sa.bindparam("words", words))
-        tsv: sa.ColumnElement[Any] = sa.literal_column("nodes.tsv")
-        rank = sa.func.ts_rank_cd(tsv, tsquery)
-        q = (
-            sa.select(nodes.c.id, rank.label("rank"))
-            .where(tsv.op("@@")(tsquery), *self._filter_conditions(tenant_id, scope, flt))
-            .order_by(rank.desc(), nodes.c.id)
-            .limit(k)
-        )
-        async with self._read() as conn:
-            rows = (await conn.execute(q)).all()
-        return [ScoredId(r.id, float(r.rank)) for r in rows]
+        async with self._driver() as conn:
+            chosen = await self._selective_words(conn, words)
+            if not chosen:
+                return []
+            rows = await direct_reads.keyword_ranked(conn, tenant_id, scope, chosen, k, flt)
+        return [ScoredId(nid, rank) for nid, rank in rows]
+
+    async def _selective_words(self, conn: Any, words: list[str]) -> list[str]:
+        """The words worth ranking with (term_selection.py): ``ts_rank_cd`` reads every
+        match of every word, 1 s per query at 1M nodes before words were bounded."""
+        if self.keyword_term_max_docs <= 0:
+            return words
+        counts = {w: n for w in words if (n := self._term_counts.get(w)) is not None}
+        missing = [w for w in words if w not in counts]
+        if missing:
+            fresh = await direct_reads.term_counts(conn, missing, cap=TERM_COUNT_CAP * self.keyword_term_max_docs)
+            for word, docs in fresh.items():
+                self._term_counts.put(word, docs)
+            counts.update(fresh)
+        return choose_terms([(w, counts.get(w, 0)) for w in words], self.keyword_term_max_docs)
 
     # --- jobs ---------------------------------------------------------------------------
     async def _insert_jobs(self, conn: AsyncConnection, items: Sequence[Job], now: datetime) -> list[Job]:
@@ -397,4 +432,4 @@ def _similarity(distance: float | None) -> float:
     return 0.0 if math.isnan(value) else value
 
 
-__all__ = ["PostgresStore", "tsquery_text"]
+__all__ = ["PostgresStore", "query_words"]

@@ -21,8 +21,9 @@ from memlane.store.sql_common import ScopeHead, SqlStore
 from memlane.store.sqlite.bulk_insert import insert_statement
 from memlane.store.sqlite.checkpointer import BACKSTOP_PAGES, Checkpointer
 from memlane.store.sqlite.direct_reads import DirectReader
-from memlane.store.sqlite.keyword_terms import MAX_DOCS_PER_TERM, TermCounts, match_expression, query_terms
+from memlane.store.sqlite.keyword_terms import TermCounts, match_expression, query_terms
 from memlane.store.sqlite.vector_cache import APPROX_MIN_ROWS, ScopeVectors
+from memlane.store.term_selection import MAX_DOCS_PER_TERM
 from memlane.store.urls import async_url
 
 VECTOR_CACHE_COLUMNS = [

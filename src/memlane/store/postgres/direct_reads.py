@@ -1,0 +1,223 @@
+"""Recall's lookups by id, run on the asyncpg connection itself.
+
+A recall reads nodes by id, node briefs and the edges around its seeds about six times. At
+100k nodes each of those took 2-10 ms through SQLAlchemy Core, of which PostgreSQL's share
+was 0.3-2 ms: the rest was building and compiling the statement, the adapter's cursor, and
+per-value result processing into ``Row`` objects and then into domain objects (measured).
+Here each lookup is one fixed statement (asyncpg prepares it once per connection and
+reuses it) and rows become domain objects in one step.
+
+The statements mirror the SQLAlchemy ones in sql_common.py and return the same answers; the
+store conformance suite runs against them on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from memlane.domain.model import Edge, Node, NodeBrief, SeedFilter
+from memlane.store.base import node_from_mapping
+from memlane.store.schema import NODE_BRIEF_FIELDS, NODE_COLUMNS_NO_VECTOR, edges
+
+_JSON_COLUMNS = ("slots", "tags")
+_NODE_SQL = (
+    f"SELECT {', '.join(c.name for c in NODE_COLUMNS_NO_VECTOR)} FROM nodes "
+    "WHERE tenant_id = $1 AND id = ANY($2::varchar[])"
+)
+_BRIEF_SQL = f"SELECT scope, {', '.join(NODE_BRIEF_FIELDS)} FROM nodes WHERE tenant_id = $1 AND id = ANY($2::varchar[])"
+_EMBEDDING_SQL = (
+    "SELECT id, embedding FROM nodes WHERE tenant_id = $1 AND scope = $2 AND id = ANY($3::varchar[]) "
+    "AND embedding IS NOT NULL"
+)
+_EDGE_COLUMNS = [c.name for c in edges.c if c.name != "rev"]
+# One statement for both directions, the order and the limit applied by PostgreSQL: a bitmap
+# OR of the two endpoint indexes, and no more rows on the wire than the caller keeps. Ties
+# break on the id's bytes (COLLATE "C"), as Python's sort of the SQLAlchemy path does.
+_EDGES_SQL = (
+    f"SELECT {', '.join(_EDGE_COLUMNS)} FROM edges "
+    "WHERE tenant_id = $1 AND (src_id = ANY($2::varchar[]) OR dst_id = ANY($2::varchar[])) AND scope = $3 "
+    "AND weight >= $4 AND confidence >= $5 {types}"
+    'ORDER BY weight * confidence DESC, id COLLATE "C" LIMIT $6'
+)
+_EDGES_ANY_TYPE = _EDGES_SQL.format(types="")
+_EDGES_OF_TYPES = _EDGES_SQL.format(types="AND type = ANY($7::varchar[]) ")
+
+
+class Params:
+    """Positional arguments of one statement: ``add`` returns the placeholder to write."""
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+
+    def add(self, value: Any, cast: str = "") -> str:
+        self.values.append(value)
+        return f"${len(self.values)}{cast}"
+
+
+def seed_filter_sql(p: Params, tenant_id: str, scope: str | None, flt: SeedFilter) -> list[str]:
+    """``SqlStore._filter_conditions`` as SQL text (the conformance suite holds both to the
+    same answers); every value is a parameter."""
+    cond = [f"tenant_id = {p.add(tenant_id)}"]
+    if scope is not None:
+        cond.append(f"scope = {p.add(scope)}")
+    if flt.tiers:
+        cond.append(f"tier = ANY({p.add(list(flt.tiers), '::varchar[]')})")
+    vis = flt.visibility
+    if vis.enforced:
+        ors = ["memory_lane = 'shared'"]
+        if vis.consumer_agent_id is not None:
+            ors.append(f"owner_agent_id = {p.add(vis.consumer_agent_id)}")
+        if vis.consumer_team_id is not None:
+            ors.append(f"owner_team_id = {p.add(vis.consumer_team_id)}")
+        cond.append(f"({' OR '.join(ors)})")
+    if flt.exclude_draft_topics:
+        cond.append("(type <> 'topic' OR topic_state IS NULL OR topic_state <> 'draft')")
+    for column, values in (("status", flt.statuses), ("type", flt.types), ("layer", flt.layers)):
+        if values:
+            cond.append(f"{column} = ANY({p.add(list(values), '::varchar[]')})")
+    if flt.exclude_layers:
+        cond.append(f"(layer IS NULL OR NOT layer = ANY({p.add(list(flt.exclude_layers), '::varchar[]')}))")
+    for column, value in (("user_id", flt.user_id), ("session_id", flt.session_id), ("task_id", flt.task_id)):
+        if value is not None:
+            cond.append(f"{column} = {p.add(value)}")
+    return cond
+
+
+def nearest_statements(
+    tenant_id: str, scope: str, query: np.ndarray, k: int, flt: SeedFilter, *, vector_type: str
+) -> tuple[str, str, list[Any]]:
+    """The ANN statement through the HNSW index on ``embedding::<vector_type>``
+    (``vector(384)``), its exact twin, and their arguments."""
+    p = Params()
+    where = seed_filter_sql(p, tenant_id, scope, flt)
+    dim = int(vector_type.partition("(")[2].rstrip(")"))
+    # literals, not parameters: the planner must see them to use the partial index
+    where += ["embedding_status = 'ready'", f"embedding_dim = {dim}"]
+    distance = f"embedding::{vector_type} <=> {p.add(query, '::' + vector_type)}"
+    limit = p.add(k)
+    head = f"SELECT id, {distance} AS distance FROM nodes WHERE {' AND '.join(where)} "
+    # An ORDER BY the index cannot serve keeps the planner off the HNSW index.
+    return f"{head}ORDER BY {distance} LIMIT {limit}", f"{head}ORDER BY ({distance}) + 0 LIMIT {limit}", p.values
+
+
+async def nearest(
+    conn: Any,
+    tenant_id: str,
+    scope: str,
+    query: np.ndarray,
+    k: int,
+    flt: SeedFilter,
+    *,
+    vector_type: str,
+    settings: str,
+) -> list[tuple[str, float | None]]:
+    """``(id, cosine distance)`` of the ``k`` nearest ready nodes, exact when the index
+    falls short.
+
+    ``settings`` are ``SET LOCAL`` statements for the search; transaction-local, so they hold
+    behind a transaction pooler too and never leak to the connection's next user."""
+    ann, exact, args = nearest_statements(tenant_id, scope, query, k, flt, vector_type=vector_type)
+    async with conn.transaction():
+        await conn.execute(settings)
+        rows = await conn.fetch(ann, *args)
+        if len(rows) < k:
+            # The index may stop early under a restrictive filter (pgvector scans at most
+            # hnsw.max_scan_tuples); an exact scan of the filtered rows settles it.
+            rows = await conn.fetch(exact, *args)
+    return [(r[0], r[1]) for r in rows]
+
+
+_TERM_COUNT_SQL = (
+    "SELECT w, (SELECT count(*) FROM (SELECT 1 FROM nodes WHERE tsv @@ to_tsquery('english'::regconfig, w) "
+    "LIMIT $2) AS m)::int FROM unnest($1::text[]) AS w"
+)
+
+
+async def term_counts(conn: Any, words: Sequence[str], cap: int) -> dict[str, int]:
+    """Documents (every tenant) containing each word, counted up to ``cap``; one round trip.
+    A stop word counts 0 (its query is empty and matches nothing)."""
+    return {r[0]: r[1] for r in await conn.fetch(_TERM_COUNT_SQL, list(words), cap)}
+
+
+async def keyword_ranked(
+    conn: Any, tenant_id: str, scope: str, words: Sequence[str], k: int, flt: SeedFilter
+) -> list[tuple[str, float]]:
+    """``(id, ts_rank_cd)`` of the ``k`` best matches of any of ``words`` (letters and digits
+    only: nothing ``to_tsquery`` reads as an operator)."""
+    p = Params()
+    where = seed_filter_sql(p, tenant_id, scope, flt)
+    query = p.add(" | ".join(words))
+    sql = (
+        f"SELECT id, ts_rank_cd(tsv, q) AS rank FROM nodes, to_tsquery('english'::regconfig, {query}) AS q "
+        f'WHERE tsv @@ q AND {" AND ".join(where)} ORDER BY rank DESC, id COLLATE "C" LIMIT {p.add(k)}'
+    )
+    return [(r[0], float(r[1])) for r in await conn.fetch(sql, *p.values)]
+
+
+def _node(record: Any) -> Node:
+    values = dict(record.items())
+    for name in _JSON_COLUMNS:
+        raw = values[name]
+        values[name] = json.loads(raw) if isinstance(raw, str) else raw
+    return node_from_mapping(values)
+
+
+async def get_nodes(conn: Any, tenant_id: str, scope: str | None, ids: Sequence[str]) -> list[Node]:
+    wanted = list(dict.fromkeys(ids))
+    found: dict[str, Node] = {}
+    # by primary key, the scope checked here, as sql_common.get_nodes does
+    for record in await conn.fetch(_NODE_SQL, tenant_id, wanted):
+        node = _node(record)
+        if scope is None or node.scope == scope:
+            found[node.id] = node
+    return [found[i] for i in ids if i in found]
+
+
+async def node_briefs(conn: Any, tenant_id: str, scope: str, ids: Sequence[str]) -> list[NodeBrief]:
+    found: dict[str, NodeBrief] = {}
+    for record in await conn.fetch(_BRIEF_SQL, tenant_id, list(dict.fromkeys(ids))):
+        if record[0] == scope:
+            found[record[1]] = NodeBrief(*record[1:])
+    return [found[i] for i in ids if i in found]
+
+
+async def edges_touching(
+    conn: Any,
+    tenant_id: str,
+    scope: str,
+    node_ids: Sequence[str],
+    *,
+    min_weight: float,
+    min_confidence: float,
+    limit: int,
+    types: Sequence[str] | None,
+) -> list[Edge]:
+    args: list[Any] = [tenant_id, list(dict.fromkeys(node_ids)), scope, min_weight, min_confidence, limit]
+    sql = _EDGES_ANY_TYPE
+    if types:
+        sql = _EDGES_OF_TYPES
+        args.append(list(types))
+    return [Edge(*record) for record in await conn.fetch(sql, *args)]
+
+
+async def get_embeddings(conn: Any, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+    rows = await conn.fetch(_EMBEDDING_SQL, tenant_id, scope, list(dict.fromkeys(ids)))
+    return {r[0]: np.asarray(r[1], dtype=np.float32) for r in rows}
+
+
+__all__ = [
+    "Params",
+    "edges_touching",
+    "get_embeddings",
+    "get_nodes",
+    "keyword_ranked",
+    "nearest",
+    "nearest_statements",
+    "node_briefs",
+    "seed_filter_sql",
+    "term_counts",
+]
