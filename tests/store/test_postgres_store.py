@@ -217,6 +217,26 @@ async def test_pool_stats_are_the_real_pool(pg: PostgresStore) -> None:
     assert (await pg.pool_stats())["checked_out"] == 0
 
 
+async def test_keyword_search_takes_candidates_from_rare_words_and_ranks_them_by_every_word(pg_url: str) -> None:
+    store = PostgresStore(pg_url, vector_dim=DIM, pool_size=2, keyword_term_max_docs=20)
+    await store.open()
+    try:
+        vectors = clustered(101, DIM, 6)
+        titles = [f"gita walked to town number {i}" for i in range(60)]  # "gita": common
+        titles += [f"goldfish {i}" for i in range(40)]  # "goldfish": rarer, still over 20
+        titles.append("gita keeps a goldfish")
+        res = await store.apply_write(
+            "t1", "s1", [upsert(t, v) for t, v in zip(titles, vectors, strict=True)], [], info(), now=NOW
+        )
+        hits = await store.keyword_search("t1", "s1", "gita goldfish", 10, SeedFilter())
+        # only goldfish notes are candidates, and the one that also says "gita" ranks first
+        assert hits[0].id == res.nodes[100].id
+        assert {h.id for h in hits} <= {n.id for n in res.nodes[60:]}
+        assert await store.keyword_search("t1", "s1", "unheard-of words", 10, SeedFilter()) == []
+    finally:
+        await store.close()
+
+
 def test_query_words_keep_only_letters_and_digits() -> None:
     assert query_words('support "group" AND (NEAR') == ["support", "group", "and", "near"]
     assert query_words("a:* & b | !c <-> 'd'") == ["a", "b", "c", "d"]

@@ -144,16 +144,31 @@ async def term_counts(conn: Any, words: Sequence[str], cap: int) -> dict[str, in
 
 
 async def keyword_ranked(
-    conn: Any, tenant_id: str, scope: str, words: Sequence[str], k: int, flt: SeedFilter
+    conn: Any,
+    tenant_id: str,
+    scope: str,
+    match_words: Sequence[str],
+    rank_words: Sequence[str],
+    k: int,
+    flt: SeedFilter,
 ) -> list[tuple[str, float]]:
-    """``(id, ts_rank_cd)`` of the ``k`` best matches of any of ``words`` (letters and digits
-    only: nothing ``to_tsquery`` reads as an operator)."""
+    """``(id, rank)`` of the ``k`` best documents containing any of ``match_words``, ranked by
+    all of ``rank_words``: the rarer words pick the candidates, which bounds the cost, and the
+    common ones still tell candidates apart ("gita goldfish": Gita's goldfish first among the
+    goldfish notes). Words are letters and digits only, nothing ``to_tsquery`` reads as an
+    operator.
+
+    ``ts_rank`` divided by 1 + log(length) (normalisation 1): at 100k nodes it ranked 2,300
+    candidates in 8 ms where ``ts_rank_cd`` took 30 ms, and put the asked-for fact in the
+    keyword top 10 more often on bench/recall.py's questions (82% against 75%)."""
     p = Params()
     where = seed_filter_sql(p, tenant_id, scope, flt)
-    query = p.add(" | ".join(words))
+    match = p.add(" | ".join(match_words))
+    rank = p.add(" | ".join(rank_words))
     sql = (
-        f"SELECT id, ts_rank_cd(tsv, q) AS rank FROM nodes, to_tsquery('english'::regconfig, {query}) AS q "
-        f'WHERE tsv @@ q AND {" AND ".join(where)} ORDER BY rank DESC, id COLLATE "C" LIMIT {p.add(k)}'
+        f"SELECT id, ts_rank(tsv, to_tsquery('english'::regconfig, {rank}), 1) AS rank FROM nodes "
+        f"WHERE tsv @@ to_tsquery('english'::regconfig, {match}) AND {' AND '.join(where)} "
+        f"ORDER BY rank DESC, id COLLATE \"C\" LIMIT {p.add(k)}"
     )
     return [(r[0], float(r[1])) for r in await conn.fetch(sql, *p.values)]
 

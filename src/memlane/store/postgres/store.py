@@ -339,12 +339,12 @@ class PostgresStore(SqlStore):
             chosen = await self._selective_words(conn, words)
             if not chosen:
                 return []
-            rows = await direct_reads.keyword_ranked(conn, tenant_id, scope, chosen, k, flt)
+            rows = await direct_reads.keyword_ranked(conn, tenant_id, scope, chosen, words, k, flt)
         return [ScoredId(nid, rank) for nid, rank in rows]
 
     async def _selective_words(self, conn: Any, words: list[str]) -> list[str]:
-        """The words worth ranking with (term_selection.py): ``ts_rank_cd`` reads every
-        match of every word, 1 s per query at 1M nodes before words were bounded."""
+        """The words whose documents are ranked (term_selection.py): ranking every match of
+        every word took 1 s per query at 1M nodes."""
         if self.keyword_term_max_docs <= 0:
             return words
         counts = {w: n for w in words if (n := self._term_counts.get(w)) is not None}
