@@ -168,7 +168,7 @@ async def keyword_ranked(
     sql = (
         f"SELECT id, ts_rank(tsv, to_tsquery('english'::regconfig, {rank}), 1) AS rank FROM nodes "
         f"WHERE tsv @@ to_tsquery('english'::regconfig, {match}) AND {' AND '.join(where)} "
-        f"ORDER BY rank DESC, id COLLATE \"C\" LIMIT {p.add(k)}"
+        f'ORDER BY rank DESC, id COLLATE "C" LIMIT {p.add(k)}'
     )
     return [(r[0], float(r[1])) for r in await conn.fetch(sql, *p.values)]
 
