@@ -817,17 +817,30 @@ def phase_queries(
     k_picks = present[rng.integers(len(present), size=args.recall_queries)]
     kvecs = noisy(pool[k_picks], args.sigma, rng)
     overlaps: list[float] = []
-    for v in kvecs:
+    misses: list[dict[str, Any]] = []
+    for pick, v in zip(k_picks, kvecs, strict=True):
         resp = post_json(client, "/v1/memory/recall", recall_body(v, limit=10)).json()
         got = {row_of.get(s["id"], -1) for s in resp["seeds"]}
         q = v / np.linalg.norm(v)
         scores = matrix @ q
         exact = np.argpartition(-scores, 10)[:10]
         overlaps.append(len(got & set(int(i) for i in exact)) / 10)
+        if overlaps[-1] < 0.5 and len(misses) < 10:
+            exact_best = np.sort(scores[exact])[::-1]
+            misses.append(
+                {
+                    "overlap": overlaps[-1],
+                    "pool_index": int(pick),
+                    "seeds": len(resp["seeds"]),
+                    "seed_similarities": [round(float(s_["similarity"]), 4) for s_ in resp["seeds"][:10]],
+                    "exact_scores": [round(float(x), 4) for x in exact_best],
+                }
+            )
     at10 = {
         "queries": len(overlaps),
         "recall_at_10": round(float(np.mean(overlaps)), 4),
         "min": round(float(np.min(overlaps)), 2),
+        "low_overlap_queries": misses,
         "note": "seeds of /v1/memory/recall (limit=10) vs exact cosine top-10 in numpy over all written vectors",
     }
     return {"recall": recall_res, "recall_text": text_res, "recall_at_10_vs_exact": at10}
