@@ -13,6 +13,7 @@ store conformance suite runs against them on PostgreSQL.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -20,14 +21,12 @@ from typing import Any
 import numpy as np
 
 from memlane.domain.model import Edge, Node, NodeBrief, SeedFilter
-from memlane.store.base import node_from_mapping
-from memlane.store.schema import NODE_BRIEF_FIELDS, NODE_COLUMNS_NO_VECTOR, edges
+from memlane.store.schema import NODE_BRIEF_FIELDS, edges
 
-_JSON_COLUMNS = ("slots", "tags")
-_NODE_SQL = (
-    f"SELECT {', '.join(c.name for c in NODE_COLUMNS_NO_VECTOR)} FROM nodes "
-    "WHERE tenant_id = $1 AND id = ANY($2::varchar[])"
-)
+#: Node's fields in order, so a row is the constructor's arguments (JSONB arrives decoded:
+#: SQLAlchemy's asyncpg dialect installs a codec on every connection)
+_NODE_FIELDS = [f.name for f in dataclasses.fields(Node)]
+_NODE_SQL = f"SELECT {', '.join(_NODE_FIELDS)} FROM nodes WHERE tenant_id = $1 AND id = ANY($2::varchar[])"
 _BRIEF_SQL = f"SELECT scope, {', '.join(NODE_BRIEF_FIELDS)} FROM nodes WHERE tenant_id = $1 AND id = ANY($2::varchar[])"
 _EMBEDDING_SQL = (
     "SELECT id, embedding FROM nodes WHERE tenant_id = $1 AND scope = $2 AND id = ANY($3::varchar[]) "
@@ -174,11 +173,10 @@ async def keyword_ranked(
 
 
 def _node(record: Any) -> Node:
-    values = dict(record.items())
-    for name in _JSON_COLUMNS:
-        raw = values[name]
-        values[name] = json.loads(raw) if isinstance(raw, str) else raw
-    return node_from_mapping(values)
+    node = Node(*record)
+    if isinstance(node.slots, str | bytes):  # a connection without the dialect's JSON codec
+        node.slots, node.tags = json.loads(node.slots), json.loads(node.tags)
+    return node
 
 
 async def get_nodes(conn: Any, tenant_id: str, scope: str | None, ids: Sequence[str]) -> list[Node]:
