@@ -965,10 +965,6 @@ class PgHandle:
 
 
 HNSW_INDEX = f"ix_nodes_embedding_hnsw_{DIM}"
-HNSW_DDL = (
-    f"CREATE INDEX IF NOT EXISTS {HNSW_INDEX} ON nodes "
-    f"USING hnsw ((embedding::vector({DIM})) vector_cosine_ops) WHERE embedding_dim = {DIM}"
-)
 
 
 async def pg_execute(database_url: str, statements: Sequence[str]) -> None:
@@ -983,11 +979,16 @@ async def pg_execute(database_url: str, statements: Sequence[str]) -> None:
 
 
 async def build_hnsw(database_url: str) -> dict[str, Any]:
-    """The index memlane creates at start (store/postgres/store.py), built once after the load."""
+    """The index memlane creates at start, with the server's settings (``MEMLANE_PG_HNSW_*``
+    from this environment), built once after the load."""
+    from memlane.store.postgres.store import PostgresStore
+
+    ddl = PostgresStore(database_url, vector_dim=DIM).index_ddl()
+    assert ddl is not None
     settings = ["SET maintenance_work_mem = '4GB'", "SET max_parallel_maintenance_workers = 1"]
     t = time.perf_counter()
-    await pg_execute(database_url, [*settings, HNSW_DDL, "ANALYZE nodes", "ANALYZE edges"])
-    return {"seconds": round(time.perf_counter() - t, 1), "ddl": HNSW_DDL, "settings": settings}
+    await pg_execute(database_url, [*settings, ddl, "ANALYZE nodes", "ANALYZE edges"])
+    return {"seconds": round(time.perf_counter() - t, 1), "ddl": ddl, "settings": settings}
 
 
 async def vacuum_after_load(database_url: str) -> dict[str, Any]:

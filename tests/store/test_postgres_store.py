@@ -77,6 +77,27 @@ async def test_open_creates_the_partial_hnsw_index_for_the_dimension(pg: Postgre
         ).scalar_one()
     assert "USING hnsw" in indexdef and "vector_cosine_ops" in indexdef
     assert "(embedding)::vector(384)" in indexdef and "WHERE (embedding_dim = 384)" in indexdef
+    assert "m='16'" in indexdef and "ef_construction='128'" in indexdef
+
+
+async def test_hnsw_graph_parameters_come_from_settings_and_are_checked(pg_url: str) -> None:
+    store = PostgresStore(pg_url, vector_dim=48, pool_size=1, hnsw_m=8, hnsw_ef_construction=40)
+    await store.open()
+    try:
+        async with store.engine.connect() as conn:
+            indexdef = (
+                await conn.execute(
+                    sa.text("SELECT indexdef FROM pg_indexes WHERE indexname = :n"), {"n": store.index_name}
+                )
+            ).scalar_one()
+        assert "m='8'" in indexdef and "ef_construction='40'" in indexdef
+        assert (await store.pool_stats())["hnsw_ef_construction"] == 40
+    finally:
+        await store.close()
+    with pytest.raises(ValueError, match="MEMLANE_PG_HNSW_EF_CONSTRUCTION"):
+        PostgresStore(pg_url, vector_dim=48, hnsw_m=16, hnsw_ef_construction=20)
+    with pytest.raises(ValueError, match="MEMLANE_PG_HNSW_M"):
+        PostgresStore(pg_url, vector_dim=48, hnsw_m=1)
 
 
 async def test_the_planner_can_serve_vector_search_from_the_hnsw_index(pg: PostgresStore) -> None:
