@@ -17,13 +17,17 @@ from memlane.api.graph_dto import WriteRequest
 from memlane.api.json_body import document_body_models
 from memlane.api.quotas import QuotaGuard
 from memlane.config import Settings
+from memlane.gc_freeze import freeze_startup_objects
 from memlane.services.container import Services, open_services
 
 log = logging.getLogger(__name__)
 
 
-def create_app(settings: Settings | None = None, *, services: Services | None = None) -> FastAPI:
-    """Build the app; with ``services`` given (tests), the caller owns their lifecycle."""
+def create_app(
+    settings: Settings | None = None, *, services: Services | None = None, freeze_startup_heap: bool = False
+) -> FastAPI:
+    """Build the app; with ``services`` given (tests), the caller owns their lifecycle.
+    ``freeze_startup_heap`` is for the server process (gc_freeze.py), not for apps in tests."""
     settings = settings or (services.settings if services else Settings())
 
     @contextlib.asynccontextmanager
@@ -36,6 +40,8 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             requeued = await svc.embedding.requeue_stale_model()
             if requeued:
                 log.info("embedding model is %s: %d nodes queued for re-embedding", svc.embedder.model_id, requeued)
+        if freeze_startup_heap:
+            log.debug("froze %d start-up objects", freeze_startup_objects())
         try:
             yield
         finally:

@@ -2,4 +2,4 @@
 
 from memlane.api.app import create_app
 
-app = create_app()
+app = create_app(freeze_startup_heap=True)

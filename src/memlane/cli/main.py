@@ -57,6 +57,7 @@ def serve(
 @app.command()
 def worker() -> None:
     """Run a job worker as its own process (embedding, ingestion, webhooks, sweeps)."""
+    from memlane.gc_freeze import freeze_startup_objects
     from memlane.services.container import open_services
 
     settings = Settings()
@@ -70,6 +71,7 @@ def worker() -> None:
             loop.add_signal_handler(sig, stop.set)
         svc.worker.start()
         await svc.embedding.requeue_stale_model()
+        freeze_startup_objects()
         logging.getLogger("memlane.worker").info("worker %s started", svc.worker.worker_id)
         await stop.wait()
         await svc.close()
