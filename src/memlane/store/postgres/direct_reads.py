@@ -1,11 +1,12 @@
-"""Recall's lookups by id, run on the asyncpg connection itself.
+"""Recall's reads on PostgreSQL, run on the asyncpg connection itself: nodes and briefs by
+id, the edges around a frontier, embeddings, the HNSW search and the keyword search.
 
-A recall reads nodes by id, node briefs and the edges around its seeds about six times. At
-100k nodes each of those took 2-10 ms through SQLAlchemy Core, of which PostgreSQL's share
-was 0.3-2 ms: the rest was building and compiling the statement, the adapter's cursor, and
-per-value result processing into ``Row`` objects and then into domain objects (measured).
-Here each lookup is one fixed statement (asyncpg prepares it once per connection and
-reuses it) and rows become domain objects in one step.
+A recall makes about seven of these. At 100k nodes each took 2-10 ms through SQLAlchemy
+Core, of which PostgreSQL's share was 0.3-2 ms: the rest was building and compiling the
+statement, the adapter's cursor, and per-value result processing into ``Row`` objects and
+then into domain objects (measured). Here each read is a statement whose text depends only
+on the shape of the request (asyncpg prepares it once per connection and reuses it), and
+rows become domain objects in one step.
 
 The statements mirror the SQLAlchemy ones in sql_common.py and return the same answers; the
 store conformance suite runs against them on PostgreSQL.
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from memlane.domain.model import Edge, Node, NodeBrief, SeedFilter
-from memlane.store.schema import NODE_BRIEF_FIELDS, edges
+from memlane.store.schema import NODE_BRIEF_FIELDS
 
 #: Node's fields in order, so a row is the constructor's arguments (JSONB arrives decoded:
 #: SQLAlchemy's asyncpg dialect installs a codec on every connection)
@@ -32,7 +33,8 @@ _EMBEDDING_SQL = (
     "SELECT id, embedding FROM nodes WHERE tenant_id = $1 AND scope = $2 AND id = ANY($3::varchar[]) "
     "AND embedding IS NOT NULL"
 )
-_EDGE_COLUMNS = [c.name for c in edges.c if c.name != "rev"]
+#: Edge's fields in order, so a row is the constructor's arguments
+_EDGE_COLUMNS = [f.name for f in dataclasses.fields(Edge)]
 # One statement for both directions, the order and the limit applied by PostgreSQL: a bitmap
 # OR of the two endpoint indexes, and no more rows on the wire than the caller keeps. Ties
 # break on the id's bytes (COLLATE "C"), as Python's sort of the SQLAlchemy path does.
