@@ -1110,16 +1110,35 @@ MARKDOWN_HEADER = (
 
 
 def targets(res: dict[str, Any]) -> dict[str, Any]:
+    """The issue targets that apply to this run: the foundation's at 100k nodes (any backend;
+    written for SQLite), the PostgreSQL backend's at 1M nodes on PostgreSQL."""
     c = res["phases"]
+    nodes = res["dataset"]["nodes"]
     rp95 = c["queries"]["recall"]["server_ms"]["p95"]
+    if res["config"]["backend"] == "postgres" and nodes >= 1_000_000:
+        at10 = c["queries"]["recall_at_10_vs_exact"]["recall_at_10"]
+        return {
+            "applies": True,
+            "note": "PostgreSQL at 1M nodes: recall p95 (server) <= 30 ms with HNSW recall@10 >= 0.95",
+            "items": {
+                "recall_p95_ms": {"target": 30.0, "measured": rp95, "met": rp95 <= 30.0},
+                "hnsw_recall_at_10": {"target": 0.95, "measured": at10, "met": at10 >= 0.95},
+            },
+        }
     tp95 = c["queries"]["recall_text"]["server_ms"]["p95"]
     bulk = c["bulk_write"]["nodes_per_s_wall"]
     return {
-        "applies": res["dataset"]["nodes"] >= 100_000,
-        "recall_p95_ms": {"target": TARGETS["recall_p95_ms"], "measured": rp95, "met": rp95 <= 25.0},
-        "recall_text_p95_ms": {"target": TARGETS["recall_text_p95_ms"], "measured": tp95, "met": tp95 <= 40.0},
-        "bulk_write_nodes_per_s": {"target": TARGETS["bulk_write_nodes_per_s"], "measured": bulk, "met": bulk >= 2000},
+        "applies": nodes >= 100_000,
         "note": "targets are for 100k nodes on 2 cores; latency targets checked on server-side p95",
+        "items": {
+            "recall_p95_ms": {"target": TARGETS["recall_p95_ms"], "measured": rp95, "met": rp95 <= 25.0},
+            "recall_text_p95_ms": {"target": TARGETS["recall_text_p95_ms"], "measured": tp95, "met": tp95 <= 40.0},
+            "bulk_write_nodes_per_s": {
+                "target": TARGETS["bulk_write_nodes_per_s"],
+                "measured": bulk,
+                "met": bulk >= 2000,
+            },
+        },
     }
 
 
@@ -1181,12 +1200,11 @@ def print_summary(res: dict[str, Any]) -> None:
                 f"a/b p50 {pr[name]['p50_a_over_b']:.3f}, p95 {pr[name]['p95_a_over_b']:.3f}"
             )
     tg = res["targets"]
-    label = "" if tg["applies"] else " (targets are for 100k nodes; shown for reference)"
-    print(f"targets{label}:")
-    for key in ("recall_p95_ms", "recall_text_p95_ms", "bulk_write_nodes_per_s"):
-        v = tg[key]
+    label = "" if tg["applies"] else " (shown for reference: they are for larger runs)"
+    print(f"targets{label}: {tg['note']}")
+    for key, v in tg["items"].items():
         print(
-            f"  {key:<24} target {v['target']:>7,.0f}  measured {v['measured']:>9,.1f}  "
+            f"  {key:<24} target {v['target']:>9,.2f}  measured {v['measured']:>10,.3f}  "
             f"{'MET' if v['met'] else 'MISSED'}"
         )
 
