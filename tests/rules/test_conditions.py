@@ -248,6 +248,14 @@ def test_an_empty_exception_matches_everything_so_disables_the_rule() -> None:
     assert not matches({}, [{}], CTX).matched
 
 
+def test_a_null_exception_is_ignored_and_reported_not_read_as_always() -> None:
+    # found by the reference-model property test: matches(None, [None], {})
+    result = matches(None, [None], {})
+    assert result.matched and result.excepted_by is None
+    assert result.errors == ("exceptions[0]: null is not a condition; ignored",)
+    assert not matches({"intent": "code"}, [None, {"intent": "code"}], CTX).matched
+
+
 # --------------------------------------------------------------------------- match detail
 
 

@@ -604,6 +604,12 @@ def matches(rule_if: object, exceptions: object, context: object) -> MatchResult
     excepted_by: int | None = None
     if if_ok:  # exceptions only matter, and only cost, when ``if`` matched
         for index, exception in enumerate(exception_list):
+            if exception is None:
+                # Only an absent ``if`` means "always"; a null entry in the exception list is a
+                # null pattern, which no context object equals. Read as "always", it would
+                # silently switch the rule off.
+                errors.append(f"exceptions[{index}]: null is not a condition; ignored")
+                continue
             ok, _, exc_errors = evaluate_condition(exception, context)
             errors.extend(f"exceptions[{index}] {e}" for e in exc_errors)
             if ok:
