@@ -106,7 +106,7 @@ async def test_the_planner_can_serve_vector_search_from_the_hnsw_index(pg: Postg
     hits = await pg.vector_search("t1", "s1", vectors[0], 10, SeedFilter())
     assert hits[0].score == pytest.approx(1.0, abs=1e-5)
     # the statement vector_search sends
-    ann, _exact, args = nearest_statements("t1", "s1", vectors[0], 10, SeedFilter(), vector_type=f"vector({DIM})")
+    ann, _exact, args = nearest_statements("t1", "s1", vectors[0], 10, SeedFilter(), kind="vector", dim=DIM)
     async with pg._driver() as conn, conn.transaction():
         # Leave the planner no other ordered path: if the query's expression did not match
         # the index expression, the plan would need a (disabled) sort instead.

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from memlane.domain.model import Edge, Node, NodeBrief, SeedFilter
+from memlane.store.base import Vector
 from memlane.store.schema import NODE_BRIEF_FIELDS
 
 #: Node's fields in order, so a row is the constructor's arguments (JSONB arrives decoded:
@@ -89,15 +90,15 @@ def seed_filter_sql(p: Params, tenant_id: str, scope: str | None, flt: SeedFilte
 
 
 def nearest_statements(
-    tenant_id: str, scope: str, query: np.ndarray, k: int, flt: SeedFilter, *, vector_type: str
+    tenant_id: str, scope: str, query: np.ndarray, k: int, flt: SeedFilter, *, kind: str, dim: int
 ) -> tuple[str, str, list[Any]]:
-    """The ANN statement through the HNSW index on ``embedding::<vector_type>``
+    """The ANN statement through the HNSW index on ``embedding::<kind>(<dim>)``
     (``vector(384)``), its exact twin, and their arguments."""
     p = Params()
     where = seed_filter_sql(p, tenant_id, scope, flt)
-    dim = int(vector_type.partition("(")[2].rstrip(")"))
+    vector_type = f"{kind}({int(dim)})"
     # literals, not parameters: the planner must see them to use the partial index
-    where += ["embedding_status = 'ready'", f"embedding_dim = {dim}"]
+    where += ["embedding_status = 'ready'", f"embedding_dim = {int(dim)}"]
     distance = f"embedding::{vector_type} <=> {p.add(query, '::' + vector_type)}"
     limit = p.add(k)
     head = f"SELECT id, {distance} AS distance FROM nodes WHERE {' AND '.join(where)} "
@@ -113,7 +114,8 @@ async def nearest(
     k: int,
     flt: SeedFilter,
     *,
-    vector_type: str,
+    kind: str,
+    dim: int,
     settings: str,
 ) -> list[tuple[str, float | None]]:
     """``(id, cosine distance)`` of the ``k`` nearest ready nodes, exact when the index
@@ -121,7 +123,7 @@ async def nearest(
 
     ``settings`` are ``SET LOCAL`` statements for the search; transaction-local, so they hold
     behind a transaction pooler too and never leak to the connection's next user."""
-    ann, exact, args = nearest_statements(tenant_id, scope, query, k, flt, vector_type=vector_type)
+    ann, exact, args = nearest_statements(tenant_id, scope, query, k, flt, kind=kind, dim=dim)
     async with conn.transaction():
         await conn.execute(settings)
         rows = await conn.fetch(ann, *args)
@@ -219,7 +221,7 @@ async def edges_touching(
     return [Edge(*record) for record in await conn.fetch(sql, *args)]
 
 
-async def get_embeddings(conn: Any, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+async def get_embeddings(conn: Any, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, Vector]:
     rows = await conn.fetch(_EMBEDDING_SQL, tenant_id, scope, list(dict.fromkeys(ids)))
     return {r[0]: np.asarray(r[1], dtype=np.float32) for r in rows}
 

@@ -232,7 +232,7 @@ class PostgresStore(SqlStore):
         if not ids:
             return {}
         async with self._driver() as conn:
-            return dict(await direct_reads.get_embeddings(conn, tenant_id, scope, ids))
+            return await direct_reads.get_embeddings(conn, tenant_id, scope, ids)
 
     def _one_of(self, column: Any, values: Sequence[str]) -> Any:
         return column == sa.any_(sa.bindparam(None, list(values), type_=postgresql.ARRAY(sa.String)))
@@ -348,7 +348,8 @@ class PostgresStore(SqlStore):
                 np.asarray(query, dtype=np.float32),
                 k,
                 flt,
-                vector_type=f"{kind}({self.vector_dim})",
+                kind=kind,
+                dim=self.vector_dim,
                 settings=settings,
             )
         hits = [ScoredId(nid, _similarity(distance)) for nid, distance in rows]
