@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from memlane.domain.filters import Eq, In, Not, Term, all_of
+from memlane.domain.visibility import Visibility
+
 NodeType = Literal["event", "entity", "topic", "rule", "evidence", "concept", "procedure", "self_model"]
 NODE_TYPES: tuple[str, ...] = ("event", "entity", "topic", "rule", "evidence", "concept", "procedure", "self_model")
 EdgeType = Literal["part_of", "related_to", "derived_from", "next"]
@@ -172,31 +175,19 @@ class Job:
     updated_at: datetime | None = None
 
 
-@dataclass(slots=True)
-class Visibility:
-    """Who is reading: lane rules apply only when a consumer agent or team is known."""
-
-    consumer_agent_id: str | None = None
-    consumer_team_id: str | None = None
-
-    @property
-    def enforced(self) -> bool:
-        return self.consumer_agent_id is not None or self.consumer_team_id is not None
-
-    def can_see(self, lane: str, owner_agent_id: str | None, owner_team_id: str | None) -> bool:
-        if not self.enforced or lane == "shared":
-            return True
-        if self.consumer_agent_id is not None and owner_agent_id == self.consumer_agent_id:
-            return True
-        return self.consumer_team_id is not None and owner_team_id == self.consumer_team_id
-
-
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class SeedFilter:
-    """Which nodes may seed a recall: ready, in the given tiers, visible, not draft topics."""
+    """Which nodes a search or listing may return: visible to the reader, in the given tiers,
+    not draft topics, and matching the attribute filters that are set.
 
+    ``visibility`` has no default on purpose: every read states whose reach it has (offline
+    jobs pass ``EVERYTHING``). ``term()`` is the filter's whole meaning; the backends only
+    render it (domain/filters.py).
+    """
+
+    visibility: Visibility
+    #: empty means every tier
     tiers: tuple[str, ...] = ACTIVE_TIERS
-    visibility: Visibility = field(default_factory=Visibility)
     exclude_draft_topics: bool = True
     statuses: tuple[str, ...] | None = None
     types: tuple[str, ...] | None = None
@@ -204,8 +195,20 @@ class SeedFilter:
     user_id: str | None = None
     session_id: str | None = None
     task_id: str | None = None
-    #: layers the reader may never see (workspace, for agents that are not system agents)
-    exclude_layers: tuple[str, ...] = ()
+
+    def term(self) -> Term:
+        parts: list[Term] = [self.visibility.term()]
+        if self.tiers:
+            parts.append(In("tier", tuple(self.tiers)))
+        if self.exclude_draft_topics:
+            parts.append(Not(all_of(Eq("type", "topic"), Eq("topic_state", "draft"))))
+        for column, values in (("status", self.statuses), ("type", self.types), ("layer", self.layers)):
+            if values:
+                parts.append(In(column, tuple(values)))
+        for column, value in (("user_id", self.user_id), ("session_id", self.session_id), ("task_id", self.task_id)):
+            if value is not None:
+                parts.append(Eq(column, value))
+        return all_of(*parts)
 
 
 @dataclass(slots=True)
@@ -245,3 +248,5 @@ class NodeBrief:
     layer: str | None
     salience: float
     confidence: float
+    user_id: str | None = None
+    session_id: str | None = None
