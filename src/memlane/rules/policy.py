@@ -280,127 +280,233 @@ def _ref(item: RankedPatch, via: str) -> dict[str, Any]:
     return {"rule_node_id": item.rule_node_id, "rank": round(item.rank, 6), "via": via}
 
 
-def _explain_tools(ordered: list[RankedPatch]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The merged ``tool`` policy and its explanation (allow/deny/prefer + conflicts)."""
+#: (rule, its list) pairs in rank order, for the rules that set the list
+ToolVotes = list[tuple[RankedPatch, list[str]]]
 
-    def lists(name: str) -> list[tuple[RankedPatch, list[str]]]:
-        """Each rule's ``tool.<name>`` list, in rank order, for rules that set one."""
-        found = [(item, getattr(item.patch.tool, name)) for item in ordered if item.patch.tool is not None]
-        return [(item, tools) for item, tools in found if tools is not None]
 
-    allow_lists, deny_lists, prefer_lists = lists("allow"), lists("deny"), lists("prefer")
+@dataclass(frozen=True, slots=True)
+class ToolBallot:
+    """Every matched rule's ``tool.allow``/``deny``/``prefer`` list, in rank order.
 
-    allow: list[str] | None = None
-    if allow_lists:
-        sets = [set(tools) for _, tools in allow_lists]
-        allow = [t for t in dict.fromkeys(allow_lists[0][1]) if all(t in s for s in sets)]
-    denier: dict[str, RankedPatch] = {}
-    for item, tools in deny_lists:
+    The lists are kept per rule rather than flattened: the merge needs the highest-ranked
+    allowlist's order, and every explanation has to name the rule behind a tool.
+    """
+
+    allow: ToolVotes
+    deny: ToolVotes
+    prefer: ToolVotes
+
+
+def _votes(ordered: Sequence[RankedPatch], name: str) -> ToolVotes:
+    found = [(item, getattr(item.patch.tool, name)) for item in ordered if item.patch.tool is not None]
+    return [(item, tools) for item, tools in found if tools is not None]
+
+
+def collect_tool_votes(ordered: Sequence[RankedPatch]) -> ToolBallot:
+    """The tool lists of rules already in rank order; a rule that leaves a list unset casts no
+    vote on it (an unset allow is "no constraint", not "allow nothing")."""
+    return ToolBallot(_votes(ordered, "allow"), _votes(ordered, "deny"), _votes(ordered, "prefer"))
+
+
+def _first_voter(votes: ToolVotes) -> dict[str, RankedPatch]:
+    """Each tool's highest-ranked rule among ``votes``. The votes are in rank order, so the
+    first rule seen is the one an explanation names, and the insertion order is the merged
+    list's order (``deny`` by first appearance, ``prefer`` keeping the best position)."""
+    voter: dict[str, RankedPatch] = {}
+    for item, tools in votes:
         for tool in tools:
-            denier.setdefault(tool, item)
-    deny = list(denier)
-    preferer: dict[str, RankedPatch] = {}
-    for item, tools in prefer_lists:
-        for tool in tools:
-            preferer.setdefault(tool, item)
-    prefer = list(preferer)
-    allower: dict[str, RankedPatch] = {}
-    for item, tools in allow_lists:
-        for tool in tools:
-            allower.setdefault(tool, item)
+            voter.setdefault(tool, item)
+    return voter
 
-    def excluder(tool: str) -> RankedPatch | None:
-        """The highest-ranked rule whose allowlist leaves ``tool`` out."""
-        return next((item for item, tools in allow_lists if tool not in tools), None)
 
+@dataclass(frozen=True, slots=True)
+class ToolMerge:
+    """The merged tool lists, and for each tool the highest-ranked rule that listed it."""
+
+    #: None when no rule sets an allowlist (every tool allowed), unlike ``[]`` (none allowed)
+    allow: list[str] | None
+    allower: dict[str, RankedPatch]
+    denier: dict[str, RankedPatch]
+    preferer: dict[str, RankedPatch]
+
+    @property
+    def deny(self) -> list[str]:
+        return list(self.denier)
+
+    @property
+    def prefer(self) -> list[str]:
+        return list(self.preferer)
+
+
+def _intersect_allowlists(allow: ToolVotes) -> list[str] | None:
+    """Allowlists intersect, so adding a rule can only narrow what is allowed; the result
+    follows the highest-ranked list so that its order does not depend on the other rules."""
+    if not allow:
+        return None
+    sets = [set(tools) for _, tools in allow]
+    return [t for t in dict.fromkeys(allow[0][1]) if all(t in s for s in sets)]
+
+
+def merge_tool_votes(ballot: ToolBallot) -> ToolMerge:
+    """Merge, not override: allow is the intersection, deny the union, prefer the rank-ordered
+    concatenation. Precedence between the lists is left to selection (tool_select.py)."""
+    return ToolMerge(
+        allow=_intersect_allowlists(ballot.allow),
+        allower=_first_voter(ballot.allow),
+        denier=_first_voter(ballot.deny),
+        preferer=_first_voter(ballot.prefer),
+    )
+
+
+def _excluder(ballot: ToolBallot, tool: str) -> RankedPatch | None:
+    """The highest-ranked rule whose allowlist leaves ``tool`` out: the hard constraint that
+    keeps it out of the intersection, hence the conflict's winner."""
+    return next((item for item, tools in ballot.allow if tool not in tools), None)
+
+
+def _who(item: RankedPatch) -> str:
+    return f"rule {item.rule_node_id} (rank {fmt_rank(item.rank)})"
+
+
+def _tool_conflict(
+    kind: str, tool: str | None, winner: dict[str, Any] | None, loser: dict[str, Any] | None, explain: str
+) -> dict[str, Any]:
+    return {"kind": kind, "tool": tool, "winner": winner, "loser": loser, "explain": explain}
+
+
+def _allow_empty_conflict(ballot: ToolBallot, merged: ToolMerge) -> dict[str, Any] | None:
+    """An empty intersection allows no tool at all, which is rarely what the rules' authors
+    meant, so it is reported even though no single tool is in conflict."""
+    if merged.allow is None or merged.allow:
+        return None
+    ids = ", ".join(item.rule_node_id for item, _ in ballot.allow)
+    if len(ballot.allow) == 1:
+        text = f"allowlist of rule {ids} is empty: no tool is allowed"
+    else:
+        text = f"allowlists of rules {ids} have no tool in common: no tool is allowed"
+    return _tool_conflict("allow_empty", None, None, None, text)
+
+
+def _allow_conflict(ballot: ToolBallot, merged: ToolMerge, tool: str, source: RankedPatch) -> dict[str, Any] | None:
+    """Why a tool one rule allows is not allowed after all: a deny (whatever its rank) or
+    another rule's allowlist that leaves it out."""
+    if tool in merged.denier:
+        d = merged.denier[tool]
+        return _tool_conflict(
+            "allow_vs_deny",
+            tool,
+            _ref(d, "deny"),
+            _ref(source, "allow"),
+            f"tool {_fmt_value(tool)}: deny by {_who(d)} wins over allow by {_who(source)}; deny always wins",
+        )
+    if merged.allow is None or tool in merged.allow:
+        return None
+    ex = _excluder(ballot, tool)
+    if ex is None:  # pragma: no cover - a tool outside the intersection is outside some list
+        return None
+    return _tool_conflict(
+        "allow_not_in_intersection",
+        tool,
+        _ref(ex, "allow"),
+        _ref(source, "allow"),
+        f"tool {_fmt_value(tool)}: allowed by {_who(source)} but not in the allowlist of {_who(ex)}; "
+        "allowlists intersect, so it is not allowed",
+    )
+
+
+def _prefer_conflict(ballot: ToolBallot, merged: ToolMerge, tool: str, source: RankedPatch) -> dict[str, Any] | None:
+    """Why a preferred tool will not be picked: a preference never beats a deny or an
+    allowlist, whatever the ranks."""
+    if tool in merged.denier:
+        d = merged.denier[tool]
+        return _tool_conflict(
+            "prefer_vs_deny",
+            tool,
+            _ref(d, "deny"),
+            _ref(source, "prefer"),
+            f"tool {_fmt_value(tool)}: deny by {_who(d)} wins over prefer by {_who(source)}; deny always wins",
+        )
+    if merged.allow is None or tool in merged.allow:
+        return None
+    ex = _excluder(ballot, tool)
+    if ex is None:
+        return None
+    return _tool_conflict(
+        "prefer_not_allowed",
+        tool,
+        _ref(ex, "allow"),
+        _ref(source, "prefer"),
+        f"tool {_fmt_value(tool)}: preferred by {_who(source)} but not in the allowlist of {_who(ex)}; "
+        "the allowlist wins",
+    )
+
+
+def tool_conflicts(ballot: ToolBallot, merged: ToolMerge) -> list[dict[str, Any]]:
+    """Every tool conflict, in a fixed order (the empty allowlist, then allows, then prefers,
+    each by the tool's first appearance in rank order), so that the truncated list a caller
+    sees is the same on every evaluation."""
     conflicts: list[dict[str, Any]] = []
+    empty = _allow_empty_conflict(ballot, merged)
+    if empty is not None:
+        conflicts.append(empty)
+    for tool, source in merged.allower.items():
+        found = _allow_conflict(ballot, merged, tool, source)
+        if found is not None:
+            conflicts.append(found)
+    for tool, source in merged.preferer.items():
+        found = _prefer_conflict(ballot, merged, tool, source)
+        if found is not None:
+            conflicts.append(found)
+    return conflicts
 
-    def add(
-        kind: str, tool: str | None, winner: dict[str, Any] | None, loser: dict[str, Any] | None, explain: str
-    ) -> None:
-        conflicts.append({"kind": kind, "tool": tool, "winner": winner, "loser": loser, "explain": explain})
 
-    def who(item: RankedPatch) -> str:
-        return f"rule {item.rule_node_id} (rank {fmt_rank(item.rank)})"
+def tool_policy(ballot: ToolBallot, merged: ToolMerge) -> dict[str, Any]:
+    """Only the lists some rule set: an absent list and an empty one mean different things
+    to selection."""
+    policy: dict[str, Any] = {}
+    if merged.allow is not None:
+        policy["allow"] = merged.allow
+    if ballot.deny:
+        policy["deny"] = merged.deny
+    if ballot.prefer:
+        policy["prefer"] = merged.prefer
+    return policy
 
-    if allow is not None and not allow:
-        ids = ", ".join(item.rule_node_id for item, _ in allow_lists)
-        if len(allow_lists) == 1:
-            text = f"allowlist of rule {ids} is empty: no tool is allowed"
-        else:
-            text = f"allowlists of rules {ids} have no tool in common: no tool is allowed"
-        add("allow_empty", None, None, None, text)
-    for tool, source in allower.items():
-        if tool in denier:
-            d = denier[tool]
-            add(
-                "allow_vs_deny",
-                tool,
-                _ref(d, "deny"),
-                _ref(source, "allow"),
-                f"tool {_fmt_value(tool)}: deny by {who(d)} wins over allow by {who(source)}; deny always wins",
-            )
-        elif allow is not None and tool not in allow:
-            ex = excluder(tool)
-            if ex is None:  # pragma: no cover - a tool outside the intersection is outside some list
-                continue
-            add(
-                "allow_not_in_intersection",
-                tool,
-                _ref(ex, "allow"),
-                _ref(source, "allow"),
-                f"tool {_fmt_value(tool)}: allowed by {who(source)} but not in the allowlist of {who(ex)}; "
-                "allowlists intersect, so it is not allowed",
-            )
-    for tool, source in preferer.items():
-        if tool in denier:
-            d = denier[tool]
-            add(
-                "prefer_vs_deny",
-                tool,
-                _ref(d, "deny"),
-                _ref(source, "prefer"),
-                f"tool {_fmt_value(tool)}: deny by {who(d)} wins over prefer by {who(source)}; deny always wins",
-            )
-        elif allow is not None and tool not in allow:
-            ex = excluder(tool)
-            if ex is not None:
-                add(
-                    "prefer_not_allowed",
-                    tool,
-                    _ref(ex, "allow"),
-                    _ref(source, "prefer"),
-                    f"tool {_fmt_value(tool)}: preferred by {who(source)} but not in the allowlist of {who(ex)}; "
-                    "the allowlist wins",
-                )
 
-    tool_policy: dict[str, Any] = {}
-    if allow is not None:
-        tool_policy["allow"] = allow
-    if deny_lists:
-        tool_policy["deny"] = deny
-    if prefer_lists:
-        tool_policy["prefer"] = prefer
-    explain: dict[str, Any] = {
+def render_tool_explain(ballot: ToolBallot, merged: ToolMerge, conflicts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The ``tool_explain`` object: each list with its semantics and sources, even when unset,
+    so a reader never has to guess how a list was combined; conflicts are capped, their total
+    is not."""
+    return {
         "allow": {
-            "effective": allow,
+            "effective": merged.allow,
             "semantics": "intersection",
-            "sources": [item.rule_node_id for item, _ in allow_lists],
+            "sources": [item.rule_node_id for item, _ in ballot.allow],
         },
-        "deny": {"effective": deny, "semantics": "union", "sources": [item.rule_node_id for item, _ in deny_lists]},
+        "deny": {
+            "effective": merged.deny,
+            "semantics": "union",
+            "sources": [item.rule_node_id for item, _ in ballot.deny],
+        },
         "prefer": {
-            "effective": prefer,
+            "effective": merged.prefer,
             "semantics": "rank_ordered",
-            "sources": [item.rule_node_id for item, _ in prefer_lists],
+            "sources": [item.rule_node_id for item, _ in ballot.prefer],
             "by_tool": [
                 {"tool": tool, "rule_node_id": item.rule_node_id, "rank": round(item.rank, 6)}
-                for tool, item in preferer.items()
+                for tool, item in merged.preferer.items()
             ],
         },
         "conflicts": conflicts[:MAX_TOOL_CONFLICTS],
         "conflicts_total": len(conflicts),
     }
-    return tool_policy, explain
+
+
+def _explain_tools(ordered: list[RankedPatch]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The merged ``tool`` policy and its explanation (allow/deny/prefer + conflicts)."""
+    ballot = collect_tool_votes(ordered)
+    merged = merge_tool_votes(ballot)
+    return tool_policy(ballot, merged), render_tool_explain(ballot, merged, tool_conflicts(ballot, merged))
 
 
 def merge_policies(items: Sequence[RankedPatch]) -> MergedPolicy:
