@@ -460,7 +460,7 @@ def tool_conflicts(ballot: ToolBallot, merged: ToolMerge) -> list[dict[str, Any]
     return conflicts
 
 
-def tool_policy(ballot: ToolBallot, merged: ToolMerge) -> dict[str, Any]:
+def render_tool_policy(ballot: ToolBallot, merged: ToolMerge) -> dict[str, Any]:
     """Only the lists some rule set: an absent list and an empty one mean different things
     to selection."""
     policy: dict[str, Any] = {}
@@ -506,55 +506,89 @@ def _explain_tools(ordered: list[RankedPatch]) -> tuple[dict[str, Any], dict[str
     """The merged ``tool`` policy and its explanation (allow/deny/prefer + conflicts)."""
     ballot = collect_tool_votes(ordered)
     merged = merge_tool_votes(ballot)
-    return tool_policy(ballot, merged), render_tool_explain(ballot, merged, tool_conflicts(ballot, merged))
+    return render_tool_policy(ballot, merged), render_tool_explain(ballot, merged, tool_conflicts(ballot, merged))
 
 
-def merge_policies(items: Sequence[RankedPatch]) -> MergedPolicy:
-    """Fold matched rules' patches into one policy, in rank order, explaining every conflict."""
-    ordered = rank_order(items)
-    merged = MergedPolicy()
+def policy_sources(ordered: Sequence[RankedPatch]) -> list[dict[str, Any]]:
+    """``applied.sources``: which rule set which paths, in rank order. A rule whose patch sets
+    nothing is left out: it matched but contributed nothing to explain."""
+    return [
+        {"rule_node_id": item.rule_node_id, "state": item.state, "rank": round(item.rank, 6), "paths": paths}
+        for item in ordered
+        if (paths := item.patch.paths())
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarVotes:
+    """Per scalar path, the winning (rule, value) and the lower rules that set another value."""
+
+    winners: dict[str, tuple[RankedPatch, Any]]
+    losers: dict[str, list[tuple[RankedPatch, Any]]]
+
+
+def decide_scalar_paths(ordered: Sequence[RankedPatch]) -> ScalarVotes:
+    """Scalar paths override: the first rule in rank order that sets a path wins it. A lower
+    rule only counts as a loser when its value differs (compared as JSON), so rules that
+    agree never produce a conflict."""
     winners: dict[str, tuple[RankedPatch, Any]] = {}
     losers: dict[str, list[tuple[RankedPatch, Any]]] = {}
     for item in ordered:
-        paths = item.patch.paths()
-        if paths:
-            merged.sources.append(
-                {"rule_node_id": item.rule_node_id, "state": item.state, "rank": round(item.rank, 6), "paths": paths}
-            )
         for path, value in item.patch.scalar_values().items():
             if path not in winners:
                 winners[path] = (item, value)
             elif not json_equal(value, winners[path][1]):
                 losers.setdefault(path, []).append((item, value))
+    return ScalarVotes(winners, losers)
 
+
+def nest_policy(winners: Mapping[str, tuple[RankedPatch, Any]], tool_policy: Mapping[str, Any]) -> dict[str, Any]:
+    """Dotted paths back into the policy object, sections and keys sorted, so the same rules
+    always serialise to the same bytes; ``tool`` only when some rule set a tool list."""
     policy: dict[str, Any] = {}
     for path in sorted(winners):
         section, key = path.split(".", 1)
         policy.setdefault(section, {})[key] = winners[path][1]
-    tool_policy, tool_explain = _explain_tools(ordered)
     if tool_policy:
         policy["tool"] = tool_policy
-    merged.policy = {key: policy[key] for key in sorted(policy)}
-    merged.tool_explain = tool_explain
+    return {key: policy[key] for key in sorted(policy)}
 
-    for path in sorted(losers):
-        winner, won = winners[path]
-        entry_losers = []
-        explains = []
-        for loser, lost in losers[path]:
-            entry_losers.append({"rule_node_id": loser.rule_node_id, "rank": round(loser.rank, 6), "value": lost})
-            explains.append(
-                f"winner rule {winner.rule_node_id} (rank {fmt_rank(winner.rank)}) over loser "
-                f"{loser.rule_node_id} (rank {fmt_rank(loser.rank)}) on {path}: "
-                f"{_fmt_value(won)} vs {_fmt_value(lost)}"
-            )
-        merged.conflict_explain.extend(explains)
-        merged.conflicts.append(
-            {
-                "path": path,
-                "winner": {"rule_node_id": winner.rule_node_id, "rank": round(winner.rank, 6), "value": won},
-                "losers": entry_losers,
-                "explain": explains,
-            }
+
+def render_scalar_conflict(
+    path: str, winner: tuple[RankedPatch, Any], losers: Sequence[tuple[RankedPatch, Any]]
+) -> dict[str, Any]:
+    """One ``conflicts`` entry: the winner and every loser with the value it lost with, and a
+    sentence per loser, since a reader debugging a policy wants to see both values side by side."""
+    item, won = winner
+    entry_losers = []
+    explains = []
+    for loser, lost in losers:
+        entry_losers.append({"rule_node_id": loser.rule_node_id, "rank": round(loser.rank, 6), "value": lost})
+        explains.append(
+            f"winner rule {item.rule_node_id} (rank {fmt_rank(item.rank)}) over loser "
+            f"{loser.rule_node_id} (rank {fmt_rank(loser.rank)}) on {path}: "
+            f"{_fmt_value(won)} vs {_fmt_value(lost)}"
         )
-    return merged
+    return {
+        "path": path,
+        "winner": {"rule_node_id": item.rule_node_id, "rank": round(item.rank, 6), "value": won},
+        "losers": entry_losers,
+        "explain": explains,
+    }
+
+
+def merge_policies(items: Sequence[RankedPatch]) -> MergedPolicy:
+    """Fold matched rules' patches into one policy, in rank order, explaining every conflict."""
+    ordered = rank_order(items)
+    scalars = decide_scalar_paths(ordered)
+    tool_policy, tool_explain = _explain_tools(ordered)
+    conflicts = [
+        render_scalar_conflict(path, scalars.winners[path], scalars.losers[path]) for path in sorted(scalars.losers)
+    ]
+    return MergedPolicy(
+        policy=nest_policy(scalars.winners, tool_policy),
+        sources=policy_sources(ordered),
+        conflicts=conflicts,
+        conflict_explain=[text for conflict in conflicts for text in conflict["explain"]],
+        tool_explain=tool_explain,
+    )
