@@ -390,78 +390,153 @@ class ConsolidationService:
             return report
         report.applied = True
         now = self.clock.now()
-        params = {"run_id": report.run_id, **opts.as_dict()}
-        info = CommitInfo(actor=ACTOR, input_sha256=sha256_hex(canonical_json(params)), kind="consolidate")
-        aliased: dict[str, str] = {}
-        if report.groups:
-            ids = [i for g in report.groups for i in (g.canonical_id, *g.duplicate_ids)]
-
-            def mutate(found: list[Node]) -> tuple[list[NodePatch], dict[str, Any]]:
-                aliased.clear()
-                fresh = {n.id: n for n in found}
-                patches: list[NodePatch] = []
-                applied_groups: list[dict[str, Any]] = []
-                for g in report.groups:
-                    canonical = fresh.get(g.canonical_id)
-                    if canonical is None or canonical.slots.get("alias_of") is not None:
-                        continue  # changed since the plan: leave this group to the next run
-                    dups = [fresh[d] for d in g.duplicate_ids if d in fresh and fresh[d].slots.get("alias_of") is None]
-                    if not dups:
-                        continue
-                    for d in dups:
-                        slots = dict(d.slots)
-                        cos, txt = g.similarity.get(d.id, (0.0, 0.0))
-                        slots.update(
-                            alias_of=canonical.id,
-                            superseded_by=canonical.id,
-                            consolidated_at=iso(now),
-                            consolidation_run_id=report.run_id,
-                            consolidation_similarity={"embedding": round(cos, 4), "text": round(txt, 4)},
-                        )
-                        if d.id in g.overrides:
-                            slots.update(
-                                consolidation_override="allow_contradictory",
-                                contradiction_reason=g.overrides[d.id],
-                            )
-                        patches.append(NodePatch(id=d.id, slots=slots))
-                        aliased[d.id] = canonical.id
-                    prior = canonical.slots.get("merged_from")
-                    merged = [str(x) for x in prior] if isinstance(prior, list) else []
-                    merged += [d.id for d in dups if d.id not in merged]
-                    slots = dict(canonical.slots)
-                    slots.update(merged_from=merged, merged_count=len(merged), consolidated_at=iso(now))
-                    patches.append(NodePatch(id=canonical.id, slots=slots))
-                    applied_groups.append(
-                        {
-                            "canonical_id": canonical.id,
-                            "duplicate_ids": [d.id for d in dups],
-                            "overrides": {k: v for k, v in g.overrides.items() if k in aliased},
-                        }
-                    )
-                diff = {
-                    "consolidation": {
-                        "run_id": report.run_id,
-                        "allow_contradictory": opts.allow_contradictory,
-                        "options": opts.as_dict(),
-                        "groups": applied_groups,
-                    }
-                }
-                return patches, diff
-
-            commit = await self.store.mutate_nodes(tenant_id, scope, ids, mutate, info, now=now)
-            if commit is not None:
-                report.commits.append(commit.id)
-                report.aliased = len(aliased)
+        info = consolidation_commit(report.run_id, opts)
+        aliased = await self._apply_merges(tenant_id, scope, report, opts, info, now)
         # Edges of the nodes aliased now, and of nodes aliased by an interrupted earlier run.
-        redirects = {**existing, **aliased}
-        if redirects:
-            moved = await self.store.redirect_edges(tenant_id, scope, redirects, info, now=self.clock.now())
-            if moved.commit is not None:
-                report.commits.append(moved.commit.id)
-            report.edges_redirected = moved.redirected
-            report.edges_merged = moved.merged
-            report.self_loops_removed = moved.removed_self_loops
+        await self._redirect_edges(tenant_id, scope, {**existing, **aliased}, info, report)
         return report
+
+    async def _apply_merges(
+        self,
+        tenant_id: str,
+        scope: str,
+        report: ScopeReport,
+        opts: ConsolidationOptions,
+        info: CommitInfo,
+        now: datetime,
+    ) -> dict[str, str]:
+        """Write the planned groups' slots in one commit; returns the aliases written
+        (duplicate id -> canonical id), which may be fewer than planned."""
+        if not report.groups:
+            return {}
+        mutation = _MergeMutation(report.groups, report.run_id, opts, now)
+        commit = await self.store.mutate_nodes(tenant_id, scope, group_node_ids(report.groups), mutation, info, now=now)
+        if commit is not None:
+            report.commits.append(commit.id)
+            report.aliased = len(mutation.plan.aliased)
+        return mutation.plan.aliased
+
+    async def _redirect_edges(
+        self, tenant_id: str, scope: str, redirects: dict[str, str], info: CommitInfo, report: ScopeReport
+    ) -> None:
+        """Move aliased nodes' edges onto their canonical nodes, after the slots: a crash in
+        between leaves aliases whose edges the next run's ``existing`` aliases pick up."""
+        if not redirects:
+            return
+        moved = await self.store.redirect_edges(tenant_id, scope, redirects, info, now=self.clock.now())
+        if moved.commit is not None:
+            report.commits.append(moved.commit.id)
+        report.edges_redirected = moved.redirected
+        report.edges_merged = moved.merged
+        report.self_loops_removed = moved.removed_self_loops
+
+
+def consolidation_commit(run_id: str, opts: ConsolidationOptions) -> CommitInfo:
+    """The commits' identity: the input hash covers the run id with every option, so two runs
+    with the same options stay apart and a commit can be checked against what produced it."""
+    params = {"run_id": run_id, **opts.as_dict()}
+    return CommitInfo(actor=ACTOR, input_sha256=sha256_hex(canonical_json(params)), kind="consolidate")
+
+
+def group_node_ids(groups: Sequence[MergeGroup]) -> list[str]:
+    """Every node a merge reads: each group's canonical node and its duplicates."""
+    return [i for g in groups for i in (g.canonical_id, *g.duplicate_ids)]
+
+
+def alias_slots(duplicate: Node, canonical_id: str, group: MergeGroup, run_id: str, now: datetime) -> dict[str, Any]:
+    """A duplicate's slots once aliased. Only slots change (the contract): the node stays
+    readable, and ``consolidation_similarity`` and any override say why it was merged."""
+    slots = dict(duplicate.slots)
+    cos, txt = group.similarity.get(duplicate.id, (0.0, 0.0))
+    slots.update(
+        alias_of=canonical_id,
+        superseded_by=canonical_id,
+        consolidated_at=iso(now),
+        consolidation_run_id=run_id,
+        consolidation_similarity={"embedding": round(cos, 4), "text": round(txt, 4)},
+    )
+    if duplicate.id in group.overrides:
+        slots.update(consolidation_override="allow_contradictory", contradiction_reason=group.overrides[duplicate.id])
+    return slots
+
+
+def canonical_slots(canonical: Node, duplicates: Sequence[Node], now: datetime) -> dict[str, Any]:
+    """The canonical node's slots: ``merged_from`` accumulates over runs (earlier merges kept,
+    no id twice) so that the node always lists everything ever folded into it."""
+    prior = canonical.slots.get("merged_from")
+    merged = [str(x) for x in prior] if isinstance(prior, list) else []
+    merged += [d.id for d in duplicates if d.id not in merged]
+    slots = dict(canonical.slots)
+    slots.update(merged_from=merged, merged_count=len(merged), consolidated_at=iso(now))
+    return slots
+
+
+@dataclass(slots=True)
+class MergePlan:
+    """What one apply writes: the slot patches, the aliases they create (duplicate id ->
+    canonical id) and each merged group as the commit diff records it."""
+
+    patches: list[NodePatch] = field(default_factory=list)
+    aliased: dict[str, str] = field(default_factory=dict)
+    groups: list[dict[str, Any]] = field(default_factory=list)
+
+
+def plan_merges(groups: Sequence[MergeGroup], found: Sequence[Node], run_id: str, now: datetime) -> MergePlan:
+    """The planned groups re-checked against the nodes as stored now (under the write lock).
+    The plan was made from an earlier read: a group whose canonical node is gone or aliased
+    meanwhile is left to the next run, and duplicates gone or aliased meanwhile are dropped,
+    so a merge never chains an alias onto an alias."""
+    fresh = {n.id: n for n in found}
+    plan = MergePlan()
+    for g in groups:
+        canonical = fresh.get(g.canonical_id)
+        if canonical is None or canonical.slots.get("alias_of") is not None:
+            continue
+        dups = [fresh[d] for d in g.duplicate_ids if d in fresh and fresh[d].slots.get("alias_of") is None]
+        if not dups:
+            continue
+        for d in dups:
+            plan.patches.append(NodePatch(id=d.id, slots=alias_slots(d, canonical.id, g, run_id, now)))
+            plan.aliased[d.id] = canonical.id
+        plan.patches.append(NodePatch(id=canonical.id, slots=canonical_slots(canonical, dups, now)))
+        plan.groups.append(
+            {
+                "canonical_id": canonical.id,
+                "duplicate_ids": [d.id for d in dups],
+                "overrides": {k: v for k, v in g.overrides.items() if k in plan.aliased},
+            }
+        )
+    return plan
+
+
+def merge_diff(run_id: str, opts: ConsolidationOptions, applied_groups: list[dict[str, Any]]) -> dict[str, Any]:
+    """The commit diff: the groups actually merged plus the options, so that an override of
+    the contradiction guardrail is visible in the history."""
+    return {
+        "consolidation": {
+            "run_id": run_id,
+            "allow_contradictory": opts.allow_contradictory,
+            "options": opts.as_dict(),
+            "groups": applied_groups,
+        }
+    }
+
+
+class _MergeMutation:
+    """The ``Store.mutate_nodes`` callback of a run: plans the merges from the nodes the
+    store reads under its lock, and keeps the last plan so that the run can report (and
+    redirect the edges of) the aliases actually written."""
+
+    def __init__(self, groups: Sequence[MergeGroup], run_id: str, opts: ConsolidationOptions, now: datetime):
+        self.groups = groups
+        self.run_id = run_id
+        self.opts = opts
+        self.now = now
+        self.plan = MergePlan()
+
+    def __call__(self, found: list[Node]) -> tuple[list[NodePatch], dict[str, Any]]:
+        self.plan = plan_merges(self.groups, found, self.run_id, self.now)
+        return self.plan.patches, merge_diff(self.run_id, self.opts, self.plan.groups)
 
 
 def _pair_scores(accepted: dict[tuple[str, str], CandidatePair], a: str, b: str) -> tuple[float, float]:
