@@ -11,7 +11,7 @@ realistic graph into one scope, and measures (see BENCHMARKS.md for results):
 Vectors are realistic: a pool of distinct sentences is embedded with the local MiniLM model
 (cached in bench/results/ keyed by a hash of the texts), and every node's vector is a pool
 vector plus small Gaussian noise, so nodes form tight clusters around real embeddings
-(DESIGN.md: random vectors make a misleading vector-search benchmark).
+(random vectors make a misleading vector-search benchmark: docs/architecture.md).
 
 Usage:
   .venv/bin/python bench/recall.py --nodes 10000 --markdown

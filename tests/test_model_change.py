@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from memlane.domain.clock import Clock
+from memlane.domain.visibility import Viewer
 from memlane.embed.base import Vectors
 from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import open_services
@@ -45,8 +46,8 @@ async def test_a_new_model_re_embeds_old_vectors_before_they_seed_again(tmp_path
     new = await open_services(settings, clock=Clock(), embedder=RotatedHashing())
     try:
         assert await new.embedding.requeue_stale_model() == 2
-        params = RecallParams(tenant_id="t", scope="s")
-        query = (await new.embedding.embed_query("red apples"))[0]
+        params = RecallParams(viewer=Viewer(tenant_id="t"), scope="s")
+        query = await new.embedding.query_vector("red apples")
         assert (await new.recall.recall(query, params)).seeds == [], "stale vectors must not seed"
         await new.worker.drain()
         nodes = await new.store.get_nodes("t", "s", ids)

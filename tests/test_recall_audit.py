@@ -6,6 +6,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from memlane.domain.hashing import sha256_hex
+from memlane.domain.visibility import Viewer
 from memlane.services.container import Services
 from memlane.services.recall import RecallParams
 from memlane.services.writing import WriteCommand, WriteNodeSpec
@@ -32,7 +33,10 @@ async def seed(services: Services) -> list[float]:
 async def test_each_recall_records_who_asked_what_and_which_seeds(services: Services) -> None:
     vec = await seed(services)
     params = RecallParams(
-        tenant_id="t", scope="s", consumer_agent_id="agent-7", endpoint="recall_text", query_text="what was audited?"
+        viewer=Viewer(tenant_id="t", agent_id="agent-7"),
+        scope="s",
+        endpoint="recall_text",
+        query_text="what was audited?",
     )
     out = await services.recall.recall(np.asarray(vec, np.float32), params)
     await services.recall.drain_audit()
@@ -48,6 +52,8 @@ async def test_a_failing_audit_write_does_not_fail_the_recall(services: Services
     engine = services.store.engine  # type: ignore[attr-defined]
     async with engine.begin() as conn:
         await conn.execute(sa.text("DROP TABLE recall_audit"))
-    out = await services.recall.recall(np.asarray(vec, np.float32), RecallParams(tenant_id="t", scope="s"))
+    out = await services.recall.recall(
+        np.asarray(vec, np.float32), RecallParams(viewer=Viewer(tenant_id="t"), scope="s")
+    )
     await services.recall.drain_audit()
     assert [n.title for n, _ in out.seeds] == ["audited"]

@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -48,6 +48,10 @@ class Settings(BaseSettings):
 
     default_tenant_id: str = Field("default", validation_alias=_env("MEMORY_TENANT_ID"))
     default_scope: str = Field("default", validation_alias=_env("MEMORY_SCOPE", "MEMLANE_DEFAULT_SCOPE"))
+    # the identity the agent tools act for when a request names none (auth off only)
+    default_user_id: str = Field("default", min_length=1, validation_alias=_env("MEMORY_DEFAULT_USER_ID"))
+    default_agent_id: str = Field("default", min_length=1, validation_alias=_env("MEMORY_DEFAULT_AGENT_ID"))
+    default_session_id: str = Field("default", min_length=1, validation_alias=_env("MEMORY_DEFAULT_SESSION_ID"))
     admin_token: str | None = Field(None, validation_alias=_env("ADMIN_TOKEN"))
     node_env: str | None = Field(None, validation_alias=_env("NODE_ENV"))
     memlane_env: str | None = Field(None, validation_alias=_env("MEMLANE_ENV"))
@@ -91,6 +95,12 @@ class Settings(BaseSettings):
     sync_timeout_sec: float = Field(60.0, gt=0, validation_alias=_env("MEMLANE_SYNC_TIMEOUT_SEC"))
     layers_llm_routing: bool = Field(True, validation_alias=_env("MEMLANE_LAYERS_LLM_ROUTING"))
 
+    # adaptive decay (docs/lifecycle.md): a periodic job moves idle nodes down a tier; 0 = off
+    decay_interval_sec: float = Field(3600.0, ge=0, validation_alias=_env("MEMLANE_DECAY_INTERVAL_SEC"))
+    decay_warm_after_days: float = Field(7.0, gt=0, validation_alias=_env("MEMLANE_DECAY_WARM_AFTER_DAYS"))
+    decay_cold_after_days: float = Field(30.0, gt=0, validation_alias=_env("MEMLANE_DECAY_COLD_AFTER_DAYS"))
+    decay_archive_after_days: float = Field(90.0, gt=0, validation_alias=_env("MEMLANE_DECAY_ARCHIVE_AFTER_DAYS"))
+
     # recall ranking signals (docs/api-graph.md "Ranking signals"); each can be switched off alone
     recall_keyword: bool = Field(True, validation_alias=_env("MEMLANE_RECALL_KEYWORD"))
     recall_graph: bool = Field(True, validation_alias=_env("MEMLANE_RECALL_GRAPH"))
@@ -105,6 +115,15 @@ class Settings(BaseSettings):
     recall_entity_boost: float = Field(0.3, ge=0, validation_alias=_env("MEMLANE_RECALL_ENTITY_BOOST"))
     recall_time_boost: float = Field(0.5, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_BOOST"))
     recall_time_scale_days: float = Field(3.0, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_SCALE_DAYS"))
+
+    @model_validator(mode="after")
+    def _decay_thresholds_grow(self) -> Settings:
+        if not self.decay_warm_after_days < self.decay_cold_after_days < self.decay_archive_after_days:
+            raise ValueError(
+                "decay thresholds must grow: MEMLANE_DECAY_WARM_AFTER_DAYS < MEMLANE_DECAY_COLD_AFTER_DAYS "
+                "< MEMLANE_DECAY_ARCHIVE_AFTER_DAYS"
+            )
+        return self
 
     @property
     def is_production(self) -> bool:

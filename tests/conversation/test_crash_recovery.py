@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from memlane.domain.model import SeedFilter
+from memlane.domain.visibility import EVERYTHING, Viewer
 from memlane.jobs.conversation_kinds import CONVERSATION_INGEST
 from memlane.services.container import Services
-from memlane.services.conversation.wiring import conversation_services
 from tests.conftest import make_settings
 from tests.conversation.helpers import msg, wait_task
 from tests.support.llm_server import chat_server
@@ -95,9 +95,9 @@ def test_a_worker_killed_mid_pipeline_resumes_and_writes_the_note_once(tmp_path:
 
 
 async def _submit(services: Services, app: str, messages: list[dict[str, Any]]) -> Any:
-    conv = conversation_services(services)
+    conv = services.conversation
     payload = {"app_id": app, "user_id": "u1", "session_id": None, "messages": messages, "request_sha256": "0" * 64}
-    await conv.tasks.submit("default", CONVERSATION_INGEST, payload, idempotency_key=None)
+    await conv.tasks.submit(Viewer(tenant_id="default"), CONVERSATION_INGEST, payload, idempotency_key=None)
     (job,) = await services.store.lease_jobs(
         "test", [CONVERSATION_INGEST], limit=1, lease_sec=60, now=services.clock.now()
     )
@@ -105,7 +105,7 @@ async def _submit(services: Services, app: str, messages: list[dict[str, Any]]) 
 
 
 async def test_re_running_a_finished_ingestion_upserts_the_same_notes(services: Services) -> None:
-    conv = conversation_services(services)
+    conv = services.conversation
     first = await _submit(services, "rerun", [msg("I bake sourdough bread every Sunday.", mid="b1")])
     await conv.ingestion.run_ingest(first)
     job = await _submit(
@@ -122,9 +122,11 @@ async def test_re_running_a_finished_ingestion_upserts_the_same_notes(services: 
     assert again_job is not None and again_job.progress and again_job.progress["stage"] == "planned"
     twice = await conv.ingestion.run_ingest(again_job)
     assert twice["memories"] == once["memories"] and twice["changes"] == once["changes"]
-    own = await services.store.find_nodes("default", "rerun", SeedFilter(tiers=ALL_TIERS, task_id=job.id), limit=100)
+    own = await services.store.find_nodes(
+        "default", "rerun", SeedFilter(visibility=EVERYTHING, tiers=ALL_TIERS, task_id=job.id), limit=100
+    )
     assert sorted(n.id for n in own) == sorted(m["memory_id"] for m in once["memories"])
     (bread,) = await services.store.find_nodes(
-        "default", "rerun", SeedFilter(tiers=ALL_TIERS, task_id=first.id), limit=10
+        "default", "rerun", SeedFilter(visibility=EVERYTHING, tiers=ALL_TIERS, task_id=first.id), limit=10
     )
     assert [s["id"] for s in bread.slots["source_messages"]] == ["b1", "b2"], "evidence is a set, not a log"

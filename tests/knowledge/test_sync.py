@@ -12,25 +12,24 @@ from pathlib import Path
 import pytest
 
 from memlane.domain.clock import Clock
+from memlane.domain.visibility import Viewer
 from memlane.embed.hashing import HashingEmbedder
 from memlane.jobs.layers_kinds import KNOWLEDGE_SYNC
 from memlane.services.container import Services, open_services
 from memlane.services.tools.context import ToolContext
-from memlane.services.tools.surface import LayersToolsSurface, surface
 from tests.conftest import DIM, make_settings
 from tests.knowledge.helpers import ADR_DIR
 
-CTX = ToolContext(tenant_id="acme", agent_id="agent-1", user_id="u1")
+CTX = ToolContext(viewer=Viewer(tenant_id="acme", agent_id="agent-1", user_id="u1"))
 
 
 @dataclass
 class Env:
     svc: Services
-    surface: LayersToolsSurface
     folder: Path
 
     async def tool(self, name: str, args: dict[str, object]) -> dict[str, object]:
-        return await self.surface.tools.call(name, args, CTX)
+        return await self.svc.tools.call(name, args, CTX)
 
 
 @pytest.fixture
@@ -41,7 +40,7 @@ async def env(db_url: str, tmp_path: Path) -> AsyncIterator[Env]:
     svc = await open_services(settings, clock=Clock(), embedder=HashingEmbedder(DIM))
     svc.worker.start()
     try:
-        yield Env(svc, surface(svc), folder)
+        yield Env(svc, folder)
     finally:
         await svc.close()
 

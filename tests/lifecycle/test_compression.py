@@ -9,9 +9,9 @@ import numpy as np
 
 from memlane.domain.clock import new_id
 from memlane.domain.model import CommitInfo, EdgeRef, Job
+from memlane.domain.visibility import Viewer
 from memlane.jobs.lifecycle_kinds import LIFECYCLE_COMPRESS
 from memlane.services.container import Services
-from memlane.services.lifecycle import lifecycle
 from memlane.services.lifecycle.compression import CompressionOptions, extractive_summary
 from memlane.services.recall import RecallParams
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec
@@ -82,7 +82,7 @@ async def rollups(svc: Services, scope: str = "s") -> list[Any]:
 async def test_a_rollup_summarises_a_topics_events_and_cites_them(services: Services) -> None:
     svc = services
     ids = await trip(svc)
-    life = lifecycle(svc)
+    life = svc.lifecycle
     dry = await life.compression.run("t1", "s", CompressionOptions(), apply=False)
     assert [r.status for r in dry.rollups] == ["new"] and await rollups(svc) == []
 
@@ -106,11 +106,11 @@ async def test_a_rollup_summarises_a_topics_events_and_cites_them(services: Serv
 async def test_recall_renders_the_rollup_instead_of_its_events(services: Services) -> None:
     svc = services
     ids = await trip(svc)
-    await lifecycle(svc).compression.run("t1", "s", CompressionOptions(), apply=True)
+    await svc.lifecycle.compression.run("t1", "s", CompressionOptions(), apply=True)
     await svc.worker.drain()  # embeds the events and the rollup
     [rollup] = await rollups(svc)
-    query = (await svc.embedding.embed_query("our trip to Lisbon and Porto"))[0]
-    out = await svc.recall.recall(np.asarray(query), RecallParams(tenant_id="t1", scope="s", limit=20))
+    query = await svc.embedding.query_vector("our trip to Lisbon and Porto")
+    out = await svc.recall.recall(np.asarray(query), RecallParams(viewer=Viewer(tenant_id="t1"), scope="s", limit=20))
     assert out.context_text.startswith("# Summaries\n")
     assert f"[{rollup.id}]" in out.context_text
     cited = [c for c in out.citations if c["kind"] == "summary"]
@@ -122,7 +122,7 @@ async def test_recall_renders_the_rollup_instead_of_its_events(services: Service
 async def test_changed_chunks_are_rewritten_stale_edges_dropped_and_orphans_retired(services: Services) -> None:
     svc = services
     ids = await trip(svc)
-    life = lifecycle(svc)
+    life = svc.lifecycle
     opts = CompressionOptions(min_events=2, max_events=3)
     first = await life.compression.run("t1", "s", opts, apply=True)
     assert sorted(r.title.split(",")[0] for r in first.rollups) == [
@@ -154,7 +154,7 @@ async def test_private_events_are_summarised_per_owner(services: Services) -> No
     svc = services
     await trip(svc, lane="private", owner="alice")
     await trip(svc, scope="s2")
-    await lifecycle(svc).compression.run("t1", "s", CompressionOptions(), apply=True)
+    await svc.lifecycle.compression.run("t1", "s", CompressionOptions(), apply=True)
     [rollup] = await rollups(svc)
     assert rollup.memory_lane == "private" and rollup.owner_agent_id == "alice"
 

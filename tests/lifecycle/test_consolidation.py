@@ -14,7 +14,6 @@ from typer.testing import CliRunner
 from memlane.cli.main import app
 from memlane.domain.model import CommitInfo, EdgeRef, Node
 from memlane.services.container import Services, open_services
-from memlane.services.lifecycle import lifecycle
 from memlane.services.lifecycle.consolidation import ConsolidationOptions, contradiction, text_similarity
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec
 from memlane.store.base import NodePatch
@@ -91,7 +90,7 @@ async def test_dry_run_reports_and_apply_aliases_with_edges_redirected(services:
         [("dup", "alice", "related_to"), ("canon", "alice", "related_to"), ("dup", "canon", "related_to"),
          ("other", "dup", "part_of")],
     )  # fmt: skip
-    life = lifecycle(svc)
+    life = svc.lifecycle
     commits_before = await svc.store.list_commits("t1", "s", limit=50)
     dry = await life.consolidation.run("t1", "s", ConsolidationOptions(), apply=False)
     assert not dry.applied and dry.scanned == 4 and dry.candidates == 1
@@ -130,7 +129,7 @@ async def test_contradictory_candidates_are_skipped_unless_overridden(services: 
             spec("dislikes", "Alice does not prefer green tea in the morning", near(1, 5)),
         ],
     )
-    life = lifecycle(svc)
+    life = svc.lifecycle
     safe = await life.consolidation.run("t1", "s", ConsolidationOptions(), apply=True)
     assert safe.groups == [] and safe.commits == []
     assert [(p.contradiction, p.as_dict()["reason"]) for p in safe.skipped] == [("negation", "contradictory_candidate")]
@@ -158,7 +157,7 @@ async def test_only_same_type_ready_non_rule_nodes_with_similar_text_merge(servi
             spec("unrelated-text", "Quarterly revenue grew by ten percent", near(1, 9)),
         ],
     )
-    report = await lifecycle(svc).consolidation.run("t1", "s", ConsolidationOptions(), apply=False)
+    report = await svc.lifecycle.consolidation.run("t1", "s", ConsolidationOptions(), apply=False)
     assert report.candidates == 0 and report.groups == []
 
 
@@ -179,7 +178,7 @@ async def test_a_run_heals_edges_left_by_an_interrupted_one(services: Services) 
         now=svc.clock.now(),
         diff={"test": True},
     )
-    report = await lifecycle(svc).consolidation.run("t1", "s", ConsolidationOptions(), apply=True)
+    report = await svc.lifecycle.consolidation.run("t1", "s", ConsolidationOptions(), apply=True)
     assert report.edges_redirected == 1
     edges = await svc.store.edges_touching("t1", "s", [ids["n"]], min_weight=0, min_confidence=0, limit=10)
     assert [(e.src_id, e.dst_id) for e in edges] == [(ids["canon"], ids["n"])]

@@ -9,18 +9,20 @@ from typing import Any
 
 import pytest
 
+from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.model import Node
+from memlane.domain.visibility import Viewer
 from memlane.embed.hashing import HashingEmbedder
 from memlane.jobs.lifecycle_kinds import LIFECYCLE_DECAY, SYSTEM_TENANT
 from memlane.services.container import Services, open_services
-from memlane.services.lifecycle import lifecycle
-from memlane.services.lifecycle.decay import DecaySettings, decay_target, effective_idle_days
+from memlane.services.lifecycle.decay import DecayPolicy, decay_target, effective_idle_days
 from memlane.services.writing import WriteCommand, WriteNodeSpec
 from tests.conftest import DIM, make_settings
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
-CFG = DecaySettings()
+CFG = DecayPolicy()
+ADMIN = Viewer(tenant_id="t1", role="admin")
 
 
 class Timeline:
@@ -67,8 +69,8 @@ def test_the_decay_formula() -> None:
     assert decay_target(positive, now, CFG) is None  # 5.7 effective days: still hot
     assert decay_target(n(type="rule"), START + timedelta(days=400), CFG) is None
     assert decay_target(n(slots={"pinned": True}), START + timedelta(days=400), CFG) is None
-    with pytest.raises(ValueError):
-        DecaySettings(MEMLANE_DECAY_WARM_AFTER_DAYS=40)
+    with pytest.raises(ValueError, match="decay thresholds must grow"):
+        Settings(MEMLANE_DECAY_WARM_AFTER_DAYS=40)
 
 
 async def write_nodes(svc: Services, scope: str, specs: list[dict[str, Any]]) -> dict[str, str]:
@@ -102,15 +104,15 @@ async def test_idle_nodes_walk_down_the_tiers_and_feedback_changes_the_pace(svc:
             {"type": "rule", "client_id": "rule", "slots": {"then": {}}, "memory_lane": "shared"},
         ],
     )
-    life = lifecycle(svc)
+    life = svc.lifecycle
     for _ in range(4):
         await life.activation.activate(
-            "t1", "s", node_ids=[ids["liked"]], client_ids=[], outcome="positive", activate=False,
-            run_id=None, reason=None, actor=None, input_sha256="c" * 64, viewer=_everyone(),
+            ADMIN, "s", node_ids=[ids["liked"]], client_ids=[], outcome="positive", activate=False,
+            run_id=None, reason=None, actor=None, input_sha256="c" * 64,
         )  # fmt: skip
         await life.activation.activate(
-            "t1", "s", node_ids=[ids["disliked"]], client_ids=[], outcome="negative", activate=False,
-            run_id=None, reason=None, actor=None, input_sha256="c" * 64, viewer=_everyone(),
+            ADMIN, "s", node_ids=[ids["disliked"]], client_ids=[], outcome="negative", activate=False,
+            run_id=None, reason=None, actor=None, input_sha256="c" * 64,
         )  # fmt: skip
     timeline.days(5)
     stats = await life.decay.sweep("t1", "s")
@@ -119,8 +121,8 @@ async def test_idle_nodes_walk_down_the_tiers_and_feedback_changes_the_pace(svc:
 
     timeline.days(4)  # day 9
     await life.activation.activate(
-        "t1", "s", node_ids=[ids["used"]], client_ids=[], outcome="neutral", activate=True,
-        run_id=None, reason=None, actor=None, input_sha256="c" * 64, viewer=_everyone(),
+        ADMIN, "s", node_ids=[ids["used"]], client_ids=[], outcome="neutral", activate=True,
+        run_id=None, reason=None, actor=None, input_sha256="c" * 64,
     )  # fmt: skip
     await life.decay.sweep("t1", "s")
     assert await tiers(svc, "s", ids) == {
@@ -153,7 +155,7 @@ async def test_the_periodic_job_runs_every_scope_and_schedules_the_next_period(
     svc: Services, timeline: Timeline
 ) -> None:
     a = await write_nodes(svc, "a", [{"type": "event", "client_id": "n", "title": "n"}])
-    decay = lifecycle(svc).decay
+    decay = svc.lifecycle.decay
     first = await decay.ensure_scheduled()
     assert first is not None and first.tenant_id == SYSTEM_TENANT and first.kind == LIFECYCLE_DECAY
     again = await decay.ensure_scheduled()
@@ -184,12 +186,6 @@ async def test_a_one_off_sweep_of_one_scope(svc: Services, timeline: Timeline) -
     await svc.store.enqueue([job], now=timeline.now)
     await svc.worker.drain()
     assert await tiers(svc, "a", a) == {"n": "warm"} and await tiers(svc, "b", b) == {"n": "hot"}
-
-
-def _everyone() -> Any:
-    from memlane.domain.model import Visibility
-
-    return Visibility()
 
 
 async def test_a_bad_decay_setting_stops_start_up(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,6 +1,6 @@
 """Property tests: ``matches`` agrees with a deliberately naive reference model of the language.
 
-The reference below is written from graph-memory-requests.md and the documented edge-case
+The reference below is written from docs/api-graph.md and the documented edge-case
 choices, in a different style from the implementation: it evaluates every branch eagerly,
 propagates invalidity as a third truth value (``None``), compares JSON through a canonical
 encoding, and knows regex validity from a fixed table instead of the shape scanner.

@@ -9,13 +9,12 @@ from collections.abc import AsyncIterator
 from fastapi import FastAPI
 
 from memlane import __version__
-from memlane.api import graph, lifecycle, rules, system
+from memlane.api import conversation, graph, layers, lifecycle, mcp_http, rules, system, tools
 from memlane.api.auth import Authenticator
 from memlane.api.edge_middleware import EdgeMiddleware
 from memlane.api.errors import install_error_handlers
 from memlane.api.graph_dto import WriteRequest
 from memlane.api.json_body import document_body_models
-from memlane.api.quotas import QuotaGuard
 from memlane.config import Settings
 from memlane.gc_freeze import freeze_startup_objects
 from memlane.services.container import Services, open_services
@@ -62,18 +61,13 @@ def create_app(
 
     # Built here, not in the lifespan, so a bad key registry or secret stops start-up at once.
     app.state.authenticator = Authenticator(settings)
-    app.state.quotas = QuotaGuard(settings)
     install_error_handlers(app)
     app.include_router(system.router)
     app.include_router(graph.router)
     document_body_models(app, [WriteRequest])
-    app.include_router(rules.router)  # surface: rules and lifecycle (routers)
+    app.include_router(rules.router)
     app.include_router(lifecycle.router)
-    from memlane.api import conversation  # surface: conversation (routers)
-
     app.include_router(conversation.router)
-    from memlane.api import layers, mcp_http, tools  # surface: layers and tools (routers)
-
     app.include_router(layers.router)
     app.include_router(tools.router)
     app.include_router(tools.knowledge_router)

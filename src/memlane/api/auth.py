@@ -1,8 +1,10 @@
 """Who is calling: API keys, HS256 JWTs, or nobody (auth off), resolved once per request.
 
-A principal bound to a tenant can act only in that tenant; identity fields it sends (agent,
-team) must be its own. Keys are compared as sha256 digests in constant time, and no key or
-token ever reaches a log line or an error message.
+A principal bound to a tenant can act only in that tenant; what it may claim beyond that is
+decided in api/identity.py. Keys are compared as sha256 digests in constant time, and no key
+or token ever reaches a log line or an error message. Tenants starting with ``_memlane`` are
+reserved for memlane's own jobs: a key registry naming one does not start, a token naming
+one is refused.
 """
 
 from __future__ import annotations
@@ -20,6 +22,12 @@ from memlane.config import Settings
 from memlane.domain.errors import Forbidden, Unauthorized
 
 SHA256_PREFIX = "sha256:"
+#: memlane keeps its own periodic jobs under such tenants; no client may act in them
+RESERVED_TENANT_PREFIX = "_memlane"
+
+
+def is_reserved_tenant(tenant_id: str) -> bool:
+    return tenant_id.startswith(RESERVED_TENANT_PREFIX)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +39,12 @@ class Principal:
     agent_id: str | None = None
     team_id: str | None = None
     role: str | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+
+    @property
+    def authenticated(self) -> bool:
+        return self.method != "off"
 
 
 ANONYMOUS = Principal(method="off")
@@ -47,7 +61,8 @@ def _digest(secret: str) -> bytes:
 
 
 def parse_key_registry(raw: str | None) -> list[KeyEntry]:
-    """``{"<key>" or "sha256:<hex of key>": {tenant_id, agent_id?, team_id?, role?}}``."""
+    """``{"<key>" or "sha256:<hex of key>": {tenant_id, agent_id?, team_id?, role?, user_id?,
+    session_id?}}``."""
     if not raw:
         return []
     try:
@@ -60,6 +75,10 @@ def parse_key_registry(raw: str | None) -> list[KeyEntry]:
     for n, (key, ident) in enumerate(data.items()):
         if not isinstance(ident, dict) or not isinstance(ident.get("tenant_id"), str) or not ident["tenant_id"]:
             raise ValueError(f"MEMORY_API_KEYS_JSON entry #{n + 1} needs a non-empty tenant_id")
+        if is_reserved_tenant(ident["tenant_id"]):
+            raise ValueError(
+                f"MEMORY_API_KEYS_JSON entry #{n + 1}: tenant ids starting with {RESERVED_TENANT_PREFIX!r} are reserved"
+            )
         if key.startswith(SHA256_PREFIX):
             hexpart = key[len(SHA256_PREFIX) :].lower()
             if len(hexpart) != 64 or any(c not in "0123456789abcdef" for c in hexpart):
@@ -76,6 +95,8 @@ def parse_key_registry(raw: str | None) -> list[KeyEntry]:
                     agent_id=_opt(ident, "agent_id"),
                     team_id=_opt(ident, "team_id"),
                     role=_opt(ident, "role"),
+                    user_id=_opt(ident, "user_id"),
+                    session_id=_opt(ident, "session_id"),
                 ),
             )
         )
@@ -144,12 +165,18 @@ class Authenticator:
         tenant = claims.get("tenant_id") or claims.get("tenant")
         if not isinstance(tenant, str) or not tenant:
             raise Unauthorized("token has no tenant_id (or tenant) claim", code="invalid_token")
+        if is_reserved_tenant(tenant):
+            raise Unauthorized(
+                f"token names a reserved tenant (ids starting with {RESERVED_TENANT_PREFIX!r})", code="invalid_token"
+            )
         return Principal(
             method="jwt",
             tenant_id=tenant,
             agent_id=_opt(claims, "agent_id") or _opt(claims, "sub"),
             team_id=_opt(claims, "team_id"),
             role=_opt(claims, "role"),
+            user_id=_opt(claims, "user_id"),
+            session_id=_opt(claims, "session_id"),
         )
 
 
@@ -184,22 +211,3 @@ def bind_tenant(principal: Principal, requested: str | None, default: str) -> st
             details={"field": "tenant_id"},
         )
     return principal.tenant_id
-
-
-def check_identity(
-    principal: Principal,
-    *,
-    agent_fields: dict[str, str | None] | None = None,
-    team_fields: dict[str, str | None] | None = None,
-) -> None:
-    """A bound principal may only speak for itself: given agent/team ids must be its own."""
-    for fields, own in ((agent_fields or {}, principal.agent_id), (team_fields or {}, principal.team_id)):
-        if own is None:
-            continue
-        for name, value in fields.items():
-            if value is not None and value != own:
-                raise Forbidden(
-                    f"{name} {value!r} does not match the identity bound to your credentials",
-                    code="identity_mismatch",
-                    details={"field": name},
-                )

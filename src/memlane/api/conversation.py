@@ -13,7 +13,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.responses import JSONResponse
 
-from memlane.api.auth import principal_of
 from memlane.api.conversation_dto import (
     AddMemoryRequest,
     AgentMemoryRequest,
@@ -22,11 +21,13 @@ from memlane.api.conversation_dto import (
     SummaryRequest,
     check_callback_url,
 )
-from memlane.api.deps import authenticated, quota, resolve_tenant, services
+from memlane.api.deps import ServicesDep, authenticated, quota, resolve_tenant
+from memlane.api.identity import header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
 from memlane.domain.clock import iso
 from memlane.domain.errors import InvalidRequest, UpstreamError
 from memlane.domain.hashing import sha256_hex
+from memlane.domain.visibility import Viewer
 from memlane.jobs.conversation_kinds import (
     CONVERSATION_AGENT_MEMORY,
     CONVERSATION_INGEST,
@@ -35,7 +36,6 @@ from memlane.jobs.conversation_kinds import (
 from memlane.llm.errors import LLMBudgetExhausted, LLMOutputInvalid
 from memlane.services.conversation.memories import QueryParams, memory_view
 from memlane.services.conversation.messages import RAW_TEXT_ROLE, messages_from_payload
-from memlane.services.conversation.wiring import ConversationServices, conversation_services
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/api/v1", tags=["conversation memory"], dependencies=[Depends(authenticated)]
@@ -46,8 +46,9 @@ AppId = Annotated[str, Query(min_length=1, max_length=200, description="Applicat
 MemoryId = Annotated[str, Path(min_length=1, max_length=200)]
 
 
-def _conv(request: Request) -> ConversationServices:
-    return conversation_services(services(request))
+def _viewer(request: Request) -> Viewer:
+    """The caller; ``app_id`` is a scope inside its tenant."""
+    return viewer_of(request, resolve_tenant(request, None), header_claims(request))
 
 
 def _idempotency_key(value: str | None) -> str | None:
@@ -114,28 +115,29 @@ def _accepted(job_id: str, message: str, body: AddMemoryRequest | AgentMemoryReq
 async def add_memory(
     body: AddMemoryRequest,
     request: Request,
+    svc: ServicesDep,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> JSONResponse:
-    svc = services(request)
-    tenant = resolve_tenant(request, None)
+    viewer = _viewer(request)
     key = _idempotency_key(idempotency_key)
-    await quota(request, "write", tenant)
+    await quota(request, "write", viewer.tenant_id)
     messages = _message_list(body.messages, svc.settings.max_messages, iso(svc.clock.now()) or "")
     payload = {
         "app_id": body.app_id,
         "user_id": body.user_id,
         "session_id": body.session_id,
         "messages": messages,
-        "producer_agent_id": principal_of(request).agent_id,
+        "producer_agent_id": viewer.agent_id,
     }
     payload["request_sha256"] = _request_sha(CONVERSATION_INGEST, body.model_dump(mode="json"))
-    job, _ = await _conv(request).tasks.submit(tenant, CONVERSATION_INGEST, payload, idempotency_key=key)
+    job, _ = await svc.conversation.tasks.submit(viewer, CONVERSATION_INGEST, payload, idempotency_key=key)
     return _accepted(job.id, "Memory creation task submitted successfully", body, spec_nulls=True)
 
 
 @router.get("/memories/query", summary="Query memories with composite ranking")
 async def query_memories(
     request: Request,
+    svc: ServicesDep,
     app_id: AppId,
     query: Annotated[str, Query(min_length=1, max_length=4000, description="Natural language query")],
     user_id: Annotated[str | None, Query(max_length=200)] = None,
@@ -143,13 +145,13 @@ async def query_memories(
     n_results: Annotated[int, Query(ge=1, le=100)] = 10,
     similarity_threshold: Annotated[float, Query(ge=0.0, le=1.0, allow_inf_nan=False)] = 0.0,
 ) -> dict[str, Any]:
-    tenant = resolve_tenant(request, None)
-    await quota(request, "recall", tenant)
+    viewer = _viewer(request)
+    await quota(request, "recall", viewer.tenant_id)
     if not query.strip():
         raise InvalidRequest("query: must not be blank", details={"field": "query"})
-    memories = await _conv(request).memories.query(
+    memories = await svc.conversation.memories.query(
         QueryParams(
-            tenant_id=tenant,
+            viewer=viewer,
             app_id=app_id,
             query=query,
             user_id=user_id or None,
@@ -162,26 +164,25 @@ async def query_memories(
 
 
 @router.get("/memories/{memory_id}", summary="Get one memory")
-async def get_memory(request: Request, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
-    tenant = resolve_tenant(request, None)
-    await quota(request, "recall", tenant)
-    return memory_view(await _conv(request).memories.get(tenant, app_id, memory_id))
+async def get_memory(request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
+    viewer = _viewer(request)
+    await quota(request, "recall", viewer.tenant_id)
+    return memory_view(await svc.conversation.memories.get(viewer, app_id, memory_id))
 
 
 @router.delete("/memories/{memory_id}", summary="Delete one memory")
-async def delete_memory(request: Request, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
-    tenant = resolve_tenant(request, None)
-    await quota(request, "write", tenant)
-    principal = principal_of(request)
-    await _conv(request).memories.delete(tenant, app_id, memory_id, actor=principal.agent_id or "conversation-api")
+async def delete_memory(request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
+    viewer = _viewer(request)
+    await quota(request, "write", viewer.tenant_id)
+    await svc.conversation.memories.delete(viewer, app_id, memory_id)
     return {"success": True, "message": f"Memory {memory_id} deleted successfully", "data": None}
 
 
 @router.get("/memories/{memory_id}/evolution", summary="Follow a memory's evolution chain (oldest to newest)")
-async def memory_evolution(request: Request, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
-    tenant = resolve_tenant(request, None)
-    await quota(request, "recall", tenant)
-    chain = await _conv(request).memories.evolution(tenant, app_id, memory_id)
+async def memory_evolution(request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
+    viewer = _viewer(request)
+    await quota(request, "recall", viewer.tenant_id)
+    chain = await svc.conversation.memories.evolution(viewer, app_id, memory_id)
     return {
         "memories": [memory_view(n) for n in chain.nodes],
         "count": len(chain.nodes),
@@ -194,22 +195,22 @@ async def memory_evolution(request: Request, memory_id: MemoryId, app_id: AppId)
 async def add_agent_memory(
     body: AgentMemoryRequest,
     request: Request,
+    svc: ServicesDep,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> JSONResponse:
-    svc = services(request)
-    tenant = resolve_tenant(request, None)
+    viewer = _viewer(request)
     key = _idempotency_key(idempotency_key)
-    await quota(request, "write", tenant)
+    await quota(request, "write", viewer.tenant_id)
     messages = _flexible_messages(body, svc.settings.max_messages, iso(svc.clock.now()) or "", "agent")
     payload = {
         "app_id": body.app_id,
         "user_id": body.user_id,
         "session_id": body.session_id,
         "messages": messages,
-        "producer_agent_id": principal_of(request).agent_id,
+        "producer_agent_id": viewer.agent_id,
         "request_sha256": _request_sha(CONVERSATION_AGENT_MEMORY, body.model_dump(mode="json")),
     }
-    job, _ = await _conv(request).tasks.submit(tenant, CONVERSATION_AGENT_MEMORY, payload, idempotency_key=key)
+    job, _ = await svc.conversation.tasks.submit(viewer, CONVERSATION_AGENT_MEMORY, payload, idempotency_key=key)
     return _accepted(job.id, "Agent memory creation task submitted successfully", body, spec_nulls=False)
 
 
@@ -221,13 +222,13 @@ async def add_agent_memory(
 async def summarize_conversation(
     body: SummaryRequest,
     request: Request,
+    svc: ServicesDep,
     x_callback_url: Annotated[str | None, Header(alias="X-Callback-URL")] = None,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> JSONResponse:
-    svc = services(request)
-    conv = _conv(request)
-    tenant = resolve_tenant(request, None)
-    await quota(request, "write", tenant)
+    conv = svc.conversation
+    viewer = _viewer(request)
+    await quota(request, "write", viewer.tenant_id)
     now = iso(svc.clock.now()) or ""
     messages = _flexible_messages(body, svc.settings.max_messages, now, RAW_TEXT_ROLE)
     callback = body.callback_url
@@ -255,19 +256,20 @@ async def summarize_conversation(
         "callback_headers": body.callback_headers or {},
         "request_sha256": _request_sha(CONVERSATION_SUMMARY_CALLBACK, hashed),
     }
-    job, _ = await conv.tasks.submit(tenant, CONVERSATION_SUMMARY_CALLBACK, payload, idempotency_key=key)
+    job, _ = await conv.tasks.submit(viewer, CONVERSATION_SUMMARY_CALLBACK, payload, idempotency_key=key)
     return _accepted(job.id, "Conversation summary scheduled for callback delivery", body, spec_nulls=False)
 
 
 @router.get("/tasks/{task_id}", summary="Status, error and result of a background task")
-async def get_task(request: Request, task_id: Annotated[str, Path(min_length=1, max_length=64)]) -> dict[str, Any]:
-    tenant = resolve_tenant(request, None)
-    return await _conv(request).tasks.view(tenant, task_id)
+async def get_task(
+    request: Request, svc: ServicesDep, task_id: Annotated[str, Path(min_length=1, max_length=64)]
+) -> dict[str, Any]:
+    return await svc.conversation.tasks.view(_viewer(request), task_id)
 
 
 @router.get("/system/pool-stats", summary="Connection pool of the store")
-async def pool_stats(request: Request) -> dict[str, Any]:
-    store = services(request).store
+async def pool_stats(svc: ServicesDep) -> dict[str, Any]:
+    store = svc.store
     stats = await store.pool_stats()
     created = int(stats.get("created_connections", 0))
     active = int(stats.get("checked_out", 0))

@@ -1,4 +1,4 @@
-"""Request and response shapes of the graph surface (graph-memory-api.md + requests supplement).
+"""Request and response shapes of the graph surface (docs/api-graph.md).
 
 Requests are validated here, with the contract's defaults and bounds; responses are built
 field by field from whitelists, so a new column can never leak into a response.

@@ -10,63 +10,50 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Path, Request
 
-from memlane.api.auth import principal_of
-from memlane.api.deps import admin_authorized, authenticated, quota, resolve_scope, resolve_tenant, services
+from memlane.api.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_scope, resolve_tenant
+from memlane.api.identity import header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
 from memlane.api.layers_dto import DeleteIn, ReadIn, SearchIn, UpdateIn, WriteIn, memory_object
 from memlane.domain.errors import Forbidden
-from memlane.services.layers.roles import canonical_role
-from memlane.services.layers.service import (
-    Caller,
-    Hit,
-    LayeredMemoryService,
-    ReadInput,
-    SearchInput,
-    UpdateInput,
-    WriteInput,
-)
-from memlane.services.tools.surface import surface
+from memlane.domain.visibility import Viewer
+from memlane.services.layers.service import Hit, ReadInput, SearchInput, UpdateInput, WriteInput
+from memlane.services.recall import embedding_preview
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/v1/layers", tags=["layered memory"], dependencies=[Depends(authenticated)]
 )
 
 
-def _service(request: Request) -> LayeredMemoryService:
-    return surface(services(request)).layers
+def caller_of(request: Request, body_tenant: str | None) -> Viewer:
+    return viewer_of(request, resolve_tenant(request, body_tenant), header_claims(request))
 
 
-def caller_of(request: Request, body_tenant: str | None) -> Caller:
-    tenant = resolve_tenant(request, body_tenant)
-    principal = principal_of(request)
-    if principal.method == "off":
-        role = canonical_role(request.headers.get("x-agent-role"))
-        agent = request.headers.get("x-agent-id") or None
-    else:
-        role = canonical_role(principal.role)
-        agent = principal.agent_id
-    return Caller(tenant_id=tenant, role=role, agent_id=agent)
-
-
-async def _results(request: Request, caller: Caller, hits: list[Hit], include_embeddings: bool) -> list[dict[str, Any]]:
-    vectors: dict[str, Any] = {}
+async def _results(
+    request: Request, svc: ServicesDep, caller: Viewer, hits: list[Hit], include_embeddings: bool
+) -> list[dict[str, Any]]:
+    """MemoryObjects; with ``include_embeddings`` (admin only), the debug channel's view of the
+    first results' vectors: a preview of their leading dimensions, their length and sha256,
+    never the whole vector (docs/security.md)."""
+    previews: dict[str, dict[str, Any]] = {}
     if include_embeddings:
         if not admin_authorized(request):
             raise Forbidden(
-                "embeddings are returned only to admin-authorised callers (X-Admin-Token, or a loopback request "
-                "when ADMIN_TOKEN is unset outside production)",
+                "embeddings are returned only to admin-authorised callers (X-Admin-Token matching ADMIN_TOKEN; "
+                "with auth off and no token set, outside production, a loopback request)",
                 code="embeddings_forbidden",
                 details={"field": "include_embeddings"},
             )
-        vectors = await _service(request).embeddings_of(caller, [h.node for h in hits])
-    return [memory_object(h.node, score=h.score, embedding=vectors.get(h.node.id)) for h in hits]
+        await quota(request, "debug_embeddings", caller.tenant_id)
+        vectors = await svc.layers.embeddings_of(caller, [h.node for h in hits])
+        previews = embedding_preview(vectors, [h.node.id for h in hits])
+    return [memory_object(h.node, score=h.score, embedding=previews.get(h.node.id)) for h in hits]
 
 
 @router.post("/write", summary="Store a memory in the identity, project or workspace layer")
-async def write(body: WriteIn, request: Request) -> dict[str, Any]:
+async def write(body: WriteIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "write", caller.tenant_id)
-    out = await _service(request).write(
+    out = await svc.layers.write(
         caller,
         WriteInput(
             title=body.title,
@@ -88,10 +75,10 @@ async def write(body: WriteIn, request: Request) -> dict[str, Any]:
 
 
 @router.post("/read", summary="Read memories of one layer (semantic, keyword, id or task mode)")
-async def read(body: ReadIn, request: Request) -> dict[str, Any]:
+async def read(body: ReadIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "recall", caller.tenant_id)
-    hits = await _service(request).read(
+    hits = await svc.layers.read(
         caller,
         ReadInput(
             layer=body.layer,
@@ -108,15 +95,15 @@ async def read(body: ReadIn, request: Request) -> dict[str, Any]:
     return {
         "success": True,
         "mode": hits[0].mode if hits else (body.mode or None),
-        "results": await _results(request, caller, hits, body.include_embeddings),
+        "results": await _results(request, svc, caller, hits, body.include_embeddings),
     }
 
 
 @router.post("/update", summary="Modify a memory")
-async def update(body: UpdateIn, request: Request) -> dict[str, Any]:
+async def update(body: UpdateIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "write", caller.tenant_id)
-    await _service(request).update(
+    await svc.layers.update(
         caller,
         UpdateInput(
             id=body.id,
@@ -132,18 +119,18 @@ async def update(body: UpdateIn, request: Request) -> dict[str, Any]:
 
 
 @router.post("/delete", summary="Remove a memory")
-async def delete(body: DeleteIn, request: Request) -> dict[str, Any]:
+async def delete(body: DeleteIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "write", caller.tenant_id)
-    await _service(request).delete(caller, body.id, user_instruction=body.user_instruction)
+    await svc.layers.delete(caller, body.id, user_instruction=body.user_instruction)
     return {"success": True}
 
 
 @router.post("/search", summary="Semantic search in one layer, or every layer the role may see")
-async def search(body: SearchIn, request: Request) -> dict[str, Any]:
+async def search(body: SearchIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "recall", caller.tenant_id)
-    hits = await _service(request).search(
+    hits = await svc.layers.search(
         caller,
         SearchInput(
             query=body.query,
@@ -155,12 +142,14 @@ async def search(body: SearchIn, request: Request) -> dict[str, Any]:
             tags=list(body.tags),
         ),
     )
-    return {"success": True, "results": await _results(request, caller, hits, body.include_embeddings)}
+    return {"success": True, "results": await _results(request, svc, caller, hits, body.include_embeddings)}
 
 
 @router.post("/tasks/{task_id}/complete", summary="Mark a task complete: its workspace memories are deleted")
-async def complete_task(request: Request, task_id: str = Path(..., min_length=1, max_length=256)) -> dict[str, Any]:
+async def complete_task(
+    request: Request, svc: ServicesDep, task_id: str = Path(..., min_length=1, max_length=256)
+) -> dict[str, Any]:
     caller = caller_of(request, None)
     await quota(request, "write", caller.tenant_id)
-    deleted = await _service(request).complete_task(caller, task_id)
+    deleted = await svc.layers.complete_task(caller, task_id)
     return {"success": True, "task_id": task_id, "deleted": deleted}

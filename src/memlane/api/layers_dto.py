@@ -1,4 +1,4 @@
-"""Request and response shapes of the layered surface (layered-memory-api.md).
+"""Request and response shapes of the layered surface (docs/api-layers.md).
 
 ``layer`` is a plain string here so an unknown layer answers ``invalid_layer`` (the spec's
 error type) rather than a generic validation error.
@@ -95,8 +95,10 @@ class DeleteIn(Strict):
     user_instruction: bool = False
 
 
-def memory_object(n: Node, *, score: float | None = None, embedding: Any = None) -> dict[str, Any]:
-    """The spec's MemoryObject; ``embeddings`` only for admin-authorised callers who ask."""
+def memory_object(n: Node, *, score: float | None = None, embedding: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The spec's MemoryObject. ``embeddings`` only for admin-authorised callers who ask, and
+    only as the debug channel shows vectors: the first values (``embeddings``), the length
+    (``embedding_dim``) and a sha256 of the whole vector (``embedding_sha256``)."""
     meta: dict[str, Any] = {
         "user_visible": bool(n.slots.get("user_visible", n.layer != "workspace")),
         "timestamp": iso(n.created_at),
@@ -119,5 +121,7 @@ def memory_object(n: Node, *, score: float | None = None, embedding: Any = None)
     if score is not None:
         out["score"] = round(score, 6)
     if embedding is not None:
-        out["embeddings"] = [float(x) for x in embedding]
+        out["embeddings"] = embedding["preview"]
+        out["embedding_dim"] = embedding["dim"]
+        out["embedding_sha256"] = embedding["sha256"]
     return out

@@ -16,13 +16,13 @@ from typing import Any
 from fastapi import APIRouter, Depends, FastAPI, Request
 
 from memlane.api.auth import principal_of
-from memlane.api.deps import authenticated, quota, resolve_scope, resolve_tenant, services
+from memlane.api.deps import ServicesDep, authenticated, quota, resolve_scope, resolve_tenant
+from memlane.api.identity import viewer_of
 from memlane.api.json_body import JsonBodyRoute
 from memlane.api.lifecycle_dto import ActivateRequest, RehydrateRequest
 from memlane.domain.hashing import sha256_hex
-from memlane.domain.model import Visibility
+from memlane.domain.visibility import Viewer
 from memlane.services.container import Services
-from memlane.services.lifecycle import lifecycle
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 async def _schedule_decay(app: FastAPI) -> AsyncIterator[None]:
     svc: Services | None = getattr(app.state, "services", None)
     if svc is not None:
-        decay = lifecycle(svc).decay  # a bad MEMLANE_DECAY_* setting stops start-up here
+        decay = svc.lifecycle.decay
         try:
             job = await decay.ensure_scheduled()
             if job is not None:
@@ -50,20 +50,20 @@ router = APIRouter(
 )
 
 
-def _common(request: Request, body: ActivateRequest | RehydrateRequest) -> tuple[str, str, str, str | None, Visibility]:
-    principal = principal_of(request)
-    tenant = resolve_tenant(request, body.tenant_id)
+def _common(request: Request, body: ActivateRequest | RehydrateRequest) -> tuple[Viewer, str, str, str | None]:
+    viewer = viewer_of(request, resolve_tenant(request, body.tenant_id))
     scope = resolve_scope(request, body.scope)
     input_sha = body.input_sha256 or sha256_hex(body.input_text or "")
-    return tenant, scope, input_sha, body.actor or principal.agent_id, Visibility(principal.agent_id, principal.team_id)
+    return viewer, scope, input_sha, body.actor or principal_of(request).agent_id
 
 
 @router.post("/nodes/activate", summary="Record node activity and feedback (adaptive decay signals)")
-async def activate(body: ActivateRequest, request: Request) -> dict[str, Any]:
-    tenant, scope, input_sha, actor, viewer = _common(request, body)
+async def activate(body: ActivateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+    viewer, scope, input_sha, actor = _common(request, body)
+    tenant = viewer.tenant_id
     await quota(request, "write", tenant)
-    result = await lifecycle(services(request)).activation.activate(
-        tenant,
+    result = await svc.lifecycle.activation.activate(
+        viewer,
         scope,
         node_ids=body.ids(),
         client_ids=body.client_ids or [],
@@ -73,7 +73,6 @@ async def activate(body: ActivateRequest, request: Request) -> dict[str, Any]:
         reason=body.reason,
         actor=actor,
         input_sha256=input_sha,
-        viewer=viewer,
     )
     return {
         "tenant_id": tenant,
@@ -85,11 +84,12 @@ async def activate(body: ActivateRequest, request: Request) -> dict[str, Any]:
 
 
 @router.post("/archive/rehydrate", summary="Move cold or archived nodes back into an active tier")
-async def rehydrate(body: RehydrateRequest, request: Request) -> dict[str, Any]:
-    tenant, scope, input_sha, actor, viewer = _common(request, body)
+async def rehydrate(body: RehydrateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+    viewer, scope, input_sha, actor = _common(request, body)
+    tenant = viewer.tenant_id
     await quota(request, "write", tenant)
-    result = await lifecycle(services(request)).rehydrate.rehydrate(
-        tenant,
+    result = await svc.lifecycle.rehydrate.rehydrate(
+        viewer,
         scope,
         node_ids=body.ids(),
         client_ids=body.client_ids or [],
@@ -97,7 +97,6 @@ async def rehydrate(body: RehydrateRequest, request: Request) -> dict[str, Any]:
         reason=body.reason,
         actor=actor,
         input_sha256=input_sha,
-        viewer=viewer,
     )
     return {
         "tenant_id": tenant,

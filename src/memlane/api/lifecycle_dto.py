@@ -1,4 +1,4 @@
-"""Request shapes of node activation and archive rehydrate (graph-memory-api.md)."""
+"""Request shapes of node activation and archive rehydrate (docs/api-graph.md)."""
 
 from __future__ import annotations
 

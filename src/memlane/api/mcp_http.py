@@ -25,7 +25,6 @@ from memlane.domain.errors import MemlaneError, ServiceUnavailable
 from memlane.mcp.server import build_server
 from memlane.services.tools.context import ToolContext
 from memlane.services.tools.service import ToolService
-from memlane.services.tools.surface import surface
 
 PATH = "/mcp"
 
@@ -36,7 +35,7 @@ async def _resolve(ctx: ServerRequestContext[Any, Any]) -> tuple[ToolService, To
     request = ctx.request
     if not isinstance(request, Request):
         raise ServiceUnavailable("MCP over HTTP needs the HTTP request of the call")
-    return surface(request.app.state.services).tools, tool_context(request)
+    return request.app.state.services.tools, tool_context(request)
 
 
 class _AuthenticatedMCP:

@@ -1,7 +1,7 @@
 """The graph surface's rules and tool policy: ``/v1/memory/rules/evaluate``, ``/rules/state``,
 ``/tools/select``, ``/tools/feedback`` and ``/feedback``; plus the ``rules`` block of recall.
 
-Identity auto-injection (graph-memory-api.md, "Auth Identity Mapping"): when the credentials
+Identity auto-injection (docs/api-graph.md, "Auth Identity Mapping"): when the credentials
 carry an agent or team, ``context.agent.id`` / ``context.agent.team_id`` are filled in when
 absent, and a different value there (or in the flat ``context.agent_id`` / ``context.team_id``)
 is ``403 identity_mismatch``. Such a caller must send an object context (else
@@ -15,9 +15,10 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from memlane.api.auth import check_identity, principal_of
-from memlane.api.deps import authenticated, quota, resolve_scope, resolve_tenant, services
+from memlane.api.auth import principal_of
+from memlane.api.deps import ServicesDep, authenticated, get_services, quota, resolve_scope, resolve_tenant
 from memlane.api.graph_dto import RecallBase
+from memlane.api.identity import Claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
 from memlane.api.rules_dto import (
     EvaluateRequest,
@@ -29,8 +30,7 @@ from memlane.api.rules_dto import (
 )
 from memlane.domain.errors import InvalidRequest, NotFound
 from memlane.domain.hashing import sha256_hex
-from memlane.domain.model import Visibility
-from memlane.services.rules_service import rules_service
+from memlane.domain.visibility import Viewer
 
 router = APIRouter(
     route_class=JsonBodyRoute,
@@ -40,28 +40,35 @@ router = APIRouter(
 )
 
 
-def inject_identity(
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def context_viewer(
     request: Request,
+    tenant: str,
     context: Any,
     *,
     field: str = "context",
     agent_default: str | None = None,
     team_default: str | None = None,
-) -> Any:
-    """The context with the caller's identity filled in (a copy; the request is not changed)."""
-    principal = principal_of(request)
-    bound = principal.agent_id is not None or principal.team_id is not None
-    if not bound and agent_default is None and team_default is None:
-        return context
+) -> tuple[Any, Viewer]:
+    """The caller as the rules see it, and the context with that identity filled in (a copy).
+
+    The identity the context states (``agent.id``/``agent_id``, ``agent.team_id``/``team_id``)
+    is a claim like any other (api/identity.py). Credentials carrying an identity need an
+    object context (else ``400 invalid_context``): rule lanes are enforced on the identity in
+    the context, and a context that cannot carry one would hide whose rules apply."""
     if not isinstance(context, dict):
-        if not bound:
-            return context  # nothing to enforce: consumer defaults only apply to object contexts
-        raise InvalidRequest(
-            f"{field} must be an object: your credentials carry an agent/team identity that is written "
-            f"into {field}.agent",
-            code="invalid_context",
-            details={"field": field},
-        )
+        viewer = viewer_of(request, tenant)
+        if viewer.authenticated and (viewer.agent_id or viewer.team_id):
+            raise InvalidRequest(
+                f"{field} must be an object: your credentials carry an agent/team identity that is written "
+                f"into {field}.agent",
+                code="invalid_context",
+                details={"field": field},
+            )
+        return context, viewer
     ctx = dict(context)
     raw_agent = ctx.get("agent")
     if raw_agent is not None and not isinstance(raw_agent, dict):
@@ -71,25 +78,26 @@ def inject_identity(
             details={"field": f"{field}.agent"},
         )
     agent = dict(raw_agent or {})
-    check_identity(
-        principal,
-        agent_fields={f"{field}.agent.id": agent.get("id"), f"{field}.agent_id": ctx.get("agent_id")},
-        team_fields={f"{field}.agent.team_id": agent.get("team_id"), f"{field}.team_id": ctx.get("team_id")},
+    claims = Claims(
+        agent_id={
+            f"{field}.agent.id": _text(agent.get("id")),
+            f"{field}.agent_id": _text(ctx.get("agent_id")),
+            "consumer_agent_id": agent_default,
+        },
+        team_id={
+            f"{field}.agent.team_id": _text(agent.get("team_id")),
+            f"{field}.team_id": _text(ctx.get("team_id")),
+            "consumer_team_id": team_default,
+        },
     )
-    agent_id = principal.agent_id or agent_default
-    team_id = principal.team_id or team_default
-    if agent.get("id") is None and ctx.get("agent_id") is None and agent_id is not None:
-        agent["id"] = agent_id
-    if agent.get("team_id") is None and ctx.get("team_id") is None and team_id is not None:
-        agent["team_id"] = team_id
+    viewer = viewer_of(request, tenant, claims)
+    if agent.get("id") is None and ctx.get("agent_id") is None and viewer.agent_id is not None:
+        agent["id"] = viewer.agent_id
+    if agent.get("team_id") is None and ctx.get("team_id") is None and viewer.team_id is not None:
+        agent["team_id"] = viewer.team_id
     if agent or raw_agent is not None:
         ctx["agent"] = agent
-    return ctx
-
-
-def _viewer(request: Request) -> Visibility:
-    p = principal_of(request)
-    return Visibility(p.agent_id, p.team_id)
+    return ctx, viewer
 
 
 def _input_sha(body: Any) -> str:
@@ -101,13 +109,11 @@ def _actor(request: Request, actor: str | None) -> str | None:
 
 
 # --- recall's ``rules`` block (used by api/graph.py) ----------------------------------------
-def recall_rules_context(request: Request, body: RecallBase) -> Any:
-    """The rules context of a recall with identity filled in, or None when none was sent.
-
-    Called before the recall runs, so a bad context fails fast. Besides the credentials,
-    ``consumer_agent_id`` / ``consumer_team_id`` fill in an absent ``agent.id`` / ``agent.team_id``:
-    the contract ties the consumer team to team-scoped rules.
-    """
+def recall_rules_context(request: Request, tenant: str, body: RecallBase) -> tuple[Any, Viewer] | None:
+    """The rules context of a recall with identity filled in, and the rules' viewer; None when
+    no context was sent. Called before the recall runs, so a bad context fails fast. Besides the
+    credentials, ``consumer_agent_id`` / ``consumer_team_id`` fill in an absent ``agent.id`` /
+    ``agent.team_id``: the contract ties the consumer team to team-scoped rules."""
     if body.rules_context is None:
         return None
     problem = context_problem(body.rules_context)
@@ -115,8 +121,9 @@ def recall_rules_context(request: Request, body: RecallBase) -> Any:
         raise InvalidRequest(
             f"rules_context is too large: {problem}", code="invalid_request", details={"field": "rules_context"}
         )
-    return inject_identity(
+    return context_viewer(
         request,
+        tenant,
         body.rules_context,
         field="rules_context",
         agent_default=body.consumer_agent_id,
@@ -125,11 +132,10 @@ def recall_rules_context(request: Request, body: RecallBase) -> Any:
 
 
 async def recall_rules_block(
-    request: Request, tenant_id: str, scope: str, context: Any, *, include_shadow: bool, limit: int
+    request: Request, rules: tuple[Any, Viewer], scope: str, *, include_shadow: bool, limit: int
 ) -> dict[str, Any]:
-    ev = await rules_service(services(request)).evaluate(
-        tenant_id, scope, context, include_shadow=include_shadow, limit=limit
-    )
+    context, viewer = rules
+    ev = await get_services(request).rules.evaluate(viewer, scope, context, include_shadow=include_shadow, limit=limit)
     return {
         "scope": scope,
         "considered": ev.considered,
@@ -142,25 +148,23 @@ async def recall_rules_block(
 
 # --- endpoints ------------------------------------------------------------------------------
 @router.post("/rules/evaluate", summary="Evaluate SHADOW/ACTIVE rules against a planner context")
-async def rules_evaluate(body: EvaluateRequest, request: Request) -> dict[str, Any]:
+async def rules_evaluate(body: EvaluateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
-    context = inject_identity(request, body.context)
+    context, viewer = context_viewer(request, tenant, body.context)
     await quota(request, "recall", tenant)
-    ev = await rules_service(services(request)).evaluate(
-        tenant, scope, context, include_shadow=body.include_shadow, limit=body.limit
-    )
+    ev = await svc.rules.evaluate(viewer, scope, context, include_shadow=body.include_shadow, limit=body.limit)
     return {"tenant_id": tenant, "scope": scope, **ev.as_response()}
 
 
 @router.post("/tools/select", summary="Apply ACTIVE rule tool policy to candidate tools")
-async def tools_select(body: ToolsSelectRequest, request: Request) -> dict[str, Any]:
+async def tools_select(body: ToolsSelectRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
-    context = inject_identity(request, body.context)
+    context, viewer = context_viewer(request, tenant, body.context)
     await quota(request, "recall", tenant)
-    out = await rules_service(services(request)).select_tools(
-        tenant,
+    out = await svc.rules.select_tools(
+        viewer,
         scope,
         context,
         body.candidates,
@@ -191,13 +195,13 @@ async def tools_select(body: ToolsSelectRequest, request: Request) -> dict[str, 
 
 
 @router.post("/tools/feedback", summary="Attribute a tool decision's outcome to the rules behind it")
-async def tools_feedback(body: ToolsFeedbackRequest, request: Request) -> dict[str, Any]:
+async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
-    context = inject_identity(request, body.context)
+    context, viewer = context_viewer(request, tenant, body.context)
     await quota(request, "write", tenant)
-    result = await rules_service(services(request)).tools_feedback(
-        tenant,
+    result = await svc.rules.tools_feedback(
+        viewer,
         scope,
         context,
         body.candidates,
@@ -223,13 +227,14 @@ async def tools_feedback(body: ToolsFeedbackRequest, request: Request) -> dict[s
 
 
 @router.post("/feedback", summary="Record one outcome for one rule")
-async def rule_feedback(body: FeedbackRequest, request: Request) -> dict[str, Any]:
+async def rule_feedback(body: FeedbackRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
+    viewer = viewer_of(request, tenant)
     await quota(request, "write", tenant)
     rule_id = str(body.rule_node_id)
-    result = await rules_service(services(request)).rule_feedback(
-        tenant,
+    result = await svc.rules.rule_feedback(
+        viewer,
         scope,
         rule_id,
         body.outcome,
@@ -237,7 +242,6 @@ async def rule_feedback(body: FeedbackRequest, request: Request) -> dict[str, An
         note=body.note,
         actor=_actor(request, body.actor),
         input_sha256=_input_sha(body),
-        viewer=_viewer(request),
     )
     if result.commit is None:  # a found rule is always updated; a missing one raised rule_not_found
         raise NotFound(f"no rule {rule_id} in this scope", code="rule_not_found", details={"field": "rule_node_id"})
@@ -254,18 +258,18 @@ async def rule_feedback(body: FeedbackRequest, request: Request) -> dict[str, An
 
 
 @router.post("/rules/state", summary="Move a rule through draft -> shadow -> active (or disable it)")
-async def rules_state(body: RuleStateRequest, request: Request) -> dict[str, Any]:
+async def rules_state(body: RuleStateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
+    viewer = viewer_of(request, tenant)
     await quota(request, "write", tenant)
-    change = await rules_service(services(request)).set_state(
-        tenant,
+    change = await svc.rules.set_state(
+        viewer,
         scope,
         str(body.rule_node_id),
         body.state,
         actor=_actor(request, body.actor),
         input_sha256=_input_sha(body),
-        viewer=_viewer(request),
     )
     return {
         "ok": True,

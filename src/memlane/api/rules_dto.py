@@ -1,4 +1,4 @@
-"""Request shapes of rules, tool selection and feedback (graph-memory-api.md + requests supplement).
+"""Request shapes of rules, tool selection and feedback (docs/api-graph.md).
 
 Bounds follow the contract: ``limit`` / ``rules_limit`` 1..200 (default 50), ``candidates``
 1..200 tool names (1..256 characters each). ``context`` is any JSON value but must be present

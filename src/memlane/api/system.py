@@ -4,19 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from memlane import __version__
-from memlane.api.deps import services
+from memlane.api.deps import ServicesDep
 from memlane.api.json_body import JsonBodyRoute
 
 router = APIRouter(route_class=JsonBodyRoute, tags=["system"])
 
 
 @router.get("/health", summary="Liveness and store health")
-async def health(request: Request) -> JSONResponse:
-    svc = services(request)
+async def health(svc: ServicesDep) -> JSONResponse:
     db_ok = await svc.store.ping()
     body: dict[str, Any] = {
         "status": "healthy" if db_ok else "unhealthy",

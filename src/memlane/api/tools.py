@@ -9,16 +9,14 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
-from memlane.api.auth import check_identity, principal_of
-from memlane.api.deps import authenticated, quota, resolve_tenant, services
+from memlane.api.deps import ServicesDep, authenticated, get_services, quota, resolve_tenant
+from memlane.api.identity import header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
 from memlane.api.tools_dto import ImportIn, KnowledgeItemIn, KnowledgeItemPatch, item_dto, version_dto
 from memlane.domain.errors import InvalidRequest
 from memlane.services.knowledge.model import ItemInput
-from memlane.services.knowledge.service import KnowledgeService
-from memlane.services.tools.context import HEADER_FIELDS, ToolContext
+from memlane.services.tools.context import ToolContext
 from memlane.services.tools.schemas import DESCRIPTIONS, SCHEMAS, TOOL_NAMES, openai_functions
-from memlane.services.tools.surface import surface
 from memlane.store.knowledge import ItemFilter
 
 router = APIRouter(
@@ -31,28 +29,31 @@ knowledge_router = APIRouter(
     dependencies=[Depends(authenticated)],
 )
 
-WRITE_TOOLS = frozenset({"memory_add", "memory_delete", "sync_now"})
-
 
 def tool_context(request: Request) -> ToolContext:
-    """Tenant and identifiers from credentials first, then the ``X-*`` headers."""
-    tenant = resolve_tenant(request, None)
-    principal = principal_of(request)
-    given = {name: (request.headers.get(header) or "").strip() or None for name, header in HEADER_FIELDS.items()}
-    check_identity(
-        principal, agent_fields={"X-Agent-Id": given["agent_id"]}, team_fields={"X-Team-Id": given["team_id"]}
+    """The caller (credentials, or with auth off the ``X-*`` headers, then the configured
+    ``MEMORY_DEFAULT_*`` identity) and the project and org labels it works in."""
+    settings = get_services(request).settings
+    viewer = viewer_of(
+        request,
+        resolve_tenant(request, None),
+        header_claims(request),
+        defaults={
+            "agent_id": settings.default_agent_id,
+            "user_id": settings.default_user_id,
+            "session_id": settings.default_session_id,
+        },
     )
-    role = principal.role if principal.method != "off" else request.headers.get("x-agent-role")
     return ToolContext(
-        tenant_id=tenant,
-        agent_id=principal.agent_id or given["agent_id"],
-        user_id=given["user_id"],
-        session_id=given["session_id"],
-        project_id=given["project_id"],
-        team_id=principal.team_id or given["team_id"],
-        org_id=given["org_id"],
-        role=role,
+        viewer=viewer,
+        project_id=_header(request, "x-project-id"),
+        org_id=_header(request, "x-org-id"),
     )
+
+
+def _header(request: Request, name: str) -> str | None:
+    raw = request.headers.get(name)
+    return raw.strip() if raw and raw.strip() else None
 
 
 @router.get("", summary="The tools with their JSON Schemas, also in OpenAI function-calling form")
@@ -64,9 +65,8 @@ async def list_tools() -> dict[str, Any]:
 
 
 @router.post("/{name}", summary="Call a tool; the body is its arguments object")
-async def call_tool(name: str, request: Request) -> dict[str, Any]:
+async def call_tool(name: str, request: Request, svc: ServicesDep) -> dict[str, Any]:
     ctx = tool_context(request)
-    await quota(request, "write" if name in WRITE_TOOLS else "recall", ctx.tenant_id)
     raw = await request.body()
     args: Any = {}
     if raw.strip():
@@ -74,36 +74,34 @@ async def call_tool(name: str, request: Request) -> dict[str, Any]:
             args = await request.json()
         except ValueError:
             raise InvalidRequest("request body is not valid JSON", code="INVALID_INPUT") from None
-    return await surface(services(request)).tools.call(name, args, ctx)
+    return await svc.tools.call(name, args, ctx)
 
 
 # --- knowledge repository -------------------------------------------------------------------
-def _knowledge(request: Request) -> KnowledgeService:
-    return surface(services(request)).knowledge
-
-
-def _author(request: Request) -> str | None:
-    principal = principal_of(request)
-    return principal.agent_id or request.headers.get("x-agent-id") or principal.role
+# Knowledge items (ADRs, policies, patterns, specs) are the tenant's documents: every caller of
+# the tenant reads them (docs/security.md, "Who sees what"); their synced memory nodes are in
+# the shared lane.
+def _author(request: Request, tenant: str) -> str | None:
+    viewer = viewer_of(request, tenant, header_claims(request))
+    return viewer.agent_id or viewer.role
 
 
 @knowledge_router.get("/items", summary="List knowledge items")
 async def list_items(
     request: Request,
+    svc: ServicesDep,
     type: list[str] | None = Query(None),
     layer: list[str] | None = Query(None),
     status: list[str] | None = Query(None),
     limit: int = Query(100, ge=1, le=1000),
 ) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
-    items = await _knowledge(request).list_items(
-        tenant, ItemFilter(types=type, layers=layer, statuses=status), limit=limit
-    )
+    items = await svc.knowledge.list_items(tenant, ItemFilter(types=type, layers=layer, statuses=status), limit=limit)
     return {"success": True, "items": [item_dto(i, include_constraints=True) for i in items], "totalCount": len(items)}
 
 
 @knowledge_router.post("/items", summary="Create a knowledge item", status_code=201)
-async def create_item(body: KnowledgeItemIn, request: Request) -> JSONResponse:
+async def create_item(body: KnowledgeItemIn, request: Request, svc: ServicesDep) -> JSONResponse:
     tenant = resolve_tenant(request, None)
     await quota(request, "write", tenant)
     raw = ItemInput(
@@ -120,49 +118,48 @@ async def create_item(body: KnowledgeItemIn, request: Request) -> JSONResponse:
         metadata=body.metadata,
         supersedes=body.supersedes,
     )
-    rec = await _knowledge(request).create(tenant, raw, author=_author(request), message=body.message)
+    rec = await svc.knowledge.create(tenant, raw, author=_author(request, tenant), message=body.message)
     return JSONResponse({"success": True, "item": item_dto(rec)}, status_code=201)
 
 
 @knowledge_router.get("/items/{item_id}", summary="One knowledge item")
-async def get_item(item_id: str, request: Request, include_history: bool = False) -> dict[str, Any]:
+async def get_item(item_id: str, request: Request, svc: ServicesDep, include_history: bool = False) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
-    svc = _knowledge(request)
-    rec = await svc.get(tenant, item_id)
+    rec = await svc.knowledge.get(tenant, item_id)
     out: dict[str, Any] = {"success": True, "item": item_dto(rec)}
     if include_history:
-        out["history"] = [version_dto(v) for v in await svc.history(tenant, item_id)]
+        out["history"] = [version_dto(v) for v in await svc.knowledge.history(tenant, item_id)]
     return out
 
 
 @knowledge_router.patch("/items/{item_id}", summary="Change a knowledge item (a new version)")
-async def update_item(item_id: str, body: KnowledgeItemPatch, request: Request) -> dict[str, Any]:
+async def update_item(item_id: str, body: KnowledgeItemPatch, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     await quota(request, "write", tenant)
     changes = {k: v for k, v in body.model_dump(exclude_unset=True).items() if k != "message"}
-    rec = await _knowledge(request).update(tenant, item_id, changes, author=_author(request), message=body.message)
+    rec = await svc.knowledge.update(tenant, item_id, changes, author=_author(request, tenant), message=body.message)
     return {"success": True, "item": item_dto(rec)}
 
 
 @knowledge_router.delete("/items/{item_id}", summary="Delete a knowledge item")
-async def delete_item(item_id: str, request: Request) -> dict[str, Any]:
+async def delete_item(item_id: str, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     await quota(request, "write", tenant)
-    await _knowledge(request).delete(tenant, item_id)
+    await svc.knowledge.delete(tenant, item_id)
     return {"success": True, "message": f"Knowledge item {item_id!r} deleted; run sync_now to remove it from memory"}
 
 
 @knowledge_router.get("/items/{item_id}/history", summary="Version history of a knowledge item")
-async def item_history(item_id: str, request: Request) -> dict[str, Any]:
+async def item_history(item_id: str, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
-    return {"success": True, "history": [version_dto(v) for v in await _knowledge(request).history(tenant, item_id)]}
+    return {"success": True, "history": [version_dto(v) for v in await svc.knowledge.history(tenant, item_id)]}
 
 
 @knowledge_router.post("/import", summary="Import Markdown documents with YAML front matter (ADRs etc.)")
-async def import_documents(body: ImportIn, request: Request) -> dict[str, Any]:
+async def import_documents(body: ImportIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     await quota(request, "write", tenant)
-    saved = await _knowledge(request).import_documents(
-        tenant, [(d.path, d.content) for d in body.documents], author=_author(request)
+    saved = await svc.knowledge.import_documents(
+        tenant, [(d.path, d.content) for d in body.documents], author=_author(request, tenant)
     )
     return {"success": True, "items": [{"id": r.id, "version": str(r.version), "status": r.status} for r in saved]}

@@ -97,14 +97,13 @@ async def _run(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from memlane.services.container import open_services
-    from memlane.services.lifecycle import lifecycle
 
     console = Console(stderr=True)
     svc = await open_services(settings, auto_migrate=False)
     out: dict[str, Any] = {"tenant_id": tenant_id, "applied": apply, "consolidation": [], "compression": []}
     try:
         scopes = [scope] if scope else [s for _, s in await svc.store.list_scopes(tenant_id)]
-        life = lifecycle(svc)
+        life = svc.lifecycle
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=console, disable=not console.is_terminal, transient=True) as bar:
             overall = bar.add_task("scopes", total=len(scopes))

@@ -21,18 +21,20 @@ def mcp(
     role: Annotated[str | None, typer.Option(help="agent role", envvar="MEMLANE_MCP_ROLE")] = None,
 ) -> None:
     """Serve the memory, knowledge and sync tools over MCP stdio (for Claude Desktop and other clients)."""
+    from memlane.domain.roles import canonical_role
+    from memlane.domain.visibility import Viewer
     from memlane.mcp.stdio import serve_stdio
     from memlane.services.tools.context import ToolContext
 
     settings = Settings()
-    ctx = ToolContext(
+    # the stdio server is a local process of its user: it acts for the identity it is started
+    # with, as the HTTP surface does with auth off (defaults: MEMORY_DEFAULT_*)
+    viewer = Viewer(
         tenant_id=tenant or settings.default_tenant_id,
-        agent_id=agent_id,
-        user_id=user_id,
-        session_id=session_id,
-        project_id=project_id,
+        agent_id=agent_id or settings.default_agent_id,
         team_id=team_id,
-        org_id=org_id,
-        role=role,
+        user_id=user_id or settings.default_user_id,
+        session_id=session_id or settings.default_session_id,
+        role=canonical_role(role),
     )
-    asyncio.run(serve_stdio(settings, ctx))
+    asyncio.run(serve_stdio(settings, ToolContext(viewer=viewer, project_id=project_id, org_id=org_id)))

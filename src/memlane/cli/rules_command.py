@@ -1,7 +1,7 @@
 """``memlane rules suggest``: read-only promotion suggestions for the rule lifecycle.
 
 Never changes anything: it lists draft rules that earned shadow and shadow rules that earned
-active (thresholds from graph-memory-requests.md, all configurable), so a person can apply
+active (thresholds from docs/api-graph.md, all configurable), so a person can apply
 them with ``POST /v1/memory/rules/state``.
 """
 
@@ -60,14 +60,13 @@ async def _suggest(
     settings: Any, tenant_id: str, scope: str | None, thresholds: Any, show_all: bool
 ) -> list[dict[str, Any]]:
     from memlane.services.container import open_services
-    from memlane.services.rules_service import rules_service
 
     svc = await open_services(settings, auto_migrate=False)
     try:
         scopes = [scope] if scope else [s for _, s in await svc.store.list_scopes(tenant_id)]
         rows: list[dict[str, Any]] = []
         for sc in scopes:
-            checks = await rules_service(svc).suggest_promotions(tenant_id, sc, thresholds, include_ineligible=show_all)
+            checks = await svc.rules.suggest_promotions(tenant_id, sc, thresholds, include_ineligible=show_all)
             rows += [{"scope": sc, **c.as_dict()} for c in checks]
         return rows
     finally:

@@ -12,7 +12,10 @@ three-valued NULL would otherwise turn ``NOT (layer IN (...))`` false for a NULL
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal, TypeAlias
 
 Op: TypeAlias = Literal["<", "<=", ">", ">="]
@@ -91,28 +94,31 @@ def columns_of(term: Term) -> frozenset[str]:
     return out
 
 
-def _compare(left: Any, op: Op, right: Any) -> bool:
-    if op == "<":
-        return bool(left < right)
-    if op == "<=":
-        return bool(left <= right)
-    if op == ">":
-        return bool(left > right)
-    return bool(left >= right)
-
-
 def matches(term: Term, row: Any) -> bool:
     """Evaluate ``term`` on anything with the columns as attributes (a ``Node``, a SQL row)."""
+    return compiled(term)(row)
+
+
+_OPS: dict[str, Callable[[Any, Any], Any]] = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+@lru_cache(maxsize=1024)
+def compiled(term: Term) -> Callable[[Any], bool]:
+    """``matches`` as a closure built once per term: recall checks a few hundred neighbours
+    against the same reader's term, and walking the tree for each cost more than the check."""
     if isinstance(term, Eq):
-        return bool(getattr(row, term.column) == term.value)
+        column, value = term.column, term.value
+        return lambda row: bool(getattr(row, column) == value)
     if isinstance(term, In):
-        value = getattr(row, term.column)
-        return value is not None and value in term.values
+        column, values = term.column, frozenset(v for v in term.values if v is not None)
+        return lambda row: getattr(row, column) in values
     if isinstance(term, Cmp):
-        value = getattr(row, term.column)
-        return value is not None and _compare(value, term.op, term.value)
+        column, op, bound = term.column, _OPS[term.op], term.value
+        return lambda row: (v := getattr(row, column)) is not None and bool(op(v, bound))
     if isinstance(term, Not):
-        return not matches(term.term, row)
+        inner = compiled(term.term)
+        return lambda row: not inner(row)
+    parts = tuple(compiled(t) for t in term.terms)
     if isinstance(term, All):
-        return all(matches(t, row) for t in term.terms)
-    return any(matches(t, row) for t in term.terms)
+        return lambda row: all(p(row) for p in parts)
+    return lambda row: any(p(row) for p in parts)

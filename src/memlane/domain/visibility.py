@@ -13,15 +13,20 @@ the tenant three rules apply, all at once, on every surface:
 * **Personal layers.** ``user`` and ``session`` memories are visible only to the reader acting
   for that user or session.
 
-Readers never build this themselves: ``services/visibility.py`` turns a caller into one.
+A caller is a ``Viewer``; ``visibility_of(viewer)`` is the one function that decides what it
+may see. Every surface turns its request into a Viewer (api/identity.py: from the credentials,
+or from the request itself when auth is off), and every read of memory asks this function
+through ``services/reading.py``. The table it implements is in docs/security.md ("Who sees
+what").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from memlane.domain.filters import TRUE, Eq, In, Not, Term, all_of, any_of, matches
+from memlane.domain.roles import ADMIN, USER_AGENT, canonical_role, is_system
 
 WORKSPACE_LAYER = "workspace"
 USER_LAYER = "user"
@@ -85,3 +90,72 @@ class Visibility:
 
 #: offline jobs (decay, consolidation, sync, expiry) act for the system, not for a reader
 EVERYTHING = Visibility(lanes_enforced=False, personal_enforced=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """A caller inside its tenant.
+
+    ``authenticated`` is true when the identity comes from verified credentials (auth on):
+    lanes then always apply, so a key that carries no agent and no team sees shared memory
+    only. With auth off, lanes apply once the request names an agent or a team, as the graph
+    contract asks; without either, the request is an anonymous reader of the whole tenant
+    (still not of workspace or personal memory).
+    """
+
+    tenant_id: str
+    agent_id: str | None = None
+    team_id: str | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    role: str = USER_AGENT
+    authenticated: bool = False
+
+    @property
+    def admin(self) -> bool:
+        return self.role == ADMIN
+
+    @property
+    def system(self) -> bool:
+        return is_system(self.role)
+
+    @property
+    def actor(self) -> str:
+        """How commits name this caller."""
+        return self.agent_id or self.team_id or self.role
+
+    def to_payload(self) -> dict[str, Any]:
+        """For a job that acts on the caller's behalf later (the job keeps the caller's reach)."""
+        return asdict(self)
+
+    @classmethod
+    def from_payload(cls, tenant_id: str, raw: object) -> Viewer:
+        """The viewer a job was submitted with; a job without one (older rows) acts as an
+        authenticated reader with no identity: shared memory only."""
+        if not isinstance(raw, dict):
+            return cls(tenant_id=tenant_id, authenticated=True)
+        text = {k: raw.get(k) if isinstance(raw.get(k), str) and raw.get(k) else None for k in
+                ("agent_id", "team_id", "user_id", "session_id")}  # fmt: skip
+        return cls(
+            tenant_id=tenant_id,
+            role=canonical_role(raw.get("role") if isinstance(raw.get("role"), str) else None),
+            authenticated=bool(raw.get("authenticated", True)),
+            **text,
+        )
+
+
+def visibility_of(viewer: Viewer) -> Visibility:
+    """The reach of ``viewer`` inside its tenant (docs/security.md, "Who sees what")."""
+    if viewer.admin:
+        return EVERYTHING
+    system = viewer.system
+    teams = tuple(t for t in (viewer.team_id, SYSTEM_AGENTS_TEAM if system else None) if t)
+    return Visibility(
+        lanes_enforced=viewer.authenticated or viewer.agent_id is not None or viewer.team_id is not None,
+        agent_id=viewer.agent_id,
+        team_ids=teams,
+        hidden_layers=() if system else (WORKSPACE_LAYER,),
+        personal_enforced=True,
+        user_id=viewer.user_id,
+        session_id=viewer.session_id,
+    )

@@ -22,7 +22,6 @@ from memlane.services.tools.service import ToolService
 
 async def serve_stdio(settings: Settings, ctx: ToolContext) -> None:
     from memlane.services.container import open_services
-    from memlane.services.tools.surface import surface
 
     # stdout is the protocol channel: logs go to stderr only
     logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr, force=True)
@@ -30,7 +29,7 @@ async def serve_stdio(settings: Settings, ctx: ToolContext) -> None:
     try:
         if settings.worker_in_process:
             svc.worker.start()
-        tools = surface(svc).tools
+        tools = svc.tools
 
         async def resolve(_: ServerRequestContext[Any, Any]) -> tuple[ToolService, ToolContext]:
             return tools, ctx

@@ -1,4 +1,4 @@
-"""The rule condition language (graph-memory-requests.md, "Condition language").
+"""The rule condition language (docs/api-graph.md, "Condition language").
 
 A condition is plain JSON matched against the caller's ``context``. It is evaluated on every
 ``rules/evaluate`` and ``tools/select`` call, for every visible rule, with a context the caller

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from memlane.domain.model import Node
+from memlane.domain.visibility import Visibility
 from memlane.rules.conditions import matches, specificity
 from memlane.rules.policy import (
     INVALID_THEN_SAMPLE,
@@ -197,10 +198,15 @@ def evaluate(
     *,
     include_shadow: bool = True,
     limit: int = DEFAULT_LIMIT,
+    reach: Visibility | None = None,
 ) -> Evaluation:
-    """Evaluate visible SHADOW/ACTIVE rules against ``context`` and merge what they say."""
+    """Evaluate visible SHADOW/ACTIVE rules against ``context`` and merge what they say.
+
+    ``reach`` is the caller's visibility (services pass the one decided for the caller); without
+    it the context's identity decides, as for an anonymous caller (rules/visibility.py)."""
     limit = max(0, min(int(limit), MAX_LIMIT))
     identity = Identity.from_context(context)
+    reach = reach if reach is not None else identity.reach()
     tally = VisibilityTally()
     invalid_sample: list[dict[str, str]] = []
     meta_issues: dict[str, list[str]] = {}
@@ -222,7 +228,7 @@ def evaluate(
         if not scope_allows(rule_scope_of(slots), identity):
             tally.filtered_by_scope += 1
             continue
-        if not lane_allows(c.node, identity):
+        if not lane_allows(c.node, reach):
             tally.filtered_by_lane += 1
             continue
         if unowned:
@@ -279,7 +285,7 @@ def evaluate(
         matched=matched,
         skipped_invalid_then=tally.skipped_invalid_then,
         invalid_then_sample=invalid_sample,
-        agent_visibility_summary=tally.summary(identity),
+        agent_visibility_summary=tally.summary(identity, lane_applied=reach.lanes_enforced),
         active=active,
         shadow=shadow,
         applied=applied,

@@ -1,7 +1,7 @@
 """Read-only promotion suggestions for the rule lifecycle (draft -> shadow -> active).
 
 The helper only *suggests*; a person or an explicit ``rules/state`` call applies. Defaults come
-from graph-memory-requests.md and are configurable through ``PromotionThresholds``:
+from docs/api-graph.md and are configurable through ``PromotionThresholds``:
 
 * draft -> shadow: at least 3 positive outcomes from *distinct* ``run_id`` s and no negative.
   Distinct runs keep one chatty run from promoting a rule on its own; positive feedback

@@ -1,6 +1,6 @@
 """Tool selection: apply the merged ``tool`` policy to a caller's candidates, deterministically.
 
-Semantics (graph-memory-api.md, ``tools/select``) and the choices made where it is silent:
+Semantics (docs/api-graph.md, ``tools/select``) and the choices made where it is silent:
 
 * ``candidates`` are deduplicated keeping first occurrence; names compare exactly
   (case-sensitive), as tool names are identifiers.

@@ -1,4 +1,4 @@
-"""Which rules a caller may see: rule scope first, then memory lane (graph-memory-api.md).
+"""Which rules a caller may see: rule scope first, then memory lane (docs/api-graph.md).
 
 Both filters run before conditions, so a rule the caller may not see never influences, and is
 never named in, anything the caller gets back (including ``invalid_then_sample``).
@@ -10,12 +10,16 @@ Choices:
 * Scope: ``slots.rule_scope`` absent means ``global``. ``team``/``agent`` rules need their
   target id; a rule with an unknown ``rule_scope`` or a missing target is misconfigured and is
   filtered by scope (never applied to everyone by accident).
-* Lane: enforced as soon as an agent *or* team id is known; ``shared`` is visible, ``private``
-  is visible to its owner agent or owner team, and ``private`` without any owner (a legacy
-  defect the write path now refuses) is never visible when enforced. Such rules are counted in
-  ``legacy_unowned_private_detected`` whenever they are scanned; when the lane filter is not
-  applied (no identity) they stay visible and are also counted in
-  ``legacy_unowned_private_visible``.
+* Lane: the caller's reach, decided by the one visibility function
+  (``domain/visibility.py``); the service passes it in. Without one (the pure engine on its
+  own), the reach is that of an anonymous caller naming the context's agent and team: lanes
+  apply as soon as an agent *or* team id is known, as the graph contract says. ``shared`` is
+  visible, ``private`` is visible to its owner agent or owner team, and ``private`` without any
+  owner (a legacy defect the write path now refuses) is never visible when lanes apply. Such
+  rules are counted in ``legacy_unowned_private_detected`` whenever they are scanned; when
+  lanes do not apply they stay visible and are also counted in
+  ``legacy_unowned_private_visible``. With auth on, lanes always apply: a tenant-wide key
+  sees shared rules only (``applied: true``, ``reason: missing_agent_context``).
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from memlane.domain.model import Node, Visibility
+from memlane.domain.model import Node
+from memlane.domain.visibility import Viewer, Visibility, visibility_of
 
 RULE_SCOPES: Final = ("global", "team", "agent")
 LaneReason = Literal["missing_agent_context", "enforced_agent_only", "enforced_team_only", "enforced_agent_team"]
@@ -52,9 +57,9 @@ class Identity:
             team_id=_text(agent.get("team_id")) or _text(context.get("team_id")),
         )
 
-    @property
-    def lane_applied(self) -> bool:
-        return self.agent_id is not None or self.team_id is not None
+    def reach(self) -> Visibility:
+        """The reach of an anonymous caller naming this identity (the engine used alone)."""
+        return visibility_of(Viewer(tenant_id="", agent_id=self.agent_id, team_id=self.team_id))
 
     @property
     def lane_reason(self) -> LaneReason:
@@ -100,15 +105,9 @@ def is_unowned_private(node: Node) -> bool:
     return node.memory_lane != "shared" and not node.owner_agent_id and not node.owner_team_id
 
 
-def lane_allows(node: Node, identity: Identity) -> bool:
-    """Lane visibility of a rule node; always true when no identity is known."""
-    if not identity.lane_applied:
-        return True
-    if is_unowned_private(node):
-        return False
-    return Visibility(identity.agent_id, identity.team_id).can_see(
-        node.memory_lane, node.owner_agent_id, node.owner_team_id
-    )
+def lane_allows(node: Node, reach: Visibility) -> bool:
+    """Lane visibility of a rule node for the caller's reach."""
+    return reach.can_see(node)
 
 
 @dataclass(slots=True)
@@ -125,7 +124,7 @@ class VisibilityTally:
     legacy_unowned_private_visible: int = 0
     legacy_unowned_private_detected: int = 0
 
-    def summary(self, identity: Identity) -> dict[str, Any]:
+    def summary(self, identity: Identity, *, lane_applied: bool) -> dict[str, Any]:
         """The ``agent_visibility_summary`` object, exactly as the contract shapes it."""
         return {
             "agent": {"id": identity.agent_id, "team_id": identity.team_id},
@@ -139,7 +138,7 @@ class VisibilityTally:
                 "matched_shadow": self.matched_shadow,
             },
             "lane": {
-                "applied": identity.lane_applied,
+                "applied": lane_applied,
                 "reason": identity.lane_reason,
                 "legacy_unowned_private_visible": self.legacy_unowned_private_visible,
                 "legacy_unowned_private_detected": self.legacy_unowned_private_detected,

@@ -1,23 +1,43 @@
-"""Wires settings into one set of services shared by every surface, the worker and the CLI."""
+"""Wires settings into one set of services shared by every surface, the worker and the CLI.
+
+Each feature is built here from exactly what it needs (no feature sees the container, so no
+module imports this one back), once per process: one store, one embedder, one LLM client with
+one call gate, one quota guard.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.embed.base import Embedder
 from memlane.embed.factory import build_embedder
 from memlane.jobs.kinds import EMBED_NODES
+from memlane.jobs.layers_kinds import KNOWLEDGE_SYNC, LAYERS_SWEEP
 from memlane.jobs.worker import Handler, Worker
+from memlane.llm.client import ChatClient
+from memlane.llm.limits import CallGate
+from memlane.services.conversation.wiring import ConversationServices, build_conversation
 from memlane.services.embedding import EmbeddingService
+from memlane.services.knowledge.service import KnowledgeService
+from memlane.services.knowledge.sync import SyncService
+from memlane.services.layers.expiry import ExpirySweeper
+from memlane.services.layers.routing import LayerClassifier, LLMClassifier, RuleClassifier
+from memlane.services.layers.service import LayeredMemoryService
+from memlane.services.lifecycle import Lifecycle, build_lifecycle
+from memlane.services.quotas import QuotaGuard
+from memlane.services.reading import MemoryReader
 from memlane.services.recall import RecallService
+from memlane.services.rules_service import RulesService
+from memlane.services.tools.memory import MemoryTools
+from memlane.services.tools.service import ToolService
 from memlane.services.writing import WriteService
 from memlane.store import migrate
 from memlane.store.base import Store
+from memlane.store.knowledge import KnowledgeStore
 
 log = logging.getLogger(__name__)
 
@@ -44,32 +64,64 @@ def build_store(settings: Settings, *, dimension: int) -> Store:
     )
 
 
+def build_llm(settings: Settings) -> ChatClient | None:
+    """The process's one LLM client (``MEMLANE_LLM_BASE_URL``), or None for the offline paths."""
+    if not settings.llm_base_url:
+        return None
+    gate = CallGate(
+        max_concurrency=settings.llm_max_concurrency,
+        rate=settings.llm_rate_limit_rps,
+        burst=settings.llm_rate_limit_burst,
+    )
+    return ChatClient(
+        settings.llm_base_url,
+        model=settings.llm_model,
+        api_key=settings.llm_api_key,
+        timeout_sec=settings.llm_timeout_sec,
+        gate=gate,
+    )
+
+
+def build_classifier(settings: Settings, llm: ChatClient | None) -> LayerClassifier:
+    """The LLM router when an LLM is configured and ``MEMLANE_LAYERS_LLM_ROUTING`` is on; the
+    offline rules otherwise."""
+    if llm is None or not settings.layers_llm_routing:
+        return RuleClassifier()
+    return LLMClassifier(llm)
+
+
 @dataclass
 class Services:
+    """One field per feature; routers take it through ``api/deps.py``'s ``ServicesDep``."""
+
     settings: Settings
     clock: Clock
     store: Store
     embedder: Embedder
     embedding: EmbeddingService
+    reader: MemoryReader
     writes: WriteService
     recall: RecallService
     worker: Worker
-
-    #: per-surface services built on demand by their own modules (one entry per surface)
-    extras: dict[str, Any] = field(default_factory=dict)
+    quotas: QuotaGuard
+    llm: ChatClient | None
+    rules: RulesService
+    lifecycle: Lifecycle
+    conversation: ConversationServices
+    layers: LayeredMemoryService
+    knowledge: KnowledgeService
+    sync: SyncService
+    sweeper: ExpirySweeper
+    tools: ToolService
 
     def handlers(self) -> dict[str, Handler]:
-        handlers: dict[str, Handler] = {EMBED_NODES: self.embedding.run_embed_job}
-        from memlane.services.conversation.wiring import conversation_handlers
-
-        handlers.update(conversation_handlers(self))
-        from memlane.services.tools.surface import handlers as layers_tools_handlers  # surface: layers and tools
-
-        handlers.update(layers_tools_handlers(self))
-        from memlane.services.lifecycle import lifecycle_handlers  # surface: rules and lifecycle (job handlers)
-
-        handlers.update(lifecycle_handlers(self))
-        return handlers
+        return {
+            EMBED_NODES: self.embedding.run_embed_job,
+            LAYERS_SWEEP: self.sweeper.run_job,
+            KNOWLEDGE_SYNC: self.sync.run_job,
+            **self.conversation.handlers(),
+            **self.lifecycle.handlers(),
+        }
 
     async def close(self) -> None:
         await self.worker.stop()
@@ -89,30 +141,102 @@ async def open_services(
         embedder = await asyncio.to_thread(build_embedder, settings)
     store = build_store(settings, dimension=embedder.dimension)
     await store.open()
+    return build_services(settings, store, embedder, clock=clock)
+
+
+def build_services(settings: Settings, store: Store, embedder: Embedder, *, clock: Clock) -> Services:
     # a whole job per embedder call: the embedder batches and length-sorts internally, and one
     # write transaction per job instead of per 32 nodes (measured 138 -> 261 texts/s)
     embedding = EmbeddingService(store, embedder, clock=clock, batch_size=512)
     worker = Worker(
         store, {}, clock=clock, poll_interval=settings.worker_poll_interval_sec, lease_sec=settings.job_lease_sec
     )
+    notify = worker.notify
+    reader = MemoryReader(store)
     writes = WriteService(
         store,
         clock=clock,
         dimension=embedder.dimension,
         default_auto_embed=settings.auto_embed,
         job_max_attempts=settings.job_max_attempts,
-        on_jobs=worker.notify,
+        on_jobs=notify,
     )
-    recall = RecallService.from_settings(store, settings, clock=clock, dimension=embedder.dimension)
+    quotas = QuotaGuard(settings)
+    llm = build_llm(settings)
+    kstore = KnowledgeStore(store)
+    sweeper = ExpirySweeper(
+        store,
+        kstore,
+        writes=writes,
+        clock=clock,
+        ttl_hours=settings.workspace_ttl_hours,
+        interval_sec=settings.layers_sweep_interval_sec,
+        job_max_attempts=settings.job_max_attempts,
+        notify=notify,
+    )
+    knowledge = KnowledgeService(kstore, embedding, clock=clock, folder=settings.knowledge_dir)
+    sync = SyncService(
+        writes=writes,
+        kstore=kstore,
+        knowledge=knowledge,
+        embedding=embedding,
+        clock=clock,
+        scope=settings.default_scope,
+    )
+    memory_tools = MemoryTools(
+        reader=reader,
+        writes=writes,
+        embedding=embedding,
+        clock=clock,
+        scope=settings.default_scope,
+        on_write=sweeper.ensure_scheduled,
+    )
     services = Services(
         settings=settings,
         clock=clock,
         store=store,
         embedder=embedder,
         embedding=embedding,
+        reader=reader,
         writes=writes,
-        recall=recall,
+        recall=RecallService.from_settings(store, reader, settings, clock=clock, dimension=embedder.dimension),
         worker=worker,
+        quotas=quotas,
+        llm=llm,
+        rules=RulesService(store, clock=clock),
+        lifecycle=build_lifecycle(store, writes, settings, clock=clock),
+        conversation=build_conversation(
+            store=store,
+            reader=reader,
+            embedding=embedding,
+            writes=writes,
+            settings=settings,
+            clock=clock,
+            llm=llm,
+            notify=notify,
+        ),
+        layers=LayeredMemoryService(
+            reader=reader,
+            writes=writes,
+            embedding=embedding,
+            clock=clock,
+            classifier=build_classifier(settings, llm),
+            on_write=sweeper.ensure_scheduled,
+        ),
+        knowledge=knowledge,
+        sync=sync,
+        sweeper=sweeper,
+        tools=ToolService(
+            store,
+            memory_tools,
+            knowledge,
+            sync,
+            clock=clock,
+            quotas=quotas,
+            sync_timeout_sec=settings.sync_timeout_sec,
+            job_max_attempts=settings.job_max_attempts,
+            notify=notify,
+        ),
     )
     worker.handlers.update(services.handlers())
     return services

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from memlane.domain.clock import Clock, new_id
+from memlane.domain.errors import MemlaneError, UpstreamEmbeddingBadResponse
 from memlane.domain.model import Job
-from memlane.embed.base import Embedder, Vectors
+from memlane.embed.base import Embedder
 from memlane.jobs.kinds import EMBED_NODES
-from memlane.store.base import Store
+from memlane.store.base import Store, Vector
 
 log = logging.getLogger(__name__)
 
@@ -23,8 +25,27 @@ class EmbeddingService:
         self.clock = clock
         self.batch_size = batch_size
 
-    async def embed_query(self, text: str) -> Vectors:
-        return await self.embedder.embed([text])
+    async def vectors(self, texts: Sequence[str]) -> list[Vector]:
+        """Embed now: for queries, and for writes that must be searchable the moment they are
+        stored (layered, tool and knowledge memories). Every surface embeds through here, so
+        provider failures reach them as the same typed errors (``UpstreamEmbedding*``), and a
+        misbehaving embedder is caught before its vectors reach the store."""
+        try:
+            raw = await self.embedder.embed(list(texts))
+        except MemlaneError:
+            raise
+        except Exception as exc:
+            log.exception("embedder raised")
+            raise UpstreamEmbeddingBadResponse(f"embedding failed: {type(exc).__name__}: {exc}") from exc
+        out = [np.asarray(v, dtype=np.float32) for v in raw]
+        if len(out) != len(texts) or any(v.shape != (self.embedder.dimension,) for v in out):
+            raise UpstreamEmbeddingBadResponse(
+                f"embedder returned {len(out)} vectors of the wrong shape for {len(texts)} texts"
+            )
+        return out
+
+    async def query_vector(self, text: str) -> Vector:
+        return (await self.vectors([text]))[0]
 
     async def run_embed_job(self, job: Job) -> dict[str, Any]:
         """Embed the job's pending nodes; nodes whose text changed meanwhile are re-read."""

@@ -1,6 +1,6 @@
 """Recall: hybrid seeds, a bounded neighbourhood, blended graph activation, context.
 
-The pipeline follows graph-memory-requests.md ("Recall, in outline"), with hybrid ranking
+The pipeline follows docs/api-graph.md ("Recall, in outline"), with hybrid ranking
 (docs/api-graph.md, "Ranking signals"): dense and keyword candidates fused (relative score
 or reciprocal rank fusion), boosted by the entities and the period the query names, then graph activation added
 on top. Each signal is switched by ``RankingConfig`` so its effect can be measured alone.
@@ -23,12 +23,14 @@ from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.hashing import sha256_hex
-from memlane.domain.model import ACTIVE_TIERS, Edge, Node, NodeBrief, RecallAudit, SeedFilter, Visibility
+from memlane.domain.model import ACTIVE_TIERS, Edge, Node, NodeBrief, RecallAudit
+from memlane.domain.visibility import Viewer
 from memlane.services.ranking.activation import EDGE_TYPE_FACTOR, HOP_DECAY, spread
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import Candidates, fuse
 from memlane.services.ranking.query_text import keyword_query
 from memlane.services.ranking.signals import QuerySignals
+from memlane.services.reading import MemoryReader
 from memlane.services.recall_audit import RecallAuditLog
 from memlane.store.base import Store, Vector
 
@@ -46,7 +48,7 @@ CONTEXT_MAX_ITEMS = 20
 
 @dataclass(slots=True)
 class RecallParams:
-    tenant_id: str
+    viewer: Viewer
     scope: str
     limit: int = 30
     neighborhood_hops: int = 2
@@ -55,14 +57,14 @@ class RecallParams:
     ranked_limit: int = 100
     min_edge_weight: float = 0.0
     min_edge_confidence: float = 0.0
-    consumer_agent_id: str | None = None
-    consumer_team_id: str | None = None
     include_embeddings: bool = False
     debug_embeddings_allowed: bool = False
     endpoint: str = "recall"
     query_text: str | None = None
-    #: layers this reader may never see (workspace, unless the caller is a system agent)
-    exclude_layers: tuple[str, ...] = ()
+
+    @property
+    def tenant_id(self) -> str:
+        return self.viewer.tenant_id
 
 
 @dataclass(slots=True)
@@ -83,22 +85,60 @@ def vector_sha256(vector: Vector) -> str:
     return sha256_hex(json.dumps([float(x) for x in np.asarray(vector, dtype=np.float32)], separators=(",", ":")))
 
 
+def embedding_preview(vectors: dict[str, Vector], ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The debug channel's view of vectors: for at most ``DEBUG_MAX_SEEDS`` of ``ids`` (in
+    order), the length, the first ``DEBUG_PREVIEW_DIMS`` values and a sha256 of the whole
+    vector; never the vector itself (embeddings can be inverted to text). Every surface that
+    shows embeddings shows this, within ``DEBUG_MAX_BYTES``."""
+    out: dict[str, dict[str, Any]] = {}
+    for nid in ids:
+        vec = vectors.get(nid)
+        if vec is None:
+            continue
+        if len(out) >= DEBUG_MAX_SEEDS:
+            break
+        out[nid] = {
+            "dim": len(vec),
+            "preview": [round(float(x), 6) for x in vec[:DEBUG_PREVIEW_DIMS]],
+            "sha256": vector_sha256(vec),
+        }
+    size = len(json.dumps(out).encode())
+    if size > DEBUG_MAX_BYTES:
+        raise InvalidRequest(
+            f"debug embeddings payload is {size} bytes, above the {DEBUG_MAX_BYTES} cap",
+            code="debug_embeddings_too_large",
+            details={"max_debug_bytes": DEBUG_MAX_BYTES},
+        )
+    return out
+
+
 def is_compression_summary(node: Node) -> bool:
     return node.type == "concept" and node.slots.get("summary_kind") == "compression_rollup"
 
 
 class RecallService:
-    def __init__(self, store: Store, *, clock: Clock, dimension: int, ranking: RankingConfig | None = None):
+    def __init__(
+        self,
+        store: Store,
+        reader: MemoryReader,
+        *,
+        clock: Clock,
+        dimension: int,
+        ranking: RankingConfig | None = None,
+    ):
         self.store = store
+        self.reader = reader
         self.clock = clock
         self.dimension = dimension
         self.ranking = ranking or RankingConfig()
         self.audit_log = RecallAuditLog(store)
 
     @classmethod
-    def from_settings(cls, store: Store, settings: Settings, *, clock: Clock, dimension: int) -> RecallService:
+    def from_settings(
+        cls, store: Store, reader: MemoryReader, settings: Settings, *, clock: Clock, dimension: int
+    ) -> RecallService:
         """Ranking signals come from the ``MEMLANE_RECALL_*`` settings."""
-        return cls(store, clock=clock, dimension=dimension, ranking=RankingConfig.from_settings(settings))
+        return cls(store, reader, clock=clock, dimension=dimension, ranking=RankingConfig.from_settings(settings))
 
     def check_dimension(self, vector: list[float] | Vector, field_name: str = "query_embedding") -> None:
         if len(vector) != self.dimension:
@@ -116,12 +156,11 @@ class RecallService:
                 code="debug_embeddings_limit_exceeded",
                 details={"field": "limit", "max": DEBUG_MAX_LIMIT},
             )
-        vis = Visibility(p.consumer_agent_id, p.consumer_team_id)
         seed_index: dict[str, Node] = {}
-        seeds, base = await self._seeds(query, p, vis, seed_index)
+        seeds, base = await self._seeds(query, p, seed_index)
         index: dict[str, Node | NodeBrief] = dict(seed_index)
 
-        edges, drafts = await self._neighbourhood(p, [n.id for n, _ in seeds], index, vis)
+        edges, drafts = await self._neighbourhood(p, [n.id for n, _ in seeds], index)
         if self.ranking.graph:
             activation = spread(base, edges, index, hops=p.neighborhood_hops, graph_weight=self.ranking.graph_weight)
         else:
@@ -140,7 +179,7 @@ class RecallService:
         chosen_set = set(chosen_ids)
         sub_edges = [e for e in edges if e.src_id in chosen_set and e.dst_id in chosen_set]
         if drafts:
-            shown = {n.id: n for n in await self.store.get_nodes(p.tenant_id, p.scope, list(drafts))}
+            shown = {n.id: n for n in await self.reader.nodes(p.viewer, p.scope, list(drafts))}
             chosen, sub_edges = self._explain_drafts(chosen, sub_edges, shown, edges, p)
         sub_edges = sorted(sub_edges, key=lambda e: (-(e.weight * e.confidence), e.id))[: p.max_edges]
 
@@ -158,7 +197,7 @@ class RecallService:
             neighborhood_counts={"nodes": len(activation) + len(drafts), "edges": len(edges)},
         )
         if p.include_embeddings and p.debug_embeddings_allowed:
-            outcome.debug_embeddings = await self._debug_embeddings(p, [n.id for n, _ in seeds[:DEBUG_MAX_SEEDS]])
+            outcome.debug_embeddings = await self._debug_embeddings(p, [n for n, _ in seeds[:DEBUG_MAX_SEEDS]])
         self._audit(p, [n.id for n, _ in seeds], len(chosen))
         return outcome
 
@@ -168,12 +207,12 @@ class RecallService:
         A node deleted since its brief was read is left out, as if it had not been found."""
         full = {i: n for i in ids if isinstance(n := index.get(i), Node)}
         missing = [i for i in dict.fromkeys(ids) if i not in full]
-        for n in await self.store.get_nodes(p.tenant_id, p.scope, missing):
+        for n in await self.reader.nodes(p.viewer, p.scope, missing):
             full[n.id] = n
         return full
 
     async def _seeds(
-        self, query: Vector, p: RecallParams, vis: Visibility, index: dict[str, Node]
+        self, query: Vector, p: RecallParams, index: dict[str, Node]
     ) -> tuple[list[tuple[Node, float]], dict[str, float]]:
         """The ``limit`` best candidates with their true cosine similarity, and their base score.
 
@@ -189,18 +228,17 @@ class RecallService:
         kw_text = keyword_query(text) if (cfg.keyword and text) else None
         fusing = cfg.keyword and text is not None
         depth = max(p.limit, cfg.candidates) if (fusing or signals.active) else p.limit
-        flt = SeedFilter(tiers=ACTIVE_TIERS, visibility=vis, exclude_draft_topics=True, exclude_layers=p.exclude_layers)
 
         # The keyword search runs while the dense search does, after the query is embedded: run
         # during the embedding it slowed the embedder's two threads on two cores by more than
         # its own ~1.5 ms (measured at 100k nodes).
         keyword_task = (
-            asyncio.ensure_future(self.store.keyword_search(p.tenant_id, p.scope, kw_text, depth, flt))
+            asyncio.ensure_future(self.reader.keyword(p.viewer, p.scope, kw_text, depth, tiers=ACTIVE_TIERS))
             if kw_text
             else None
         )
         try:
-            dense_hits = await self.store.vector_search(p.tenant_id, p.scope, query, depth, flt)
+            dense_hits = await self.reader.nearest(p.viewer, p.scope, query, depth, tiers=ACTIVE_TIERS)
             keyword_hits = await keyword_task if keyword_task is not None else []
         finally:
             if keyword_task is not None and not keyword_task.done():
@@ -233,9 +271,9 @@ class RecallService:
         while start < len(order) and len(base) < window:
             chunk = order[start : start + window]
             start += len(chunk)
-            for n in await self.store.get_nodes(p.tenant_id, p.scope, chunk):
+            for n in await self.reader.nodes(p.viewer, p.scope, chunk):
                 # keyword hits are not filtered on readiness by the store; seeds must be ready
-                if n.id in sims or self._eligible(n, vis, p.exclude_layers):
+                if n.id in sims or self._seedable(n):
                     index[n.id] = n
             for nid in chunk:
                 if nid in index:
@@ -249,7 +287,7 @@ class RecallService:
 
     async def _cosines(self, p: RecallParams, query: Vector, ids: list[str]) -> dict[str, float]:
         """True cosine similarity of keyword-only seeds, so every seed reports it."""
-        vectors = await self.store.get_embeddings(p.tenant_id, p.scope, ids)
+        vectors = await self.store.get_embeddings(p.tenant_id, p.scope, ids)  # ids are seeds the reader gave
         q = np.asarray(query, dtype=np.float32)
         qn = float(np.linalg.norm(q))
         out: dict[str, float] = {}
@@ -261,7 +299,7 @@ class RecallService:
         return out
 
     async def _neighbourhood(
-        self, p: RecallParams, seed_ids: list[str], index: dict[str, Node | NodeBrief], vis: Visibility
+        self, p: RecallParams, seed_ids: list[str], index: dict[str, Node | NodeBrief]
     ) -> tuple[list[Edge], dict[str, NodeBrief]]:
         """Edges within ``neighborhood_hops`` of the seeds, kept to eligible endpoints.
 
@@ -286,11 +324,10 @@ class RecallService:
             )
             new_ids = [nid for e in found for nid in (e.src_id, e.dst_id) if nid not in index and nid not in drafts]
             new_ids = list(dict.fromkeys(new_ids))[: max(node_budget - len(index), 0)]
-            for n in await self.store.node_briefs(p.tenant_id, p.scope, new_ids):
+            for n in await self.reader.briefs(p.viewer, p.scope, new_ids):
                 if n.type == "topic" and n.topic_state == "draft":
-                    if vis.can_see(n.memory_lane, n.owner_agent_id, n.owner_team_id):
-                        drafts[n.id] = n
-                elif self._eligible(n, vis, p.exclude_layers):
+                    drafts[n.id] = n
+                elif self._seedable(n):
                     index[n.id] = n
             next_frontier: list[str] = []
             for e in found:
@@ -306,13 +343,9 @@ class RecallService:
         return list(kept.values()), drafts
 
     @staticmethod
-    def _eligible(n: Node | NodeBrief, vis: Visibility, excluded_layers: tuple[str, ...] = ()) -> bool:
-        return (
-            n.embedding_status == "ready"
-            and n.layer not in excluded_layers
-            and n.tier in ACTIVE_TIERS
-            and vis.can_see(n.memory_lane, n.owner_agent_id, n.owner_team_id)
-        )
+    def _seedable(n: Node | NodeBrief) -> bool:
+        """Ready and in an active tier; the reader has already kept only what the caller may see."""
+        return n.embedding_status == "ready" and n.tier in ACTIVE_TIERS
 
     @staticmethod
     def _node_weight(n: Node | NodeBrief) -> float:
@@ -386,29 +419,9 @@ class RecallService:
                 citations.append({"node_id": n.id, "type": n.type, "kind": "node"})
         return "\n".join(lines), items, citations
 
-    async def _debug_embeddings(self, p: RecallParams, ids: list[str]) -> list[dict[str, Any]]:
-        vectors = await self.store.get_embeddings(p.tenant_id, p.scope, ids)
-        out: list[dict[str, Any]] = []
-        for nid in ids:
-            vec = vectors.get(nid)
-            if vec is None:
-                continue
-            out.append(
-                {
-                    "node_id": nid,
-                    "dim": len(vec),
-                    "preview": [round(float(x), 6) for x in vec[:DEBUG_PREVIEW_DIMS]],
-                    "sha256": vector_sha256(vec),
-                }
-            )
-        size = len(json.dumps(out).encode())
-        if size > DEBUG_MAX_BYTES:
-            raise InvalidRequest(
-                f"debug embeddings payload is {size} bytes, above the {DEBUG_MAX_BYTES} cap",
-                code="debug_embeddings_too_large",
-                details={"max_debug_bytes": DEBUG_MAX_BYTES},
-            )
-        return out
+    async def _debug_embeddings(self, p: RecallParams, nodes: list[Node]) -> list[dict[str, Any]]:
+        previews = embedding_preview(await self.reader.embeddings(p.viewer, nodes), [n.id for n in nodes])
+        return [{"node_id": nid, **preview} for nid, preview in previews.items()]
 
     def _audit(self, p: RecallParams, seed_ids: list[str], returned: int) -> None:
         """Best effort and off the response path: a failing audit write never fails a recall."""
@@ -417,8 +430,8 @@ class RecallService:
                 tenant_id=p.tenant_id,
                 scope=p.scope,
                 endpoint=p.endpoint,
-                consumer_agent_id=p.consumer_agent_id,
-                consumer_team_id=p.consumer_team_id,
+                consumer_agent_id=p.viewer.agent_id,
+                consumer_team_id=p.viewer.team_id,
                 query_sha256=sha256_hex(p.query_text) if p.query_text is not None else None,
                 seed_ids=list(seed_ids),
                 returned_count=returned,

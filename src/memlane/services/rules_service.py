@@ -32,11 +32,12 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal
 
 from memlane.domain.clock import Clock, iso
 from memlane.domain.errors import Conflict, InvalidRequest, NotFound
-from memlane.domain.model import Commit, CommitInfo, Node, Visibility
+from memlane.domain.model import Commit, CommitInfo, Node
+from memlane.domain.visibility import Viewer, Visibility, visibility_of
 from memlane.rules.conditions import validate_condition
 from memlane.rules.evaluate import RULE_STATES, Evaluation, RuleMatch, evaluate, rule_state
 from memlane.rules.policy import parse_policy_patch
@@ -44,9 +45,6 @@ from memlane.rules.promotion import PromotionCheck, PromotionThresholds, check_p
 from memlane.rules.tool_select import Selection, select_tools
 from memlane.rules.visibility import is_unowned_private, rule_scope_of
 from memlane.store.base import NodePatch, Store
-
-if TYPE_CHECKING:
-    from memlane.services.container import Services
 
 Outcome = Literal["positive", "negative", "neutral"]
 OUTCOMES: Final = ("positive", "negative", "neutral")
@@ -184,14 +182,15 @@ class RulesService:
         return rules
 
     async def evaluate(
-        self, tenant_id: str, scope: str, context: object, *, include_shadow: bool, limit: int
+        self, viewer: Viewer, scope: str, context: object, *, include_shadow: bool, limit: int
     ) -> Evaluation:
-        rules = await self.load_rules(tenant_id, scope)
-        return evaluate(rules, context, include_shadow=include_shadow, limit=limit)
+        """Rules of the scope the viewer may see (the one visibility rule), against ``context``."""
+        rules = await self.load_rules(viewer.tenant_id, scope)
+        return evaluate(rules, context, include_shadow=include_shadow, limit=limit, reach=visibility_of(viewer))
 
     async def select_tools(
         self,
-        tenant_id: str,
+        viewer: Viewer,
         scope: str,
         context: object,
         candidates: Sequence[str],
@@ -201,7 +200,7 @@ class RulesService:
         strict: bool,
     ) -> ToolSelection:
         """ACTIVE policy decides; with ``include_shadow`` a non-enforcing shadow decision too."""
-        ev = await self.evaluate(tenant_id, scope, context, include_shadow=include_shadow, limit=rules_limit)
+        ev = await self.evaluate(viewer, scope, context, include_shadow=include_shadow, limit=rules_limit)
         selection = select_tools(candidates, ev.tool_policy, strict, tool_explain=ev.applied.get("tool_explain"))
         out = ToolSelection(ev, selection)
         if include_shadow:
@@ -227,7 +226,7 @@ class RulesService:
     # --- feedback -----------------------------------------------------------------------
     async def rule_feedback(
         self,
-        tenant_id: str,
+        viewer: Viewer,
         scope: str,
         rule_node_id: str,
         outcome: str,
@@ -236,14 +235,14 @@ class RulesService:
         note: str | None,
         actor: str | None,
         input_sha256: str,
-        viewer: Visibility,
     ) -> FeedbackResult:
         """Count one outcome on one rule (any state: draft rules earn promotion this way)."""
         result = FeedbackResult([], None)
         now = self.clock.now()
+        reach = visibility_of(viewer)
 
         def mutate(found: list[Node]) -> tuple[list[NodePatch], dict[str, Any]]:
-            node = self._visible_rule(found, rule_node_id, viewer)
+            node = self._visible_rule(found, rule_node_id, reach)
             slots = record_feedback(node.slots, outcome, run_id=run_id, now=now, source="feedback")
             result.rule_node_ids = [node.id]
             result.stats[node.id] = _counts(slots)
@@ -255,12 +254,12 @@ class RulesService:
             return [NodePatch(id=node.id, slots=slots)], diff
 
         info = CommitInfo(actor=actor, input_sha256=input_sha256, kind="rule_feedback")
-        result.commit = await self.store.mutate_nodes(tenant_id, scope, [rule_node_id], mutate, info, now=now)
+        result.commit = await self.store.mutate_nodes(viewer.tenant_id, scope, [rule_node_id], mutate, info, now=now)
         return result
 
     async def tools_feedback(
         self,
-        tenant_id: str,
+        viewer: Viewer,
         scope: str,
         context: object,
         candidates: Sequence[str],
@@ -288,7 +287,7 @@ class RulesService:
                 code="selected_tool_not_in_candidates",
                 details={"field": "selected_tool", "candidates": unique[:20]},
             )
-        ev = await self.evaluate(tenant_id, scope, context, include_shadow=include_shadow, limit=rules_limit)
+        ev = await self.evaluate(viewer, scope, context, include_shadow=include_shadow, limit=rules_limit)
         matches: list[RuleMatch] = list(ev.active) + (list(ev.shadow) if include_shadow else [])
         if target == "tool":
             matches = [m for m in matches if any(p.startswith("tool.") for p in m.patch.paths())]
@@ -324,20 +323,19 @@ class RulesService:
             return patches, diff
 
         info = CommitInfo(actor=actor, input_sha256=input_sha256, kind="tools_feedback")
-        result.commit = await self.store.mutate_nodes(tenant_id, scope, ids, mutate, info, now=now)
+        result.commit = await self.store.mutate_nodes(viewer.tenant_id, scope, ids, mutate, info, now=now)
         return result
 
     # --- lifecycle ----------------------------------------------------------------------
     async def set_state(
         self,
-        tenant_id: str,
+        viewer: Viewer,
         scope: str,
         rule_node_id: str,
         state: str,
         *,
         actor: str | None,
         input_sha256: str,
-        viewer: Visibility,
     ) -> StateChange:
         if state not in RULE_STATES:
             raise InvalidRequest(
@@ -345,9 +343,10 @@ class RulesService:
             )
         now = self.clock.now()
         change = StateChange(rule_node_id, state, state, None)
+        reach = visibility_of(viewer)
 
         def mutate(found: list[Node]) -> tuple[list[NodePatch], dict[str, Any]]:
-            node = self._visible_rule(found, rule_node_id, viewer)
+            node = self._visible_rule(found, rule_node_id, reach)
             current = rule_state(node)
             change.previous_state = current
             if current == state:
@@ -385,7 +384,7 @@ class RulesService:
             return [NodePatch(id=node.id, slots=slots)], diff
 
         info = CommitInfo(actor=actor, input_sha256=input_sha256, kind="rule_state")
-        change.commit = await self.store.mutate_nodes(tenant_id, scope, [rule_node_id], mutate, info, now=now)
+        change.commit = await self.store.mutate_nodes(viewer.tenant_id, scope, [rule_node_id], mutate, info, now=now)
         return change
 
     async def suggest_promotions(
@@ -399,9 +398,9 @@ class RulesService:
         return sorted(checks, key=lambda c: c.rule_node_id)
 
     @staticmethod
-    def _visible_rule(found: list[Node], rule_node_id: str, viewer: Visibility) -> Node:
+    def _visible_rule(found: list[Node], rule_node_id: str, reach: Visibility) -> Node:
         node = next((n for n in found if n.id == rule_node_id), None)
-        if node is None or not viewer.can_see(node.memory_lane, node.owner_agent_id, node.owner_team_id):
+        if node is None or not reach.can_see(node):
             raise NotFound(
                 f"no rule {rule_node_id} in this scope", code="rule_not_found", details={"field": "rule_node_id"}
             )
@@ -421,12 +420,3 @@ def _counts(slots: dict[str, Any]) -> dict[str, int]:
 
 def _note(note: str | None) -> str | None:
     return note[:MAX_NOTE_CHARS] if note else None
-
-
-def rules_service(svc: Services) -> RulesService:
-    """The process's RulesService, built on first use and kept in ``Services.extras``."""
-    found = svc.extras.get("rules")
-    if not isinstance(found, RulesService):
-        found = RulesService(svc.store, clock=svc.clock)
-        svc.extras["rules"] = found
-    return found

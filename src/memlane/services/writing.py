@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from memlane.domain.clock import Clock, new_id
@@ -15,9 +17,9 @@ from memlane.domain.model import (
     Job,
     Node,
     NodeUpsert,
-    Visibility,
     WriteResult,
 )
+from memlane.domain.visibility import Viewer, visibility_of
 from memlane.jobs.kinds import EMBED_NODES
 from memlane.store.base import Store
 
@@ -54,6 +56,7 @@ class WriteNodeSpec:
     task_id: str | None = None
     agent: str | None = None
     tags: list[str] | None = None
+    expires_at: datetime | None = None
 
 
 @dataclass(slots=True)
@@ -86,8 +89,9 @@ class WriteCommand:
     nodes: list[WriteNodeSpec] = field(default_factory=list)
     edges: list[WriteEdgeSpec] = field(default_factory=list)
     kind: str = "write"
-    #: the authenticated writer; lanes then hold for upserts and edge endpoints too
-    writer: Visibility | None = None
+    #: who writes; lanes then hold for upserts and edge endpoints too (None: the system itself,
+    #: e.g. an ingestion job writing notes it planned)
+    viewer: Viewer | None = None
 
 
 @dataclass(slots=True)
@@ -151,12 +155,22 @@ class WriteService:
             prompt_version=cmd.prompt_version,
             parent_commit_id=cmd.parent_commit_id,
         )
+        writer = visibility_of(cmd.viewer) if cmd.viewer is not None else None
         result = await self.store.apply_write(
-            cmd.tenant_id, cmd.scope, ups, eds, info, now=self.clock.now(), follow_up=follow_up, writer=cmd.writer
+            cmd.tenant_id, cmd.scope, ups, eds, info, now=self.clock.now(), follow_up=follow_up, writer=writer
         )
         if job_ids and self._on_jobs is not None:
             self._on_jobs()
         return WriteOutcome(result=result, embed_job_id=job_ids[0] if job_ids else None)
+
+    async def delete(self, tenant_id: str, scope: str | None, ids: Sequence[str], info: CommitInfo) -> list[str]:
+        """Hard-delete nodes with their edges, vectors and keyword rows, in one commit.
+
+        Callers find the ids through ``MemoryReader`` first, so a caller only ever deletes
+        what it may see; returns the ids that existed."""
+        if not ids:
+            return []
+        return await self.store.delete_nodes(tenant_id, scope, ids, info, now=self.clock.now())
 
     def _upsert(self, cmd: WriteCommand, index: int, spec: WriteNodeSpec) -> NodeUpsert:
         where = f"nodes[{index}]"
@@ -227,6 +241,7 @@ class WriteService:
             task_id=spec.task_id,
             agent=spec.agent,
             tags=list(spec.tags or []),
+            expires_at=spec.expires_at,
         )
         given.add("type")
         return NodeUpsert(

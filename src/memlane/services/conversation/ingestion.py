@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from memlane.domain.clock import Clock
-from memlane.domain.model import EdgeRef, Job, Node, SeedFilter
-from memlane.embed.base import Embedder
+from memlane.domain.model import EdgeRef, Job, Node
+from memlane.domain.visibility import Viewer
 from memlane.services.conversation.conflicts import resolve_offline
 from memlane.services.conversation.extractor import NoteDraft, agent_note, extract_notes
 from memlane.services.conversation.messages import Message, messages_from_payload
@@ -35,6 +35,8 @@ from memlane.services.conversation.notes import (
     note_slots,
 )
 from memlane.services.conversation.pipeline import CANDIDATES, LLMPipeline, NoteContext
+from memlane.services.embedding import EmbeddingService
+from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
 from memlane.store.base import Store, Vector
 
@@ -81,18 +83,25 @@ class StoreCheckpoint:
         await self.store.update_job_progress(self.job, self.data, now=self.clock.now())
 
 
+def submitter(job: Job) -> Viewer:
+    """The caller who submitted the task: the job reads and writes with that caller's reach."""
+    return Viewer.from_payload(job.tenant_id, job.payload.get("viewer"))
+
+
 class IngestionService:
     def __init__(
         self,
         *,
         store: Store,
-        embedder: Embedder,
+        reader: MemoryReader,
+        embedding: EmbeddingService,
         writes: WriteService,
         clock: Clock,
         pipeline: LLMPipeline | None,
     ):
         self.store = store
-        self.embedder = embedder
+        self.reader = reader
+        self.embedding = embedding
         self.writes = writes
         self.clock = clock
         self.pipeline = pipeline
@@ -180,7 +189,7 @@ class IngestionService:
         drafts = extract_notes(messages)
         if not drafts:
             return IngestionPlan(pipeline="offline", memory_kind=ctx.memory_kind), {}
-        vecs = await self.embedder.embed([d.content for d in drafts])
+        vecs = await self.embedding.vectors([d.content for d in drafts])
         ids = [note_id(job.tenant_id, job.id, i) for i in range(len(drafts))]
         plan = await resolve_offline(
             drafts,
@@ -194,33 +203,37 @@ class IngestionService:
         return plan, vectors
 
     async def _neighbours(self, job: Job, vector: Vector, k: int) -> list[tuple[Node, float]]:
-        """Nearest active notes of the same user in the app, excluding this task's own notes
-        (a re-run must not resolve a note against itself)."""
-        flt = SeedFilter(
+        """Nearest active notes of the same user in the app that the submitter may see,
+        excluding this task's own notes (a re-run must not resolve a note against itself)."""
+        viewer = submitter(job)
+        scope = job.payload["app_id"]
+        hits = await self.reader.nearest(
+            viewer,
+            scope,
+            vector,
+            k + 5,
             tiers=SEARCH_TIERS,
             types=(NOTE_TYPE,),
             statuses=(ACTIVE,),
             user_id=job.payload.get("user_id"),
         )
-        scope = job.payload["app_id"]
-        hits = await self.store.vector_search(job.tenant_id, scope, vector, k + 5, flt)
-        index = {n.id: n for n in await self.store.get_nodes(job.tenant_id, scope, [h.id for h in hits])}
+        index = {n.id: n for n in await self.reader.nodes(viewer, scope, [h.id for h in hits])}
         out = [(index[h.id], h.score) for h in hits if h.id in index and index[h.id].task_id != job.id]
         return out[:k]
 
     async def _neighbours_by_text(self, job: Job, text: str) -> list[tuple[Node, float]]:
-        vec = (await self.embedder.embed([text]))[0]
-        return await self._neighbours(job, np.asarray(vec, dtype=np.float32), CANDIDATES)
+        return await self._neighbours(job, await self.embedding.query_vector(text), CANDIDATES)
 
     # --- writing ------------------------------------------------------------------------
     async def _apply(self, job: Job, plan: IngestionPlan, vectors: dict[str, tuple[str, Vector]]) -> dict[str, Any]:
         """One write: new notes (deterministic ids), lineage changes, ``next`` edges."""
         payload = job.payload
         tenant, scope = job.tenant_id, payload["app_id"]
-        existing = {n.id: n for n in await self.store.get_nodes(tenant, scope, [c.id for c in plan.changes])}
+        viewer = submitter(job)
+        existing = {n.id: n for n in await self.reader.nodes(viewer, scope, [c.id for c in plan.changes])}
         missing = [n for n in plan.notes if n.id not in vectors or vectors[n.id][0] != n.content]
         if missing:
-            fresh = await self.embedder.embed([n.content for n in missing])
+            fresh = await self.embedding.vectors([n.content for n in missing])
             for n, v in zip(missing, fresh, strict=True):
                 vectors[n.id] = (n.content, np.asarray(v, dtype=np.float32))
         specs = [self._note_spec(job, plan, n, vectors[n.id][1]) for n in plan.notes]
@@ -269,6 +282,7 @@ class IngestionService:
                     model_version=self.pipeline.model if plan.pipeline == "llm" and self.pipeline else "offline",
                     nodes=specs,
                     edges=edges,
+                    viewer=viewer,
                 )
             )
             commit_id = outcome.result.commit.id
@@ -303,6 +317,6 @@ class IngestionService:
             memory_lane="shared",
             producer_agent_id=payload.get("producer_agent_id"),
             embedding=[float(x) for x in vector],
-            embedding_model=self.embedder.model_id,
+            embedding_model=self.embedding.embedder.model_id,
             fields_set=NEW_NOTE_FIELDS,
         )

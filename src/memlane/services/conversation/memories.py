@@ -9,16 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from memlane.domain.clock import Clock
 from memlane.domain.errors import NotFound
 from memlane.domain.hashing import sha256_hex
-from memlane.domain.model import CommitInfo, EdgeRef, Node, SeedFilter
-from memlane.embed.base import Embedder
+from memlane.domain.model import CommitInfo, EdgeRef, Node
+from memlane.domain.visibility import Viewer
 from memlane.services.conversation.ingestion import SEARCH_TIERS
 from memlane.services.conversation.notes import ACTIVE, NOTE_TYPE, event_time, note_metadata
 from memlane.services.conversation.ranking import composite
+from memlane.services.embedding import EmbeddingService
+from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
 from memlane.store.base import Store
 
@@ -31,7 +31,7 @@ MAX_CHAIN = 1000
 
 @dataclass(slots=True)
 class QueryParams:
-    tenant_id: str
+    viewer: Viewer
     app_id: str
     query: str
     user_id: str | None = None
@@ -48,23 +48,40 @@ class Chain:
 
 
 class MemoryService:
-    def __init__(self, *, store: Store, embedder: Embedder, writes: WriteService, clock: Clock, half_life_days: float):
+    def __init__(
+        self,
+        *,
+        store: Store,
+        reader: MemoryReader,
+        embedding: EmbeddingService,
+        writes: WriteService,
+        clock: Clock,
+        half_life_days: float,
+    ):
         self.store = store
-        self.embedder = embedder
+        self.reader = reader
+        self.embedding = embedding
         self.writes = writes
         self.clock = clock
         self.half_life_days = half_life_days
 
     async def query(self, p: QueryParams) -> list[dict[str, Any]]:
         """Active notes by composite score; ``similarity_threshold`` applies to relevance."""
-        vector = np.asarray((await self.embedder.embed([p.query]))[0], dtype=np.float32)
-        flt = SeedFilter(
-            tiers=SEARCH_TIERS, types=(NOTE_TYPE,), statuses=(ACTIVE,), user_id=p.user_id, session_id=p.session_id
-        )
+        vector = await self.embedding.query_vector(p.query)
         pool = min(MAX_POOL, max(MIN_POOL, p.n_results * POOL_FACTOR))
-        hits = [h for h in await self.store.vector_search(p.tenant_id, p.app_id, vector, pool, flt)]
+        hits = await self.reader.nearest(
+            p.viewer,
+            p.app_id,
+            vector,
+            pool,
+            tiers=SEARCH_TIERS,
+            types=(NOTE_TYPE,),
+            statuses=(ACTIVE,),
+            user_id=p.user_id,
+            session_id=p.session_id,
+        )
         hits = [h for h in hits if h.score >= p.similarity_threshold]
-        index = {n.id: n for n in await self.store.get_nodes(p.tenant_id, p.app_id, [h.id for h in hits])}
+        index = {n.id: n for n in await self.reader.nodes(p.viewer, p.app_id, [h.id for h in hits])}
         now = self.clock.now()
         scored = []
         for h in hits:
@@ -94,25 +111,25 @@ class MemoryService:
             for s, node in scored[: p.n_results]
         ]
 
-    async def get(self, tenant_id: str, app_id: str, memory_id: str) -> Node:
-        found = await self.store.get_nodes(tenant_id, app_id, [memory_id])
-        if not found:
+    async def get(self, viewer: Viewer, app_id: str, memory_id: str) -> Node:
+        """A memory the caller may see; any other id, whoever holds it, is the same 404."""
+        node = await self.reader.node(viewer, app_id, memory_id)
+        if node is None:
             raise NotFound(f"memory {memory_id!r} not found in app {app_id!r}", code="memory_not_found")
-        return found[0]
+        return node
 
-    async def delete(self, tenant_id: str, app_id: str, memory_id: str, *, actor: str | None) -> None:
+    async def delete(self, viewer: Viewer, app_id: str, memory_id: str) -> None:
         """Delete a note; a chain through it is relinked (predecessor -> successor) first, so
         evolution never ends at a hole left by this delete."""
-        node = await self.get(tenant_id, app_id, memory_id)
+        tenant_id = viewer.tenant_id
+        node = await self.get(viewer, app_id, memory_id)
         successor = node.slots.get("next_id")
         incoming = await self.store.edges_touching(
             tenant_id, app_id, [node.id], min_weight=0.0, min_confidence=0.0, limit=100, types=["next"]
         )
         pred_ids = [e.src_id for e in incoming if e.dst_id == node.id and e.src_id != node.id]
-        preds = [
-            p for p in await self.store.get_nodes(tenant_id, app_id, pred_ids) if p.slots.get("next_id") == node.id
-        ]
-        succ_exists = bool(successor) and bool(await self.store.get_nodes(tenant_id, app_id, [str(successor)]))
+        preds = [p for p in await self.reader.nodes(viewer, app_id, pred_ids) if p.slots.get("next_id") == node.id]
+        succ_exists = bool(successor) and await self.reader.node(viewer, app_id, str(successor)) is not None
         if preds:
             new_next = str(successor) if succ_exists else None
             specs = [
@@ -134,21 +151,21 @@ class MemoryService:
                     tenant_id=tenant_id,
                     scope=app_id,
                     input_sha256=sha256_hex(f"relink {node.id}"),
-                    actor=actor,
+                    actor=viewer.actor,
                     kind="conversation_relink",
                     nodes=specs,
                     edges=edges,
+                    viewer=viewer,
                 )
             )
-        await self.store.delete_nodes(
+        await self.writes.delete(
             tenant_id,
             app_id,
             [node.id],
-            CommitInfo(actor=actor, input_sha256=sha256_hex(f"delete {node.id}"), kind="conversation_delete"),
-            now=self.clock.now(),
+            CommitInfo(actor=viewer.actor, input_sha256=sha256_hex(f"delete {node.id}"), kind="conversation_delete"),
         )
 
-    async def evolution(self, tenant_id: str, app_id: str, memory_id: str) -> Chain:
+    async def evolution(self, viewer: Viewer, app_id: str, memory_id: str) -> Chain:
         """Follow ``next_id`` from ``memory_id`` (oldest -> newest). Stops at the end of the
         chain, at a link to a note that no longer exists, or where a cycle would start."""
         chain = Chain(nodes=[])
@@ -159,13 +176,13 @@ class MemoryService:
                 chain.cycle_at = current
                 break
             seen.add(current)
-            found = await self.store.get_nodes(tenant_id, app_id, [current])
-            if not found:
+            found = await self.reader.node(viewer, app_id, current)
+            if found is None:
                 if chain.nodes:
                     chain.missing = current
                 break
-            chain.nodes.append(found[0])
-            nxt = found[0].slots.get("next_id")
+            chain.nodes.append(found)
+            nxt = found.slots.get("next_id")
             current = str(nxt) if nxt else None
         return chain
 

@@ -12,6 +12,7 @@ from typing import Any
 from memlane.domain.clock import Clock, iso, new_id
 from memlane.domain.errors import Conflict, NotFound
 from memlane.domain.model import Job
+from memlane.domain.visibility import Viewer
 from memlane.jobs.conversation_kinds import (
     CONVERSATION_AGENT_MEMORY,
     CONVERSATION_INGEST,
@@ -38,10 +39,15 @@ class TaskService:
         self._notify = notify
 
     async def submit(
-        self, tenant_id: str, kind: str, payload: dict[str, Any], *, idempotency_key: str | None
+        self, viewer: Viewer, kind: str, payload: dict[str, Any], *, idempotency_key: str | None
     ) -> tuple[Job, bool]:
-        """Commit the job; returns it and whether it is new (False: an idempotent replay)."""
+        """Commit the job; returns it and whether it is new (False: an idempotent replay).
+
+        The job keeps the submitter (``payload.viewer``): it reads and writes with the
+        submitter's reach, and only the submitter sees the task."""
+        tenant_id = viewer.tenant_id
         task_id = new_id()
+        payload = {**payload, "viewer": viewer.to_payload()}
         if "messages" in payload:
             payload = {
                 **payload,
@@ -70,11 +76,22 @@ class TaskService:
             self._notify()
         return stored, True
 
-    async def view(self, tenant_id: str, task_id: str) -> dict[str, Any]:
-        job = await self.store.get_job(tenant_id, task_id)
-        if job is None or job.kind not in CONVERSATION_KINDS:
+    async def view(self, viewer: Viewer, task_id: str) -> dict[str, Any]:
+        job = await self.store.get_job(viewer.tenant_id, task_id)
+        if job is None or job.kind not in CONVERSATION_KINDS or not _submitted_by(job, viewer):
             raise NotFound(f"task {task_id!r} not found", code="task_not_found")
         return task_view(job)
+
+
+def _submitted_by(job: Job, viewer: Viewer) -> bool:
+    """A task is the submitter's: an agent sees its own tasks, a team its team's, the admin
+    all; a task submitted with no identity is the tenant's."""
+    submitter = Viewer.from_payload(job.tenant_id, job.payload.get("viewer"))
+    if viewer.admin or (submitter.agent_id is None and submitter.team_id is None):
+        return True
+    if submitter.agent_id is not None:
+        return submitter.agent_id == viewer.agent_id
+    return submitter.team_id == viewer.team_id
 
 
 def task_view(job: Job) -> dict[str, Any]:

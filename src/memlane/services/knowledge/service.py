@@ -21,11 +21,10 @@ import numpy as np
 
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest, MemlaneError, NotFound
-from memlane.embed.base import Embedder
+from memlane.services.embedding import EmbeddingService
 from memlane.services.knowledge.check import CheckedFile, CheckResult, Dependency, run_check
 from memlane.services.knowledge.markdown import folder_signature, parse_document, scan_folder
 from memlane.services.knowledge.model import LAYERS, TRANSITIONS, ItemInput, build_record, content_hash
-from memlane.services.layers.embed import embed_texts
 from memlane.store.knowledge import ItemFilter, ItemWrite, KnowledgeRecord, KnowledgeStore, VersionRecord
 
 log = logging.getLogger(__name__)
@@ -81,9 +80,9 @@ class FolderReport:
 
 
 class KnowledgeService:
-    def __init__(self, kstore: KnowledgeStore, embedder: Embedder, *, clock: Clock, folder: Path | None):
+    def __init__(self, kstore: KnowledgeStore, embedding: EmbeddingService, *, clock: Clock, folder: Path | None):
         self.kstore = kstore
-        self.embedder = embedder
+        self.embedding = embedding
         self.clock = clock
         self.folder = folder
         self._signatures: dict[str, tuple[tuple[str, int, int], ...]] = {}
@@ -283,9 +282,9 @@ class KnowledgeService:
             missing = list(items)
         if missing:
             texts = [f"{i.title}\n{i.summary}\n{' '.join(i.tags)}" for i in missing]
-            for i, v in zip(missing, await embed_texts(self.embedder, texts), strict=True):
+            for i, v in zip(missing, await self.embedding.vectors(texts), strict=True):
                 self._vectors[(tenant_id, i.content_hash)] = v
-        qvec = (await embed_texts(self.embedder, [query]))[0]
+        qvec = await self.embedding.query_vector(query)
         out: list[tuple[KnowledgeRecord, float]] = []
         for i in items:
             head = f"{i.title} {i.summary} {' '.join(i.tags)}".lower()

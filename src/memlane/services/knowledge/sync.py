@@ -21,11 +21,11 @@ from typing import Any
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import MemlaneError
 from memlane.domain.hashing import canonical_json, sha256_hex
-from memlane.domain.model import CommitInfo, Job, Node, NodeUpsert
-from memlane.embed.base import Embedder
+from memlane.domain.model import CommitInfo, Job
+from memlane.services.embedding import EmbeddingService
 from memlane.services.knowledge.service import KnowledgeService
-from memlane.services.layers.embed import embed_texts, memory_text
-from memlane.store.base import Store
+from memlane.services.layers.service import memory_text
+from memlane.services.writing import WriteCommand, WriteNodeSpec, WriteService
 from memlane.store.knowledge import ItemFilter, KnowledgeRecord, KnowledgeStore, SyncRunRecord, SyncStateRecord
 
 log = logging.getLogger(__name__)
@@ -107,18 +107,18 @@ def human_since(then: datetime | None, now: datetime) -> str:
 class SyncService:
     def __init__(
         self,
-        store: Store,
+        *,
+        writes: WriteService,
         kstore: KnowledgeStore,
         knowledge: KnowledgeService,
-        embedder: Embedder,
-        *,
+        embedding: EmbeddingService,
         clock: Clock,
         scope: str,
     ):
-        self.store = store
+        self.writes = writes
         self.kstore = kstore
         self.knowledge = knowledge
-        self.embedder = embedder
+        self.embedding = embedding
         self.clock = clock
         self.scope = scope
         self._locks: dict[str, asyncio.Lock] = {}
@@ -206,9 +206,7 @@ class SyncService:
             for s in removed:
                 ids_by_scope.setdefault(s.scope, []).append(s.node_id)
             for scope, ids in ids_by_scope.items():
-                await self.store.delete_nodes(
-                    tenant_id, scope, ids, self._commit("knowledge_unsync", ids), now=self.clock.now()
-                )
+                await self.writes.delete(tenant_id, scope, ids, self._commit("knowledge_unsync", ids))
             out.deleted = len(removed)
         await self.kstore.set_sync_state(tenant_id, synced, [s.item_id for s in removed])
 
@@ -217,46 +215,47 @@ class SyncService:
     ) -> list[SyncStateRecord]:
         texts = [memory_text(i.title, node_text(i)) for i, _, _ in batch]
         try:
-            vectors = await embed_texts(self.embedder, texts)
+            vectors = await self.embedding.vectors(texts)
         except MemlaneError as exc:
             for item, _, _ in batch:
                 out.failures += 1
                 out.failed_items.append({"id": item.id, "error": exc.message})
             return []
-        ups: list[NodeUpsert] = []
+        specs: list[WriteNodeSpec] = []
         for (item, _, _), vec in zip(batch, vectors, strict=True):
             proj = projection(item)
-            node = Node(
-                tenant_id=tenant_id,
-                id=new_id(),
-                scope=self.scope,
-                type="concept",
-                client_id=CLIENT_PREFIX + item.id,
-                title=proj["title"],
-                text_summary=proj["text"],
-                slots=proj["slots"],
-                memory_lane="shared",
-                importance=0.8,
-                salience=0.7,
-                confidence=1.0,
-                embedding_model=self.embedder.model_id,
-                layer=item.layer,
-                tags=proj["tags"],
-            )
-            ups.append(
-                NodeUpsert(
-                    node=node, embedding=[float(x) for x in vec], match_by_client_id=True, fields_set=NODE_FIELDS
+            specs.append(
+                WriteNodeSpec(
+                    type="concept",
+                    client_id=CLIENT_PREFIX + item.id,
+                    title=proj["title"],
+                    text_summary=proj["text"],
+                    slots=proj["slots"],
+                    memory_lane="shared",
+                    importance=0.8,
+                    salience=0.7,
+                    confidence=1.0,
+                    embedding=[float(x) for x in vec],
+                    embedding_model=self.embedding.embedder.model_id,
+                    layer=item.layer,
+                    tags=proj["tags"],
+                    fields_set=NODE_FIELDS,
                 )
             )
+        info = self._commit("knowledge_sync", [i.id for i, _, _ in batch])
         try:
-            result = await self.store.apply_write(
-                tenant_id,
-                self.scope,
-                ups,
-                [],
-                self._commit("knowledge_sync", [i.id for i, _, _ in batch]),
-                now=self.clock.now(),
+            outcome = await self.writes.write(
+                WriteCommand(
+                    tenant_id=tenant_id,
+                    scope=self.scope,
+                    input_sha256=info.input_sha256,
+                    actor=info.actor,
+                    kind=info.kind,
+                    nodes=specs,
+                    auto_embed=False,
+                )
             )
+            result = outcome.result
         except MemlaneError as exc:
             for item, _, _ in batch:
                 out.failures += 1

@@ -17,6 +17,7 @@ from memlane.domain.clock import Clock, new_id
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, Job
 from memlane.jobs.layers_kinds import LAYERS_SWEEP
+from memlane.services.writing import WriteService
 from memlane.store.base import Store
 from memlane.store.knowledge import KnowledgeStore
 
@@ -41,13 +42,17 @@ class ExpirySweeper:
         store: Store,
         kstore: KnowledgeStore,
         *,
+        writes: WriteService,
         clock: Clock,
         ttl_hours: float,
         interval_sec: float,
+        job_max_attempts: int,
         notify: Any = None,
     ):
         self.store = store
         self.kstore = kstore
+        self.writes = writes
+        self.job_max_attempts = job_max_attempts
         self.clock = clock
         self.ttl = timedelta(hours=ttl_hours)
         self.interval = interval_sec
@@ -76,7 +81,7 @@ class ExpirySweeper:
             payload={"slot": slot},
             idempotency_key=f"sweep:{slot}",
             run_after=self._slot_start(slot),
-            max_attempts=3,
+            max_attempts=self.job_max_attempts,
         )
         await self.store.enqueue([job], now=self.clock.now())
 
@@ -104,7 +109,7 @@ class ExpirySweeper:
             info = CommitInfo(
                 actor="memlane:expiry-sweep", input_sha256=sha256_hex(canonical_json({reason: ids})), kind=reason
             )
-            gone = await self.store.delete_nodes(tenant_id, None, ids, info, now=self.clock.now())
+            gone = await self.writes.delete(tenant_id, None, ids, info)
             total += len(gone)
             if not gone:
                 return total

@@ -1,4 +1,4 @@
-"""Retrieval priority per layer (layered-memory-api.md §5), as sort keys over candidates.
+"""Retrieval priority per layer (docs/api-layers.md §5), as sort keys over candidates.
 
 identity: exact match on the memory's tags, keyword match, semantic match, recentness.
 project: architecture-critical, role-critical, safety-critical, semantic relevance; a memory

@@ -1,45 +1,24 @@
-"""Who may do what on the layered surface.
+"""Who may do what on the layered surface (the role vocabulary is domain/roles.py).
 
-The caller's role comes from its credentials (API key or JWT ``role``) or, with auth off, the
-``X-Agent-Role`` header. A caller without any role is treated as the user-facing agent: the
-least-privileged role, so a forgotten header can never open workspace memory.
+The admin may do what the manager may. Reading what exists is decided by the one visibility
+function (services/visibility.py); these rules add what each role may change, and the
+workspace refusal the layered spec names.
 """
 
 from __future__ import annotations
 
 from memlane.domain.errors import Forbidden, InvalidRequest
-
-USER_AGENT = "user_agent"
-#: every spelling of the user-facing chat agent; all map to ``user_agent``
-USER_FACING_ALIASES: frozenset[str] = frozenset({"user_agent", "user", "chat", "user_chat", "assistant"})
-SYSTEM_ROLES: tuple[str, ...] = ("planner", "analyst", "executor", "guardian", "manager")
-MANAGER = "manager"
-ACCEPTED_ROLES: tuple[str, ...] = (USER_AGENT, *SYSTEM_ROLES)
+from memlane.domain.roles import ADMIN, MANAGER, is_system
+from memlane.domain.visibility import WORKSPACE_LAYER
 
 IDENTITY = "identity"
 PROJECT = "project"
-WORKSPACE = "workspace"
+WORKSPACE = WORKSPACE_LAYER
 LAYERS: tuple[str, ...] = (IDENTITY, PROJECT, WORKSPACE)
 
 
-def canonical_role(raw: str | None) -> str:
-    """The role name the rules use; ``None`` or empty means the user-facing agent."""
-    if raw is None or not raw.strip():
-        return USER_AGENT
-    role = raw.strip().lower()
-    if role in USER_FACING_ALIASES:
-        return USER_AGENT
-    if role in SYSTEM_ROLES:
-        return role
-    raise InvalidRequest(
-        f"unknown agent role {raw!r}; accepted: {', '.join(sorted(USER_FACING_ALIASES | set(SYSTEM_ROLES)))}",
-        code="invalid_role",
-        details={"field": "role"},
-    )
-
-
-def is_system(role: str) -> bool:
-    return role in SYSTEM_ROLES
+def _manages(role: str) -> bool:
+    return role in (MANAGER, ADMIN)
 
 
 def check_layer(layer: str | None, field: str = "layer") -> str:
@@ -73,7 +52,7 @@ def check_write(role: str, layer: str, *, user_instruction: bool) -> None:
     """Identity and project writes come from the manager or an explicit user instruction;
     workspace writes from any system agent."""
     guard_workspace(role, layer)
-    if layer in (IDENTITY, PROJECT) and role != MANAGER and not user_instruction:
+    if layer in (IDENTITY, PROJECT) and not _manages(role) and not user_instruction:
         raise unauthorized_write(
             f"{layer} memory can only be written by the manager agent or on explicit user instruction "
             "(set user_instruction: true when the user asked for it)"
@@ -99,7 +78,7 @@ def check_delete(role: str, layer: str, *, user_instruction: bool) -> None:
         raise unauthorized_write(
             "identity memory is deleted only when the user explicitly asks for it (user_instruction: true)"
         )
-    if layer == PROJECT and role != MANAGER and not user_instruction:
+    if layer == PROJECT and not _manages(role) and not user_instruction:
         raise unauthorized_write(
             "project memory can only be deleted by the manager agent or on explicit user instruction"
         )

@@ -4,7 +4,8 @@ Layered memories are nodes (type ``concept``, ``slots.kind = "layered_memory"``)
 ``layer`` set. Identity and project memories live in the request's scope in the shared lane;
 workspace memories live in a scope of their own (``<scope>#workspace``), in the private lane
 of the reserved team ``memlane:system-agents``, so graph recall in the ordinary scope never
-seeds from them, and a lane-checked recall by any other agent never sees them.
+seeds from them. Every read goes through ``MemoryReader`` (the workspace layer is hidden from
+every reader that is not a system agent), every write through ``WriteService``.
 """
 
 from __future__ import annotations
@@ -15,24 +16,30 @@ from typing import Any
 
 import numpy as np
 
-from memlane.domain.clock import Clock, new_id
+from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest, NotFound
 from memlane.domain.hashing import canonical_json, sha256_hex
-from memlane.domain.model import TIERS, CommitInfo, Node, NodeUpsert, SeedFilter
-from memlane.embed.base import Embedder
+from memlane.domain.model import CommitInfo, Node
+from memlane.domain.visibility import SYSTEM_AGENTS_TEAM, Viewer
+from memlane.services.embedding import EmbeddingService
 from memlane.services.layers import roles
-from memlane.services.layers.embed import embed_texts, memory_text
 from memlane.services.layers.ids import to_node_id
 from memlane.services.layers.priority import Candidate, RankContext, rank
 from memlane.services.layers.roles import IDENTITY, LAYERS, PROJECT, WORKSPACE
 from memlane.services.layers.routing import LayerClassifier, RoutingDecision
-from memlane.store.base import Store, Vector
-from memlane.store.knowledge import KnowledgeStore
+from memlane.services.reading import MemoryReader
+from memlane.services.writing import WriteCommand, WriteNodeSpec, WriteService
+from memlane.store.base import Vector
 
 KIND = "layered_memory"
+NEW_MEMORY_FIELDS = frozenset(
+    {"type", "tier", "title", "text_summary", "slots", "memory_lane", "producer_agent_id", "owner_team_id",
+     "salience", "importance", "confidence", "status", "layer", "task_id", "agent", "tags", "expires_at"}
+)  # fmt: skip
 NODE_TYPE = "concept"
-WORKSPACE_TEAM = "memlane:system-agents"
 WORKSPACE_SUFFIX = "#workspace"
+#: every tier: layered memories are read by layer, not by recall's active tiers
+ANY_TIER: tuple[str, ...] = ()
 MAX_LIMIT = 100
 TASK_SCAN_LIMIT = 1000
 
@@ -43,13 +50,6 @@ def workspace_scope(scope: str) -> str:
 
 def scope_for(layer: str, scope: str) -> str:
     return workspace_scope(scope) if layer == WORKSPACE else scope
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    tenant_id: str
-    role: str
-    agent_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -129,24 +129,24 @@ def is_layered(n: Node) -> bool:
 class LayeredMemoryService:
     def __init__(
         self,
-        store: Store,
-        embedder: Embedder,
-        knowledge_store: KnowledgeStore,
         *,
+        reader: MemoryReader,
+        writes: WriteService,
+        embedding: EmbeddingService,
         clock: Clock,
         classifier: LayerClassifier,
         on_write: Any = None,
     ):
-        self.store = store
-        self.embedder = embedder
-        self.kstore = knowledge_store
+        self.reader = reader
+        self.writes = writes
+        self.embedding = embedding
         self.clock = clock
         self.classifier = classifier
         #: called with the tenant after each write (schedules the expiry sweep)
         self._on_write = on_write
 
     # --- write ----------------------------------------------------------------------------
-    async def write(self, caller: Caller, w: WriteInput) -> WriteOutcome:
+    async def write(self, caller: Viewer, w: WriteInput) -> WriteOutcome:
         routing: RoutingDecision | None = None
         if w.layer is None:
             routing = await self.classifier.classify(w.title, w.content, w.meta.task_id, list(w.meta.tags or []))
@@ -156,12 +156,9 @@ class LayeredMemoryService:
         roles.check_write(caller.role, layer, user_instruction=w.user_instruction)
         now = self.clock.now()
         self._check_expiry(w.meta.expiry, now)
-        vector = (await embed_texts(self.embedder, [memory_text(w.title, w.content)]))[0]
+        vector = await self.embedding.query_vector(memory_text(w.title, w.content))
         user_visible = w.meta.user_visible if w.meta.user_visible is not None else layer != WORKSPACE
-        node = Node(
-            tenant_id=caller.tenant_id,
-            id=new_id(),
-            scope=scope_for(layer, w.scope),
+        spec = WriteNodeSpec(
             type=NODE_TYPE,
             title=w.title,
             text_summary=w.content,
@@ -173,35 +170,32 @@ class LayeredMemoryService:
             },
             memory_lane="private" if layer == WORKSPACE else "shared",
             producer_agent_id=caller.agent_id,
-            owner_team_id=WORKSPACE_TEAM if layer == WORKSPACE else None,
-            embedding_model=self.embedder.model_id,
+            owner_team_id=SYSTEM_AGENTS_TEAM if layer == WORKSPACE else None,
+            embedding=[float(x) for x in vector],
+            embedding_model=self.embedding.embedder.model_id,
             layer=layer,
             task_id=w.meta.task_id,
             agent=w.meta.agent or caller.agent_id or caller.role,
             tags=_clean_tags(w.meta.tags),
             expires_at=w.meta.expiry,
+            fields_set=NEW_MEMORY_FIELDS,
         )
-        fields = frozenset(
-            {
-                "type", "tier", "title", "text_summary", "slots", "memory_lane", "producer_agent_id",
-                "owner_team_id", "salience", "importance", "confidence", "status", "layer", "task_id",
-                "agent", "tags", "expires_at",
-            }
-        )  # fmt: skip
-        result = await self.store.apply_write(
-            caller.tenant_id,
-            node.scope,
-            [NodeUpsert(node=node, embedding=[float(x) for x in vector], fields_set=fields)],
-            [],
-            self._commit(caller, "layers_write", {"title": w.title, "content": w.content, "layer": layer}),
-            now=now,
+        outcome = await self.writes.write(
+            self._command(
+                caller,
+                scope_for(layer, w.scope),
+                "layers_write",
+                {"title": w.title, "content": w.content, "layer": layer},
+                [spec],
+            )
         )
+        result = outcome.result
         if self._on_write is not None:
             await self._on_write(caller.tenant_id)
         return WriteOutcome(node=result.nodes[0], routing=routing)
 
     # --- read -----------------------------------------------------------------------------
-    async def read(self, caller: Caller, r: ReadInput) -> list[Hit]:
+    async def read(self, caller: Viewer, r: ReadInput) -> list[Hit]:
         layer = roles.check_layer(r.layer)
         roles.guard_workspace(caller.role, layer)
         mode = r.mode or self._infer_mode(layer, r)
@@ -240,19 +234,22 @@ class LayeredMemoryService:
             )
         return "semantic"
 
-    async def _read_task(self, caller: Caller, r: ReadInput, task_id: str, limit: int) -> list[Hit]:
-        found = await self.store.find_nodes(
-            caller.tenant_id,
+    async def _read_task(self, caller: Viewer, r: ReadInput, task_id: str, limit: int) -> list[Hit]:
+        found = await self.reader.find(
+            caller,
             workspace_scope(r.scope),
-            SeedFilter(tiers=TIERS, exclude_draft_topics=False, layers=(WORKSPACE,), task_id=task_id),
             limit=TASK_SCAN_LIMIT,
+            tiers=ANY_TIER,
+            exclude_draft_topics=False,
+            layers=(WORKSPACE,),
+            task_id=task_id,
         )
         now = self.clock.now()
         live = [n for n in found if is_layered(n) and not _expired(n, now)]
         sims: dict[str, float] = {}
         if r.query and live:
-            qvec = (await embed_texts(self.embedder, [r.query]))[0]
-            vectors = await self.store.get_embeddings(caller.tenant_id, workspace_scope(r.scope), [n.id for n in live])
+            qvec = await self.embedding.query_vector(r.query)
+            vectors = await self.reader.embeddings(caller, live)
             sims = {nid: float(np.dot(v, qvec)) for nid, v in vectors.items() if len(v) == len(qvec)}
         ctx = RankContext(query=r.query, role=caller.role, task_id=task_id, agent=r.agent or caller.agent_id)
         cands = [Candidate(n, sims.get(n.id, 0.0)) for n in live]
@@ -261,12 +258,12 @@ class LayeredMemoryService:
         ]
 
     # --- search ---------------------------------------------------------------------------
-    async def search(self, caller: Caller, s: SearchInput) -> list[Hit]:
+    async def search(self, caller: Viewer, s: SearchInput) -> list[Hit]:
         if s.layer is not None:
             layers: tuple[str, ...] = (roles.check_layer(s.layer),)
             roles.guard_workspace(caller.role, layers[0])
         else:
-            layers = LAYERS if roles.is_system(caller.role) else (IDENTITY, PROJECT)
+            layers = LAYERS if caller.system else (IDENTITY, PROJECT)
         top_k = min(max(s.top_k, 1), MAX_LIMIT)
         hits: list[Hit] = []
         for layer in layers:
@@ -280,23 +277,22 @@ class LayeredMemoryService:
         return hits[:top_k]
 
     async def _candidates(
-        self, caller: Caller, layer: str, scope: str, query: str, limit: int, *, semantic: bool, keyword: bool
+        self, caller: Viewer, layer: str, scope: str, query: str, limit: int, *, semantic: bool, keyword: bool
     ) -> list[Candidate]:
         sc = scope_for(layer, scope)
-        flt = SeedFilter(tiers=TIERS, exclude_draft_topics=False, layers=(layer,))
+        attrs: dict[str, Any] = {"tiers": ANY_TIER, "exclude_draft_topics": False, "layers": (layer,)}
         k = min(limit * 4, 400)
-        qvec = (await embed_texts(self.embedder, [query]))[0]
+        qvec = await self.embedding.query_vector(query)
         sims: dict[str, float] = {}
         if semantic:
-            sims = {h.id: h.score for h in await self.store.vector_search(caller.tenant_id, sc, qvec, k, flt)}
+            sims = {h.id: h.score for h in await self.reader.nearest(caller, sc, qvec, k, **attrs)}
         kw: set[str] = set()
         if keyword:
-            kw = {h.id for h in await self.store.keyword_search(caller.tenant_id, sc, query, k, flt)}
+            kw = {h.id for h in await self.reader.keyword(caller, sc, query, k, **attrs)}
         ids = list(dict.fromkeys([*sims, *kw]))
-        nodes = await self.store.get_nodes(caller.tenant_id, sc, ids)
+        nodes = await self.reader.nodes(caller, sc, ids)
         if kw - set(sims):
-            missing = [n.id for n in nodes if n.id not in sims]
-            vectors = await self.store.get_embeddings(caller.tenant_id, sc, missing)
+            vectors = await self.reader.embeddings(caller, [n for n in nodes if n.id not in sims])
             sims.update({nid: float(np.dot(v, qvec)) for nid, v in vectors.items() if len(v) == len(qvec)})
         now = self.clock.now()
         return [
@@ -306,7 +302,7 @@ class LayeredMemoryService:
         ]
 
     # --- update ---------------------------------------------------------------------------
-    async def update(self, caller: Caller, u: UpdateInput) -> Node:
+    async def update(self, caller: Viewer, u: UpdateInput) -> Node:
         node = await self._get(caller, u.id)
         layer = str(node.layer)
         roles.check_update(
@@ -348,73 +344,81 @@ class LayeredMemoryService:
                 code="invalid_request",
                 details={"field": "new_content"},
             )
-        embedding: list[float] | None = None
-        if fields & {"title", "text_summary"}:
-            vector = (await embed_texts(self.embedder, [memory_text(node.title, node.text_summary)]))[0]
-            embedding = [float(x) for x in vector]
-            node.embedding_model = self.embedder.model_id
-        refined = {"system_refinement": u.system_refinement, "user_confirmed": u.user_confirmed}
-        result = await self.store.apply_write(
-            caller.tenant_id,
-            node.scope,
-            [NodeUpsert(node=node, embedding=embedding, fields_set=frozenset(fields))],
-            [],
-            self._commit(caller, "layers_update", {"id": node.id, "fields": sorted(fields), **refined}),
-            now=now,
+        spec = WriteNodeSpec(
+            type=node.type,
+            id=node.id,
+            title=node.title,
+            text_summary=node.text_summary,
+            slots=node.slots,
+            agent=node.agent,
+            task_id=node.task_id,
+            tags=node.tags,
+            expires_at=node.expires_at,
+            fields_set=frozenset({"type", *fields}),
         )
+        if fields & {"title", "text_summary"}:
+            vector = await self.embedding.query_vector(memory_text(node.title, node.text_summary))
+            spec.embedding = [float(x) for x in vector]
+            spec.embedding_model = self.embedding.embedder.model_id
+        refined = {"system_refinement": u.system_refinement, "user_confirmed": u.user_confirmed}
+        outcome = await self.writes.write(
+            self._command(
+                caller, node.scope, "layers_update", {"id": node.id, "fields": sorted(fields), **refined}, [spec]
+            )
+        )
+        result = outcome.result
         if self._on_write is not None:
             await self._on_write(caller.tenant_id)
         return result.nodes[0]
 
     # --- delete ---------------------------------------------------------------------------
-    async def delete(self, caller: Caller, memory_id: str, *, user_instruction: bool) -> None:
+    async def delete(self, caller: Viewer, memory_id: str, *, user_instruction: bool) -> None:
         node = await self._get(caller, memory_id)
         roles.check_delete(caller.role, str(node.layer), user_instruction=user_instruction)
-        await self.store.delete_nodes(
-            caller.tenant_id,
-            node.scope,
-            [node.id],
-            self._commit(caller, "layers_delete", {"id": node.id}),
-            now=self.clock.now(),
+        await self.writes.delete(
+            caller.tenant_id, node.scope, [node.id], self._commit(caller, "layers_delete", {"id": node.id})
         )
 
-    async def complete_task(self, caller: Caller, task_id: str) -> int:
+    async def complete_task(self, caller: Viewer, task_id: str) -> int:
         """Marking a task complete deletes its workspace memories, in every scope."""
         roles.guard_workspace(caller.role, WORKSPACE)
         deleted = 0
         while True:
-            found = await self.kstore.task_workspace_nodes(caller.tenant_id, task_id, limit=500)
+            found = await self.reader.find(
+                caller,
+                None,
+                limit=500,
+                tiers=ANY_TIER,
+                exclude_draft_topics=False,
+                layers=(WORKSPACE,),
+                task_id=task_id,
+            )
             if not found:
                 return deleted
-            gone = await self.store.delete_nodes(
+            gone = await self.writes.delete(
                 caller.tenant_id,
                 None,
-                [nid for nid, _ in found],
+                [n.id for n in found],
                 self._commit(caller, "task_complete", {"task_id": task_id}),
-                now=self.clock.now(),
             )
             deleted += len(gone)
             if not gone:
                 return deleted
 
-    async def embeddings_of(self, caller: Caller, nodes: list[Node]) -> dict[str, Vector]:
-        out: dict[str, Vector] = {}
-        by_scope: dict[str, list[str]] = {}
-        for n in nodes:
-            by_scope.setdefault(n.scope, []).append(n.id)
-        for sc, ids in by_scope.items():
-            out.update(await self.store.get_embeddings(caller.tenant_id, sc, ids))
-        return out
+    async def embeddings_of(self, caller: Viewer, nodes: list[Node]) -> dict[str, Vector]:
+        return await self.reader.embeddings(caller, nodes)
 
     # --- helpers --------------------------------------------------------------------------
-    async def _get(self, caller: Caller, memory_id: str, *, expect_layer: str | None = None) -> Node:
-        """A live layered memory by id; a workspace one answers ``workspace_restricted`` to the
-        user agent (an attempted leak), anything else unknown is ``memory_not_found``."""
-        found = await self.store.get_nodes(caller.tenant_id, None, [to_node_id(memory_id)])
-        node = found[0] if found else None
+    async def _get(self, caller: Viewer, memory_id: str, *, expect_layer: str | None = None) -> Node:
+        """A live layered memory the caller may see. A workspace one answers
+        ``workspace_restricted`` to the user agent (the layered spec's answer to an attempted
+        leak); anything else it may not see, or that does not exist, is ``memory_not_found``."""
+        found = await self.reader.lookup(caller, None, to_node_id(memory_id))
+        if found.hidden_layer is not None:
+            roles.guard_workspace(caller.role, found.hidden_layer)
+        node = found.node
         if node is None or not is_layered(node) or _expired(node, self.clock.now()):
             raise NotFound(f"memory {memory_id!r} not found", code="memory_not_found", details={"id": memory_id})
-        roles.guard_workspace(caller.role, str(node.layer))
         if expect_layer is not None and node.layer != expect_layer:
             raise NotFound(
                 f"memory {memory_id!r} not found in the {expect_layer} layer",
@@ -430,13 +434,33 @@ class LayeredMemoryService:
                 "metadata.expiry must be in the future", code="invalid_request", details={"field": "metadata.expiry"}
             )
 
+    def _command(
+        self, caller: Viewer, scope: str, kind: str, payload: dict[str, Any], nodes: list[WriteNodeSpec]
+    ) -> WriteCommand:
+        info = self._commit(caller, kind, payload)
+        return WriteCommand(
+            tenant_id=caller.tenant_id,
+            scope=scope,
+            input_sha256=info.input_sha256,
+            actor=info.actor,
+            kind=kind,
+            nodes=nodes,
+            auto_embed=False,
+            viewer=caller,
+        )
+
     @staticmethod
-    def _commit(caller: Caller, kind: str, payload: dict[str, Any]) -> CommitInfo:
+    def _commit(caller: Viewer, kind: str, payload: dict[str, Any]) -> CommitInfo:
         return CommitInfo(
             actor=f"{caller.role}:{caller.agent_id}" if caller.agent_id else caller.role,
             input_sha256=sha256_hex(canonical_json(payload)),
             kind=kind,
         )
+
+
+def memory_text(title: str | None, content: str | None) -> str:
+    """The same text the store indexes (``Node.text``), so stored vectors match re-embedding."""
+    return "\n".join(p for p in (title, content) if p)
 
 
 def _expired(n: Node, now: datetime) -> bool:

@@ -18,7 +18,8 @@ from datetime import datetime
 from typing import Any
 
 from memlane.domain.clock import Clock, iso
-from memlane.domain.model import Commit, CommitInfo, Node, Visibility
+from memlane.domain.model import Commit, CommitInfo, Node
+from memlane.domain.visibility import Viewer, visibility_of
 from memlane.services.lifecycle.refs import resolve_refs
 from memlane.store.base import NodePatch, Store
 
@@ -105,7 +106,7 @@ class ActivationService:
 
     async def activate(
         self,
-        tenant_id: str,
+        viewer: Viewer,
         scope: str,
         *,
         node_ids: Sequence[str],
@@ -116,14 +117,15 @@ class ActivationService:
         reason: str | None,
         actor: str | None,
         input_sha256: str,
-        viewer: Visibility,
     ) -> ActivationResult:
+        tenant_id = viewer.tenant_id
+        reach = visibility_of(viewer)
         refs = await resolve_refs(self.store, tenant_id, scope, node_ids, client_ids)
         result = ActivationResult(requested=refs.requested, resolved=len(refs.node_ids))
         now = self.clock.now()
 
         def mutate(found: list[Node]) -> tuple[list[NodePatch], dict[str, Any]]:
-            seen = [n for n in found if viewer.can_see(n.memory_lane, n.owner_agent_id, n.owner_team_id)]
+            seen = [n for n in found if reach.can_see(n)]
             result.found = len(seen)
             patches = []
             for n in seen:

@@ -30,9 +30,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
-
+from memlane.config import Settings
 from memlane.domain.clock import Clock, iso, new_id
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import TIER_RANK, CommitInfo, Job, Node
@@ -45,24 +43,24 @@ PAGE = 500
 ACTOR = "memlane:decay"
 
 
-class DecaySettings(BaseSettings):
-    """Decay knobs, read from the environment like ``memlane.config.Settings``."""
+@dataclass(frozen=True, slots=True)
+class DecayPolicy:
+    """When idle nodes move down a tier (``MEMLANE_DECAY_*`` in ``Settings``, which checks that
+    the thresholds grow)."""
 
-    model_config = SettingsConfigDict(env_file=None, extra="ignore", populate_by_name=True)
+    interval_sec: float = 3600.0
+    warm_after_days: float = 7.0
+    cold_after_days: float = 30.0
+    archive_after_days: float = 90.0
 
-    interval_sec: float = Field(3600.0, ge=0, validation_alias="MEMLANE_DECAY_INTERVAL_SEC")
-    warm_after_days: float = Field(7.0, gt=0, validation_alias="MEMLANE_DECAY_WARM_AFTER_DAYS")
-    cold_after_days: float = Field(30.0, gt=0, validation_alias="MEMLANE_DECAY_COLD_AFTER_DAYS")
-    archive_after_days: float = Field(90.0, gt=0, validation_alias="MEMLANE_DECAY_ARCHIVE_AFTER_DAYS")
-
-    @model_validator(mode="after")
-    def _ordered(self) -> DecaySettings:
-        if not self.warm_after_days < self.cold_after_days < self.archive_after_days:
-            raise ValueError(
-                "decay thresholds must grow: MEMLANE_DECAY_WARM_AFTER_DAYS < MEMLANE_DECAY_COLD_AFTER_DAYS "
-                "< MEMLANE_DECAY_ARCHIVE_AFTER_DAYS"
-            )
-        return self
+    @classmethod
+    def from_settings(cls, settings: Settings) -> DecayPolicy:
+        return cls(
+            interval_sec=settings.decay_interval_sec,
+            warm_after_days=settings.decay_warm_after_days,
+            cold_after_days=settings.decay_cold_after_days,
+            archive_after_days=settings.decay_archive_after_days,
+        )
 
     @property
     def enabled(self) -> bool:
@@ -79,7 +77,7 @@ def exempt(node: Node) -> bool:
     return node.type == "rule" or node.slots.get("pinned") is True
 
 
-def decay_target(node: Node, now: datetime, cfg: DecaySettings) -> str | None:
+def decay_target(node: Node, now: datetime, cfg: DecayPolicy) -> str | None:
     """The tier ``node`` should move down to now, or None to stay."""
     if exempt(node) or node.tier not in DECAYING_TIERS:
         return None
@@ -117,7 +115,7 @@ Progress = Callable[[DecayStats], Any]
 
 
 class DecayService:
-    def __init__(self, store: Store, *, clock: Clock, settings: DecaySettings, job_max_attempts: int = 5):
+    def __init__(self, store: Store, *, clock: Clock, settings: DecayPolicy, job_max_attempts: int):
         self.store = store
         self.clock = clock
         self.settings = settings
@@ -256,4 +254,4 @@ async def _maybe_await(value: Any) -> None:
         await value
 
 
-__all__ = ["DecayService", "DecaySettings", "DecayStats", "decay_target", "effective_idle_days"]
+__all__ = ["DecayPolicy", "DecayService", "DecayStats", "decay_target", "effective_idle_days"]

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from memlane.domain.model import Node, Visibility
 from memlane.store.base import Store
 
 
@@ -54,7 +53,3 @@ async def resolve_refs(
         if nid not in out.node_ids:
             out.node_ids.append(nid)
     return out
-
-
-def visible(nodes: Sequence[Node], viewer: Visibility) -> list[Node]:
-    return [n for n in nodes if viewer.can_see(n.memory_lane, n.owner_agent_id, n.owner_team_id)]

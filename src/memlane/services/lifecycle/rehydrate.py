@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memlane.domain.clock import Clock, iso, new_id
-from memlane.domain.model import TIER_RANK, Commit, CommitInfo, Node, Visibility
+from memlane.domain.model import TIER_RANK, Commit, CommitInfo, Node
+from memlane.domain.visibility import Viewer, visibility_of
 from memlane.services.lifecycle.refs import resolve_refs
 from memlane.store.base import NodePatch, Store
 
@@ -54,7 +55,7 @@ class RehydrateService:
 
     async def rehydrate(
         self,
-        tenant_id: str,
+        viewer: Viewer,
         scope: str,
         *,
         node_ids: Sequence[str],
@@ -63,10 +64,11 @@ class RehydrateService:
         reason: str | None,
         actor: str | None,
         input_sha256: str,
-        viewer: Visibility,
     ) -> RehydrateResult:
         if target_tier not in ("warm", "hot"):
             raise ValueError(f"target_tier must be warm or hot, not {target_tier!r}")
+        tenant_id = viewer.tenant_id
+        reach = visibility_of(viewer)
         refs = await resolve_refs(self.store, tenant_id, scope, node_ids, client_ids)
         result = RehydrateResult(requested=refs.requested, resolved=len(refs.node_ids), operation_id=new_id())
         now = self.clock.now()
@@ -74,7 +76,7 @@ class RehydrateService:
         note = reason[:MAX_REASON_CHARS] if reason else None
 
         def mutate(found: list[Node]) -> tuple[list[NodePatch], dict[str, Any]]:
-            seen = [n for n in found if viewer.can_see(n.memory_lane, n.owner_agent_id, n.owner_team_id)]
+            seen = [n for n in found if reach.can_see(n)]
             patches: list[NodePatch] = []
             moves: list[dict[str, str]] = []
             result.node_ids, result.noop_node_ids = [], []

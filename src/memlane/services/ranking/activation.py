@@ -1,7 +1,7 @@
 """Graph activation blended into direct relevance without drowning it.
 
 Each hop passes ``activation x weight x confidence x type factor x 0.5`` along an edge, as
-graph-memory-requests.md outlines. A node then takes the *strongest* activation that reaches
+docs/api-graph.md outlines. A node then takes the *strongest* activation that reaches
 it, not the sum: with a sum, a hub linked to many seeds (a session, a topic) would collect
 their scores and outrank every direct hit. The received activation is added to the node's own
 relevance, scaled by ``graph_weight``.

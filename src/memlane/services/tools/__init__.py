@@ -1,1 +1,1 @@
-"""Agent tools (agent-tools.md): memory, knowledge and sync tools for any agent framework."""
+"""Agent tools (docs/api-tools.md): memory, knowledge and sync tools for any agent framework."""

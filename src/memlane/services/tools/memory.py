@@ -1,11 +1,15 @@
 """memory_add / memory_search / memory_delete over the seven tool layers.
 
 A tool memory is a node (type ``concept``, ``slots.kind = "tool_memory"``) in the default
-scope with ``layer`` set and its identifiers bound: agent -> ``agent``, user -> ``user_id``,
-session -> ``session_id`` (and ``user_id`` when known), project / team / org ->
-``slots.project_id`` / ``slots.team_id`` / ``slots.org_id``, company -> the tenant. agent,
-user, session and team memories need their identifier; project and org memories without one
-are tenant-wide (as are synced knowledge items, which memory_search also finds).
+scope with ``layer`` set and its identifiers bound: agent -> the agent's private lane (and
+``agent``), team -> the team's private lane (and ``slots.team_id``), user -> ``user_id``,
+session -> ``session_id`` (and ``user_id`` when known), project / org -> ``slots.project_id`` /
+``slots.org_id``, company -> the tenant. Who may see which is the one visibility rule
+(services/visibility.py): lanes hide agent and team memories from other agents and teams on
+every surface, and user and session memories are personal. agent, user, session and team
+memories need their identifier; project and org memories without one are tenant-wide (as are
+synced knowledge items, which memory_search also finds); project and org are labels that
+narrow a search, not access boundaries.
 
 Ranking: cosine similarity (0..1); equal scores (to 3 decimals) follow layer precedence
 agent > session > user > project > team > org > company, and when the same content is stored
@@ -17,15 +21,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from memlane.domain.clock import Clock, iso, new_id
+from memlane.domain.clock import Clock, iso
 from memlane.domain.errors import Forbidden, InvalidRequest, NotFound
 from memlane.domain.hashing import canonical_json, sha256_hex
-from memlane.domain.model import TIERS, CommitInfo, Node, NodeUpsert, SeedFilter
-from memlane.embed.base import Embedder
-from memlane.services.layers.embed import embed_texts
+from memlane.domain.model import CommitInfo, Node
+from memlane.services.embedding import EmbeddingService
 from memlane.services.layers.ids import to_node_id, to_public
+from memlane.services.reading import MemoryReader
 from memlane.services.tools.context import ToolContext
-from memlane.store.base import Store
+from memlane.services.writing import WriteCommand, WriteNodeSpec, WriteService
 
 KIND = "tool_memory"
 KNOWLEDGE_KIND = "knowledge_item"
@@ -50,8 +54,10 @@ def _missing(ctx: ToolContext, layer: str) -> str | None:
     return need[1]
 
 
-def visible(n: Node, ctx: ToolContext) -> bool:
-    """Whether the caller's identifiers reach this memory (tenant is already enforced)."""
+def addressed(n: Node, ctx: ToolContext) -> bool:
+    """Whether a memory the caller may see (the reader decided that) is one of the caller's
+    own identifiers' memories: an agent search returns this agent's memories, a team search
+    this team's, a project or org search that project's or org's (and the unlabelled ones)."""
     layer = n.layer
     slots = n.slots
     if layer == "agent":
@@ -70,9 +76,19 @@ def visible(n: Node, ctx: ToolContext) -> bool:
 
 
 class MemoryTools:
-    def __init__(self, store: Store, embedder: Embedder, *, clock: Clock, scope: str, on_write: Any = None):
-        self.store = store
-        self.embedder = embedder
+    def __init__(
+        self,
+        *,
+        reader: MemoryReader,
+        writes: WriteService,
+        embedding: EmbeddingService,
+        clock: Clock,
+        scope: str,
+        on_write: Any = None,
+    ):
+        self.reader = reader
+        self.writes = writes
+        self.embedding = embedding
         self.clock = clock
         self.scope = scope
         self._on_write = on_write
@@ -103,33 +119,38 @@ class MemoryTools:
             value = getattr(ctx, key)
             if value and layer == key.removesuffix("_id"):
                 slots[key] = value
-        vector = (await embed_texts(self.embedder, [content]))[0]
-        node = Node(
-            tenant_id=ctx.tenant_id,
-            id=new_id(),
-            scope=self.scope,
+        vector = await self.embedding.query_vector(content)
+        spec = WriteNodeSpec(
             type="concept",
             text_summary=content,
             slots=slots,
-            memory_lane="private" if layer == "agent" else "shared",
+            memory_lane="private" if layer in ("agent", "team") else "shared",
             producer_agent_id=ctx.agent_id,
             owner_agent_id=ctx.agent_id if layer == "agent" else None,
             owner_team_id=ctx.team_id if layer == "team" else None,
-            embedding_model=self.embedder.model_id,
+            embedding=[float(x) for x in vector],
+            embedding_model=self.embedding.embedder.model_id,
             layer=layer,
             user_id=ctx.user_id if layer in ("user", "session") else None,
             session_id=ctx.session_id if layer == "session" else None,
             agent=ctx.agent_id if layer == "agent" else None,
             tags=tags,
             expires_at=expires_at,
+            fields_set=FIELDS,
         )
-        info = CommitInfo(
-            actor=ctx.actor,
-            input_sha256=sha256_hex(canonical_json({"content": content, "layer": layer})),
-            kind="memory_add",
+        outcome = await self.writes.write(
+            WriteCommand(
+                tenant_id=ctx.tenant_id,
+                scope=self.scope,
+                input_sha256=sha256_hex(canonical_json({"content": content, "layer": layer})),
+                actor=ctx.actor,
+                kind="memory_add",
+                nodes=[spec],
+                auto_embed=False,
+                viewer=ctx.viewer,
+            )
         )
-        up = NodeUpsert(node=node, embedding=[float(x) for x in vector], fields_set=FIELDS)
-        result = await self.store.apply_write(ctx.tenant_id, self.scope, [up], [], info, now=self.clock.now())
+        result = outcome.result
         if self._on_write is not None:
             await self._on_write(ctx.tenant_id)
         return {"success": True, "memoryId": to_public(result.nodes[0].id), "message": "Memory stored successfully"}
@@ -174,23 +195,26 @@ class MemoryTools:
             for layer in PRECEDENCE
             if layer in requested and layer not in searched
         ]
-        qvec = (await embed_texts(self.embedder, [query]))[0]
+        qvec = await self.embedding.query_vector(query)
         k = min(max(limit * 5, 50), 500)
         now = self.clock.now()
         found: list[tuple[Node, float]] = []
         for layer in searched:
-            flt = SeedFilter(
-                tiers=TIERS,
+            hits = await self.reader.nearest(
+                ctx.viewer,
+                self.scope,
+                qvec,
+                k,
+                tiers=(),
                 exclude_draft_topics=False,
                 statuses=("active",),
                 layers=(layer,),
                 user_id=ctx.user_id if layer in ("user",) else None,
                 session_id=ctx.session_id if layer == "session" else None,
             )
-            hits = await self.store.vector_search(ctx.tenant_id, self.scope, qvec, k, flt)
             scores = {h.id: h.score for h in hits}
-            for n in await self.store.get_nodes(ctx.tenant_id, self.scope, list(scores)):
-                if n.slots.get("kind") not in (KIND, KNOWLEDGE_KIND) or n.layer != layer or not visible(n, ctx):
+            for n in await self.reader.nodes(ctx.viewer, self.scope, list(scores)):
+                if n.slots.get("kind") not in (KIND, KNOWLEDGE_KIND) or n.layer != layer or not addressed(n, ctx):
                     continue
                 if n.expires_at is not None and n.expires_at <= now:
                     continue
@@ -230,21 +254,20 @@ class MemoryTools:
 
     async def delete(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         memory_id = str(args["memoryId"])
-        found = await self.store.get_nodes(ctx.tenant_id, None, [to_node_id(memory_id)])
-        node = found[0] if found else None
-        if node is not None and node.slots.get("kind") == KNOWLEDGE_KIND and visible(node, ctx):
+        node = await self.reader.node(ctx.viewer, None, to_node_id(memory_id))
+        if node is not None and node.slots.get("kind") == KNOWLEDGE_KIND:
             raise Forbidden(
                 f"memory {memory_id!r} is synced from knowledge item {node.slots.get('knowledge_id')!r}; change or "
                 "deprecate the knowledge item and run sync_now instead",
                 code="UNAUTHORIZED",
                 details={"memoryId": memory_id, "knowledgeItemId": node.slots.get("knowledge_id")},
             )
-        if node is None or node.slots.get("kind") != KIND or not visible(node, ctx):
+        if node is None or node.slots.get("kind") != KIND or not addressed(node, ctx):
             raise NotFound(f"Memory {memory_id!r} not found", code="NOT_FOUND", details={"requestedId": memory_id})
         info = CommitInfo(
             actor=ctx.actor, input_sha256=sha256_hex(canonical_json({"delete": node.id})), kind="memory_delete"
         )
-        await self.store.delete_nodes(ctx.tenant_id, node.scope, [node.id], info, now=self.clock.now())
+        await self.writes.delete(ctx.tenant_id, node.scope, [node.id], info)
         return {
             "success": True,
             "message": f"Memory {to_public(node.id)} deleted ({node.layer} layer, stored {iso(node.created_at)})",

@@ -1,4 +1,4 @@
-"""The tools' names, descriptions and JSON Schemas, served as agent-tools.md writes them.
+"""The tools' names, descriptions and JSON Schemas, served as the agent-tools contract writes them (docs/api-tools.md).
 
 memory_add, memory_search, knowledge_query and knowledge_check are the spec's JSON Schemas
 verbatim; memory_delete, knowledge_show, sync_now and sync_status are the spec's TypeScript

@@ -1,5 +1,7 @@
 """One dispatcher behind every transport (MCP stdio, MCP HTTP, ``POST /v1/tools/{name}``):
-validate the arguments against the tool's JSON Schema, run the tool, return its output."""
+count the call against the tenant's quota, validate the arguments against the tool's JSON
+Schema, run the tool, return its output. Quotas live here, not in a transport, so no
+transport can skip them."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from memlane.jobs.layers_kinds import KNOWLEDGE_SYNC
 from memlane.services.knowledge.check import CheckedFile, Dependency
 from memlane.services.knowledge.service import KnowledgeService, QueryInput
 from memlane.services.knowledge.sync import SyncService
+from memlane.services.quotas import QuotaGuard
 from memlane.services.tools.context import ToolContext
 from memlane.services.tools.errors import ToolTimeout
 from memlane.services.tools.memory import MemoryTools
@@ -25,6 +28,8 @@ VALIDATORS = {name: Draft202012Validator(schema) for name, schema in SCHEMAS.ite
 MAX_CHECK_FILES = 500
 MAX_CHECK_DEPENDENCIES = 5000
 SYNC_POLL_SEC = 0.05
+#: tools that change memory count against the write quota; the others against recall
+WRITE_TOOLS = frozenset({"memory_add", "memory_delete", "sync_now"})
 
 
 def validate(name: str, args: Any) -> dict[str, Any]:
@@ -62,20 +67,23 @@ class ToolService:
         sync: SyncService,
         *,
         clock: Clock,
+        quotas: QuotaGuard,
         sync_timeout_sec: float,
+        job_max_attempts: int,
         notify: Any = None,
-        job_max_attempts: int = 3,
     ):
         self.store = store
         self.memory = memory
         self.knowledge = knowledge
         self.sync = sync
         self.clock = clock
+        self.quotas = quotas
         self.sync_timeout_sec = sync_timeout_sec
         self._notify = notify
         self.job_max_attempts = job_max_attempts
 
     async def call(self, name: str, args: Any, ctx: ToolContext) -> dict[str, Any]:
+        await self.quotas.hit("write" if name in WRITE_TOOLS else "recall", ctx.tenant_id)
         checked = validate(name, args)
         handler = getattr(self, f"_{name}")
         result: dict[str, Any] = await handler(ctx, checked)

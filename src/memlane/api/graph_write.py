@@ -1,0 +1,128 @@
+"""``/v1/memory/write`` as a translation: request DTO -> identity claims -> WriteCommand ->
+response DTO, each step a small pure function."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from memlane.api.graph_dto import WriteEdgeIn, WriteNodeIn, WriteRequest
+from memlane.api.identity import Claims
+from memlane.domain.errors import InvalidRequest
+from memlane.domain.hashing import sha256_hex
+from memlane.domain.model import EdgeRef
+from memlane.domain.visibility import Viewer
+from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteOutcome
+
+#: node fields copied as they are from the request into the write
+NODE_FIELDS = (
+    "type", "client_id", "scope", "tier", "memory_lane", "producer_agent_id", "owner_agent_id", "owner_team_id",
+    "title", "text_summary", "slots", "raw_ref", "evidence_ref", "embedding", "embedding_model", "salience",
+    "importance", "confidence",
+)  # fmt: skip
+
+
+def write_claims(body: WriteRequest) -> Claims:
+    """Every identity the body states, by field name: the writer must be able to speak for it."""
+    agents: dict[str, str | None] = {"producer_agent_id": body.producer_agent_id, "owner_agent_id": body.owner_agent_id}
+    teams: dict[str, str | None] = {"owner_team_id": body.owner_team_id}
+    for i, n in enumerate(body.nodes):
+        agents[f"nodes[{i}].producer_agent_id"] = n.producer_agent_id
+        agents[f"nodes[{i}].owner_agent_id"] = n.owner_agent_id
+        teams[f"nodes[{i}].owner_team_id"] = n.owner_team_id
+    return Claims(agent_id=agents, team_id=teams)
+
+
+@dataclass(frozen=True, slots=True)
+class Owners:
+    producer: str | None
+    agent: str | None
+    team: str | None
+
+
+def default_owners(body: WriteRequest, writer: Viewer) -> Owners:
+    """Identity auto-injection: the producer is the writer, and nodes without an owner belong
+    to the writer (its agent, else its team)."""
+    agent, team = body.owner_agent_id, body.owner_team_id
+    if agent is None and team is None:
+        agent = writer.agent_id
+        team = writer.team_id if writer.agent_id is None else None
+    return Owners(producer=body.producer_agent_id or writer.agent_id, agent=agent, team=team)
+
+
+def check_private_owned(body: WriteRequest, writer: Viewer, owners: Owners) -> None:
+    """An authenticated writer that is neither an agent nor a team (a tenant-wide key) cannot
+    store private nodes without an owner: no one but an admin could ever read them back."""
+    if not writer.authenticated or writer.admin or writer.agent_id or writer.team_id:
+        return
+    for i, n in enumerate(body.nodes):
+        lane = n.memory_lane or body.memory_lane or "private"
+        if lane == "private" and not (n.owner_agent_id or n.owner_team_id or owners.agent or owners.team):
+            raise InvalidRequest(
+                f"nodes[{i}] would be private with no owner, and your credentials carry no agent or team: "
+                "write it with memory_lane 'shared', or with a key bound to an agent or team",
+                code="invalid_private_owner",
+                details={"field": f"nodes[{i}].memory_lane"},
+            )
+
+
+def node_spec(n: WriteNodeIn) -> WriteNodeSpec:
+    return WriteNodeSpec(
+        **{name: getattr(n, name) for name in NODE_FIELDS},
+        id=str(n.id) if n.id else None,
+        fields_set=frozenset(n.model_fields_set),
+    )
+
+
+def edge_spec(e: WriteEdgeIn) -> WriteEdgeSpec:
+    return WriteEdgeSpec(
+        type=e.type,
+        id=str(e.id) if e.id else None,
+        scope=e.scope,
+        src=EdgeRef(id=str(e.src.id) if e.src.id else None, client_id=e.src.client_id),
+        dst=EdgeRef(id=str(e.dst.id) if e.dst.id else None, client_id=e.dst.client_id),
+        weight=e.weight,
+        confidence=e.confidence,
+        decay_rate=e.decay_rate,
+    )
+
+
+def write_command(body: WriteRequest, scope: str, writer: Viewer, owners: Owners) -> WriteCommand:
+    """With auth on, lanes hold for the writer's upserts and edge endpoints; with auth off the
+    writer is anonymous and identities are taken at their word (the contract's default)."""
+    return WriteCommand(
+        tenant_id=writer.tenant_id,
+        scope=scope,
+        input_sha256=body.input_sha256 or sha256_hex(body.input_text or ""),
+        actor=body.actor,
+        parent_commit_id=str(body.parent_commit_id) if body.parent_commit_id else None,
+        model_version=body.model_version,
+        prompt_version=body.prompt_version,
+        auto_embed=body.auto_embed,
+        force_reembed=body.force_reembed,
+        memory_lane=body.memory_lane,
+        producer_agent_id=owners.producer,
+        owner_agent_id=owners.agent,
+        owner_team_id=owners.team,
+        viewer=writer if writer.authenticated else None,
+        nodes=[node_spec(n) for n in body.nodes],
+        edges=[edge_spec(e) for e in body.edges],
+    )
+
+
+def write_response(scope: str, tenant_id: str, outcome: WriteOutcome) -> dict[str, Any]:
+    res = outcome.result
+    response: dict[str, Any] = {
+        "tenant_id": tenant_id,
+        "scope": scope,
+        "commit_id": res.commit.id,
+        "commit_hash": res.commit.commit_hash,
+        "nodes": [{"id": n.id, "client_id": n.client_id, "type": n.type} for n in res.nodes],
+        "edges": [{"id": e.id, "type": e.type, "src_id": e.src_id, "dst_id": e.dst_id} for e in res.edges],
+    }
+    if res.pending_node_ids:
+        response["embedding_backfill"] = {
+            "enqueued": outcome.embed_job_id is not None,
+            "pending": len(res.pending_node_ids),
+        }
+    return response

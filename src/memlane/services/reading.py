@@ -1,0 +1,108 @@
+"""Every read of memory, on every surface, limited to what the reader may see.
+
+Graph recall, conversation query/get/evolution/delete, layers, agent tools, rules, lifecycle
+actions, MCP and the UI all get their nodes here. Each method takes the ``Viewer`` and asks
+``visibility_of`` itself, so a surface cannot forget the check or pass a wider one: the only
+way to read more is to be a wider viewer. Offline jobs that act for the system (decay,
+consolidation, knowledge sync, expiry) read the store directly with ``EVERYTHING``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memlane.domain.filters import compiled
+from memlane.domain.model import Node, NodeBrief, ScoredId, SeedFilter
+from memlane.domain.visibility import Viewer, Visibility, visibility_of
+from memlane.store.base import Store, Vector
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    node: Node | None
+    hidden_layer: str | None = None
+
+
+class MemoryReader:
+    def __init__(self, store: Store):
+        self.store = store
+
+    @staticmethod
+    def visibility(viewer: Viewer) -> Visibility:
+        return visibility_of(viewer)
+
+    def filter(self, viewer: Viewer, **attrs: Any) -> SeedFilter:
+        """A store filter with the viewer's reach; ``attrs`` are SeedFilter's other fields."""
+        return SeedFilter(visibility=visibility_of(viewer), **attrs)
+
+    async def nodes(self, viewer: Viewer, scope: str | None, ids: Sequence[str]) -> list[Node]:
+        """The nodes of ``ids`` the viewer may see, in the order asked (any tier or status:
+        reading by id is how a caller inspects what it was shown)."""
+        if not ids:
+            return []
+        visible = compiled(visibility_of(viewer).term())
+        return [n for n in await self.store.get_nodes(viewer.tenant_id, scope, ids) if visible(n)]
+
+    async def node(self, viewer: Viewer, scope: str | None, node_id: str) -> Node | None:
+        found = await self.nodes(viewer, scope, [node_id])
+        return found[0] if found else None
+
+    async def lookup(self, viewer: Viewer, scope: str | None, node_id: str) -> Lookup:
+        """``node`` plus the one reason a surface may state for not showing it: a layer hidden
+        from the caller's role (the layered spec answers workspace requests by the user agent
+        with ``workspace_restricted``). Lane and personal rules never say why: the node is
+        simply not found."""
+        vis = visibility_of(viewer)
+        for n in await self.store.get_nodes(viewer.tenant_id, scope, [node_id]):
+            if compiled(vis.term())(n):
+                return Lookup(n)
+            if n.layer in vis.hidden_layers:
+                return Lookup(None, hidden_layer=n.layer)
+        return Lookup(None)
+
+    async def briefs(self, viewer: Viewer, scope: str, ids: Sequence[str]) -> list[NodeBrief]:
+        if not ids:
+            return []
+        visible = compiled(visibility_of(viewer).term())
+        return [b for b in await self.store.node_briefs(viewer.tenant_id, scope, ids) if visible(b)]
+
+    async def nearest(self, viewer: Viewer, scope: str, query: Vector, k: int, **attrs: Any) -> list[ScoredId]:
+        return await self.store.vector_search(viewer.tenant_id, scope, query, k, self.filter(viewer, **attrs))
+
+    async def keyword(self, viewer: Viewer, scope: str, text: str, k: int, **attrs: Any) -> list[ScoredId]:
+        return await self.store.keyword_search(viewer.tenant_id, scope, text, k, self.filter(viewer, **attrs))
+
+    async def find(
+        self,
+        viewer: Viewer,
+        scope: str | None,
+        *,
+        limit: int,
+        order_by_recent: bool = True,
+        ready_only: bool = False,
+        **attrs: Any,
+    ) -> list[Node]:
+        return await self.store.find_nodes(
+            viewer.tenant_id,
+            scope,
+            self.filter(viewer, **attrs),
+            limit=limit,
+            order_by_recent=order_by_recent,
+            ready_only=ready_only,
+        )
+
+    async def embeddings(self, viewer: Viewer, nodes: Sequence[Node]) -> dict[str, Vector]:
+        """Vectors of nodes this reader returned, grouped by scope; the visibility is checked
+        again in memory (no query), so a caller cannot pass a node it was not shown. Only
+        scoring and the guarded debug channel use them; they never leave the server whole."""
+        visible = compiled(visibility_of(viewer).term())
+        by_scope: dict[str, list[str]] = {}
+        for n in nodes:
+            if visible(n):
+                by_scope.setdefault(n.scope, []).append(n.id)
+        out: dict[str, Vector] = {}
+        for scope, ids in by_scope.items():
+            out.update(await self.store.get_embeddings(viewer.tenant_id, scope, ids))
+        return out
