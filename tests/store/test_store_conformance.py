@@ -18,11 +18,13 @@ from memlane.domain.model import (
     Node,
     NodeUpsert,
     SeedFilter,
-    Visibility,
 )
+from memlane.domain.visibility import EVERYTHING, Visibility
 from memlane.store.base import NodePatch, Store
 
 DIM = 384
+#: an offline job's filter: every active node
+UNFILTERED = SeedFilter(visibility=EVERYTHING)
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 ALL_FIELDS = frozenset(
     {
@@ -172,9 +174,9 @@ async def test_tenants_never_see_each_other(store: Store) -> None:
     nid = a.nodes[0].id
     assert await store.get_nodes("t2", "s1", [nid]) == []
     assert await store.get_nodes("t2", None, [nid]) == []
-    hits = await store.vector_search("t2", "s1", np.asarray(v, np.float32), 10, SeedFilter())
+    hits = await store.vector_search("t2", "s1", np.asarray(v, np.float32), 10, UNFILTERED)
     assert nid not in {h.id for h in hits}
-    assert await store.keyword_search("t2", "s1", "secret plan alpha", 10, SeedFilter()) == []
+    assert await store.keyword_search("t2", "s1", "secret plan alpha", 10, UNFILTERED) == []
     assert await store.get_embeddings("t2", "s1", [nid]) == {}
 
 
@@ -193,7 +195,7 @@ async def test_vector_search_ranks_by_cosine_and_obeys_filters(store: Store) -> 
     ]
     res = await store.apply_write("t1", "s1", ups, [], info(), now=NOW)
     by_title = {n.title: n.id for n in res.nodes}
-    flt = SeedFilter(visibility=Visibility(consumer_agent_id="alice"))
+    flt = SeedFilter(visibility=Visibility(lanes_enforced=True, agent_id="alice"))
     hits = await store.vector_search("t1", "s1", np.asarray(target, np.float32), 10, flt)
     titles = {v: k for k, v in by_title.items()}
     got = [titles[h.id] for h in hits]
@@ -206,7 +208,7 @@ async def test_keyword_search_finds_words_and_ignores_query_syntax(store: Store)
     await store.apply_write(
         "t1", "s1", [up("Caroline went to the LGBTQ support group"), up("Melanie paints")], [], info(), now=NOW
     )
-    hits = await store.keyword_search("t1", "s1", 'support "group" AND (NEAR', 5, SeedFilter())
+    hits = await store.keyword_search("t1", "s1", 'support "group" AND (NEAR', 5, UNFILTERED)
     [node] = await store.get_nodes("t1", "s1", [hits[0].id])
     assert node.title is not None and node.title.startswith("Caroline")
 
@@ -235,13 +237,11 @@ async def test_deleted_nodes_leave_no_trace_in_reads_or_search(store: Store) -> 
         now=NOW,
     )
     doomed = res.nodes[0].id
-    assert (await store.vector_search("t1", "s1", np.asarray(v, np.float32), 5, SeedFilter()))[0].id == doomed
+    assert (await store.vector_search("t1", "s1", np.asarray(v, np.float32), 5, UNFILTERED))[0].id == doomed
     assert await store.delete_nodes("t1", "s1", [doomed], info(), now=NOW) == [doomed]
     assert await store.get_nodes("t1", "s1", [doomed]) == []
-    assert doomed not in {
-        h.id for h in await store.vector_search("t1", "s1", np.asarray(v, np.float32), 5, SeedFilter())
-    }
-    assert await store.keyword_search("t1", "s1", "doomed", 5, SeedFilter()) == []
+    assert doomed not in {h.id for h in await store.vector_search("t1", "s1", np.asarray(v, np.float32), 5, UNFILTERED)}
+    assert await store.keyword_search("t1", "s1", "doomed", 5, UNFILTERED) == []
     assert await store.edges_touching("t1", "s1", [doomed], min_weight=0, min_confidence=0, limit=5) == []
     assert await store.get_embeddings("t1", "s1", [doomed]) == {}
 
@@ -324,7 +324,7 @@ async def test_data_survives_closing_and_reopening_the_store(store: Store, db_ur
     try:
         [node] = await reopened.get_nodes("t1", "s1", [res.nodes[0].id])
         assert node.title == "durable"
-        hits = await reopened.vector_search("t1", "s1", np.asarray(vec(9), np.float32), 1, SeedFilter())
+        hits = await reopened.vector_search("t1", "s1", np.asarray(vec(9), np.float32), 1, UNFILTERED)
         assert hits[0].id == node.id
     finally:
         await reopened.close()

@@ -35,7 +35,6 @@ from typing import Any
 import numpy as np
 import sqlalchemy as sa
 from sqlalchemy import event, exc
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
@@ -43,7 +42,9 @@ from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilte
 from memlane.store.base import PendingEmbedding, Vector, job_from_row
 from memlane.store.postgres import direct_reads, vector_codec
 from memlane.store.schema import jobs, scope_heads
-from memlane.store.sql_common import ScopeHead, SqlStore, job_row
+from memlane.store.sql.core import ScopeHead
+from memlane.store.sql.jobs import job_row, leasable, stored_job
+from memlane.store.sql.store import SqlStore
 from memlane.store.term_selection import MAX_DOCS_PER_TERM, CountCache, choose_terms
 from memlane.store.urls import async_url
 
@@ -234,9 +235,6 @@ class PostgresStore(SqlStore):
         async with self._driver() as conn:
             return await direct_reads.get_embeddings(conn, tenant_id, scope, ids)
 
-    def _one_of(self, column: Any, values: Sequence[str]) -> Any:
-        return column == sa.any_(sa.bindparam(None, list(values), type_=postgresql.ARRAY(sa.String)))
-
     def index_ddl(self) -> str | None:
         """The HNSW index for the configured dimension (also quoted in docs/operations.md).
         An index that exists is kept as it is: other graph parameters take a rebuild."""
@@ -405,17 +403,9 @@ class PostgresStore(SqlStore):
             if inserted is not None:
                 out.append(job)
                 continue
-            row = (
-                await conn.execute(
-                    sa.select(jobs).where(
-                        jobs.c.tenant_id == job.tenant_id,
-                        jobs.c.kind == job.kind,
-                        jobs.c.idempotency_key == job.idempotency_key,
-                    )
-                )
-            ).first()
-            assert row is not None, "conflicting job vanished inside the transaction"
-            out.append(job_from_row(row))
+            stored = await stored_job(conn, job)
+            assert stored is not None, "conflicting job vanished inside the transaction"
+            out.append(stored)
         return out
 
     async def lease_jobs(
@@ -426,7 +416,7 @@ class PostgresStore(SqlStore):
             return []
         due = (
             sa.select(jobs.c.tenant_id, jobs.c.id)
-            .where(*self._leasable(kinds, now))
+            .where(*leasable(kinds, now))
             .order_by(jobs.c.run_after)
             .limit(limit)
             .with_for_update(skip_locked=True)
