@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
+from memlane.config import Settings
 from memlane.domain.clock import new_id
 from memlane.domain.model import CommitInfo, Node, NodeUpsert, SeedFilter
 from memlane.domain.visibility import EVERYTHING, Visibility
+from memlane.services.container import build_store
 from memlane.store import migrate
 from memlane.store.postgres.direct_reads import nearest_statements
 from memlane.store.postgres.store import PostgresStore, query_words
@@ -84,7 +86,11 @@ async def test_open_creates_the_partial_hnsw_index_for_the_dimension(pg: Postgre
 
 
 async def test_hnsw_graph_parameters_come_from_settings_and_are_checked(pg_url: str) -> None:
-    store = PostgresStore(pg_url, vector_dim=48, pool_size=1, hnsw_m=8, hnsw_ef_construction=40)
+    env = {"MEMLANE_PG_HNSW_M": "8", "MEMLANE_PG_HNSW_EF_CONSTRUCTION": "40", "MEMLANE_PG_EF_SEARCH": "60"}
+    settings = Settings(MEMLANE_DATABASE_URL=pg_url, MEMLANE_PG_ITERATIVE_SCAN="strict_order", **env)
+    store = build_store(settings, dimension=48)
+    assert isinstance(store, PostgresStore)
+    assert (store.ef_search, store.iterative_scan, store.max_overflow) == (60, "strict_order", 10)
     await store.open()
     try:
         async with store.engine.connect() as conn:
@@ -101,6 +107,10 @@ async def test_hnsw_graph_parameters_come_from_settings_and_are_checked(pg_url: 
         PostgresStore(pg_url, vector_dim=48, hnsw_m=16, hnsw_ef_construction=20)
     with pytest.raises(ValueError, match="MEMLANE_PG_HNSW_M"):
         PostgresStore(pg_url, vector_dim=48, hnsw_m=1)
+    with pytest.raises(ValueError, match="MEMLANE_PG_HNSW_EF_CONSTRUCTION"):
+        Settings(MEMLANE_PG_HNSW_M=16, MEMLANE_PG_HNSW_EF_CONSTRUCTION=20)
+    with pytest.raises(ValueError, match="MEMLANE_PG_EF_SEARCH"):
+        Settings(MEMLANE_PG_EF_SEARCH=0)
 
 
 async def test_the_planner_can_serve_vector_search_from_the_hnsw_index(pg: PostgresStore) -> None:

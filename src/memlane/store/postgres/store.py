@@ -14,19 +14,17 @@ What differs from SQLite, and why:
 * **Jobs** are leased with ``FOR UPDATE SKIP LOCKED``: any number of workers poll one table and
   never take the same job twice; a killed worker's leases simply expire.
 
-Settings read from the environment when the caller does not pass them (the container passes
-only the pool size): ``MEMLANE_DB_MAX_OVERFLOW`` (default 10), ``MEMLANE_PG_EF_SEARCH`` (HNSW
-candidate list per query, default 100), ``MEMLANE_PG_ITERATIVE_SCAN`` (``relaxed_order``
-by default, or ``strict_order`` / ``off``; pgvector 0.8 keeps scanning the graph until a
-filtered query has k results) and the index's graph parameters ``MEMLANE_PG_HNSW_M`` (16)
-and ``MEMLANE_PG_HNSW_EF_CONSTRUCTION`` (128), used when the index is created.
+Tuning comes from the caller (``build_store`` passes ``Settings``; config.py documents each):
+the pool's overflow, the HNSW candidate list per query (``ef_search``), pgvector 0.8's
+iterative scan (``relaxed_order`` keeps scanning the graph until a filtered query has k
+results), and the index's graph parameters, used when the index is created. The store checks
+the ranges again, since it can be built without ``Settings``; errors name the variables.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
-import os
 import re
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime, timedelta
@@ -68,16 +66,6 @@ MAX_QUERY_WORDS = 64
 TERM_COUNT_CAP = 20
 
 
-def _env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError as exc:
-        raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
-
-
 def query_words(text: str) -> list[str]:
     """Distinct words of free text for an any-word ``to_tsquery``.
 
@@ -97,11 +85,11 @@ class PostgresStore(SqlStore):
         *,
         vector_dim: int,
         pool_size: int = 10,
-        max_overflow: int | None = None,
-        ef_search: int | None = None,
-        iterative_scan: str | None = None,
-        hnsw_m: int | None = None,
-        hnsw_ef_construction: int | None = None,
+        max_overflow: int = DEFAULT_MAX_OVERFLOW,
+        ef_search: int = DEFAULT_EF_SEARCH,
+        iterative_scan: str = DEFAULT_ITERATIVE_SCAN,
+        hnsw_m: int = DEFAULT_HNSW_M,
+        hnsw_ef_construction: int = DEFAULT_HNSW_EF_CONSTRUCTION,
         pool_timeout: float = 30.0,
         keyword_term_max_docs: int = MAX_DOCS_PER_TERM,
     ):
@@ -109,22 +97,17 @@ class PostgresStore(SqlStore):
         self.keyword_term_max_docs = keyword_term_max_docs
         self._term_counts = CountCache()
         self.pool_size = pool_size
-        self.max_overflow = (
-            max_overflow if max_overflow is not None else _env_int("MEMLANE_DB_MAX_OVERFLOW", DEFAULT_MAX_OVERFLOW)
-        )
-        self.ef_search = ef_search if ef_search is not None else _env_int("MEMLANE_PG_EF_SEARCH", DEFAULT_EF_SEARCH)
-        if not 1 <= self.ef_search <= 1000:
-            raise ValueError(f"MEMLANE_PG_EF_SEARCH must be in 1..1000 (pgvector's range), got {self.ef_search}")
-        mode = iterative_scan or os.environ.get("MEMLANE_PG_ITERATIVE_SCAN", "").strip() or DEFAULT_ITERATIVE_SCAN
-        if mode not in ITERATIVE_SCAN_MODES:
-            raise ValueError(f"MEMLANE_PG_ITERATIVE_SCAN must be one of {ITERATIVE_SCAN_MODES}, got {mode!r}")
-        self.iterative_scan = mode
-        self.hnsw_m = hnsw_m if hnsw_m is not None else _env_int("MEMLANE_PG_HNSW_M", DEFAULT_HNSW_M)
-        self.hnsw_ef_construction = (
-            hnsw_ef_construction
-            if hnsw_ef_construction is not None
-            else _env_int("MEMLANE_PG_HNSW_EF_CONSTRUCTION", DEFAULT_HNSW_EF_CONSTRUCTION)
-        )
+        if max_overflow < 0:
+            raise ValueError(f"MEMLANE_DB_MAX_OVERFLOW must be 0 or more, got {max_overflow}")
+        self.max_overflow = max_overflow
+        if not 1 <= ef_search <= 1000:
+            raise ValueError(f"MEMLANE_PG_EF_SEARCH must be in 1..1000 (pgvector's range), got {ef_search}")
+        self.ef_search = ef_search
+        if iterative_scan not in ITERATIVE_SCAN_MODES:
+            raise ValueError(f"MEMLANE_PG_ITERATIVE_SCAN must be one of {ITERATIVE_SCAN_MODES}, got {iterative_scan!r}")
+        self.iterative_scan = iterative_scan
+        self.hnsw_m = hnsw_m
+        self.hnsw_ef_construction = hnsw_ef_construction
         if not 2 <= self.hnsw_m <= 100:
             raise ValueError(f"MEMLANE_PG_HNSW_M must be in 2..100 (pgvector's range), got {self.hnsw_m}")
         if not 2 * self.hnsw_m <= self.hnsw_ef_construction <= 1000:
