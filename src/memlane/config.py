@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -115,6 +115,24 @@ class Settings(BaseSettings):
     recall_entity_boost: float = Field(0.3, ge=0, validation_alias=_env("MEMLANE_RECALL_ENTITY_BOOST"))
     recall_time_boost: float = Field(0.5, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_BOOST"))
     recall_time_scale_days: float = Field(3.0, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_SCALE_DAYS"))
+
+    # PostgreSQL store tuning
+    db_max_overflow: int = Field(10, ge=0, validation_alias=_env("MEMLANE_DB_MAX_OVERFLOW"))
+    pg_ef_search: int = Field(100, ge=1, le=1000, validation_alias=_env("MEMLANE_PG_EF_SEARCH"))
+    pg_iterative_scan: Literal["relaxed_order", "strict_order", "off"] = Field(
+        "relaxed_order", validation_alias=_env("MEMLANE_PG_ITERATIVE_SCAN")
+    )
+    pg_hnsw_m: int = Field(16, ge=2, le=100, validation_alias=_env("MEMLANE_PG_HNSW_M"))
+    #: at least twice pg_hnsw_m (checked below)
+    pg_hnsw_ef_construction: int = Field(128, ge=4, le=1000, validation_alias=_env("MEMLANE_PG_HNSW_EF_CONSTRUCTION"))
+
+    @field_validator("pg_hnsw_ef_construction")
+    @classmethod
+    def _ef_construction_covers_m(cls, value: int, info: ValidationInfo) -> int:
+        m = info.data.get("pg_hnsw_m")
+        if m is not None and value < 2 * m:
+            raise ValueError(f"MEMLANE_PG_HNSW_EF_CONSTRUCTION must be at least 2 x MEMLANE_PG_HNSW_M ({2 * m})")
+        return value
 
     @model_validator(mode="after")
     def _decay_thresholds_grow(self) -> Settings:

@@ -11,8 +11,11 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
+from memlane.config import Settings
 from memlane.domain.clock import new_id
-from memlane.domain.model import CommitInfo, Node, NodeUpsert, SeedFilter, Visibility
+from memlane.domain.model import CommitInfo, Node, NodeUpsert, SeedFilter
+from memlane.domain.visibility import EVERYTHING, Visibility
+from memlane.services.container import build_store
 from memlane.store import migrate
 from memlane.store.postgres.direct_reads import nearest_statements
 from memlane.store.postgres.store import PostgresStore, query_words
@@ -21,6 +24,8 @@ from tests.support.pg import fresh_database_url
 pytestmark = pytest.mark.postgres
 
 DIM = 384
+#: an offline job's filter: every active node
+UNFILTERED = SeedFilter(visibility=EVERYTHING)
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 FIELDS = frozenset({"type", "tier", "title", "memory_lane", "owner_agent_id"})
 
@@ -81,7 +86,11 @@ async def test_open_creates_the_partial_hnsw_index_for_the_dimension(pg: Postgre
 
 
 async def test_hnsw_graph_parameters_come_from_settings_and_are_checked(pg_url: str) -> None:
-    store = PostgresStore(pg_url, vector_dim=48, pool_size=1, hnsw_m=8, hnsw_ef_construction=40)
+    env = {"MEMLANE_PG_HNSW_M": "8", "MEMLANE_PG_HNSW_EF_CONSTRUCTION": "40", "MEMLANE_PG_EF_SEARCH": "60"}
+    settings = Settings(MEMLANE_DATABASE_URL=pg_url, MEMLANE_PG_ITERATIVE_SCAN="strict_order", **env)
+    store = build_store(settings, dimension=48)
+    assert isinstance(store, PostgresStore)
+    assert (store.ef_search, store.iterative_scan, store.max_overflow) == (60, "strict_order", 10)
     await store.open()
     try:
         async with store.engine.connect() as conn:
@@ -98,15 +107,19 @@ async def test_hnsw_graph_parameters_come_from_settings_and_are_checked(pg_url: 
         PostgresStore(pg_url, vector_dim=48, hnsw_m=16, hnsw_ef_construction=20)
     with pytest.raises(ValueError, match="MEMLANE_PG_HNSW_M"):
         PostgresStore(pg_url, vector_dim=48, hnsw_m=1)
+    with pytest.raises(ValueError, match="MEMLANE_PG_HNSW_EF_CONSTRUCTION"):
+        Settings(MEMLANE_PG_HNSW_M=16, MEMLANE_PG_HNSW_EF_CONSTRUCTION=20)
+    with pytest.raises(ValueError, match="MEMLANE_PG_EF_SEARCH"):
+        Settings(MEMLANE_PG_EF_SEARCH=0)
 
 
 async def test_the_planner_can_serve_vector_search_from_the_hnsw_index(pg: PostgresStore) -> None:
     vectors = clustered(300, DIM, 1)
     await pg.apply_write("t1", "s1", [upsert(f"n{i}", v) for i, v in enumerate(vectors)], [], info(), now=NOW)
-    hits = await pg.vector_search("t1", "s1", vectors[0], 10, SeedFilter())
+    hits = await pg.vector_search("t1", "s1", vectors[0], 10, UNFILTERED)
     assert hits[0].score == pytest.approx(1.0, abs=1e-5)
     # the statement vector_search sends
-    ann, _exact, args = nearest_statements("t1", "s1", vectors[0], 10, SeedFilter(), kind="vector", dim=DIM)
+    ann, _exact, args = nearest_statements("t1", "s1", vectors[0], 10, UNFILTERED, kind="vector", dim=DIM)
     async with pg._driver() as conn, conn.transaction():
         # Leave the planner no other ordered path: if the query's expression did not match
         # the index expression, the plan would need a (disabled) sort instead.
@@ -128,12 +141,12 @@ async def test_filtered_search_returns_every_match_and_agrees_with_exact_search(
 
     # a very selective filter: every one of the 8 matches comes back, best first
     only_u1 = np.array([u == "u1" for u in users])
-    hits = await pg.vector_search("t1", "s1", vectors[7], 10, SeedFilter(user_id="u1"))
+    hits = await pg.vector_search("t1", "s1", vectors[7], 10, SeedFilter(visibility=EVERYTHING, user_id="u1"))
     assert {h.id for h in hits} == set(ids[only_u1])
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
     # a filter that removes two thirds of the graph: still k results, close to exact
-    alice = SeedFilter(visibility=Visibility(consumer_agent_id="alice"))
+    alice = SeedFilter(visibility=Visibility(lanes_enforced=True, agent_id="alice"))
     visible = np.array([o is None for o in owners])
     agree = []
     for qi in range(1, 400, 40):
@@ -172,7 +185,7 @@ async def test_models_wider_than_2000_dimensions_use_a_halfvec_index(pg_url: str
         res = await store.apply_write(
             "t1", "s1", [upsert(f"w{i}", v) for i, v in enumerate(vectors)], [], info(), now=NOW
         )
-        hits = await store.vector_search("t1", "s1", vectors[4], 3, SeedFilter())
+        hits = await store.vector_search("t1", "s1", vectors[4], 3, UNFILTERED)
         assert hits[0].id == res.nodes[4].id and hits[0].score == pytest.approx(1.0, abs=1e-3)
         async with store.engine.connect() as conn:
             indexdef = (
@@ -219,7 +232,7 @@ async def test_reads_survive_the_server_dropping_idle_connections(pg: PostgresSt
     await asyncio.sleep(0.2)  # the loop sees the closed sockets
     for _ in range(6):
         assert [n.id for n in await pg.get_nodes("t1", "s1", ids)] == ids
-        assert len(await pg.vector_search("t1", "s1", vectors[0], 3, SeedFilter())) == 3
+        assert len(await pg.vector_search("t1", "s1", vectors[0], 3, UNFILTERED)) == 3
 
 
 async def test_pool_stats_are_the_real_pool(pg: PostgresStore) -> None:
@@ -249,11 +262,11 @@ async def test_keyword_search_takes_candidates_from_rare_words_and_ranks_them_by
         res = await store.apply_write(
             "t1", "s1", [upsert(t, v) for t, v in zip(titles, vectors, strict=True)], [], info(), now=NOW
         )
-        hits = await store.keyword_search("t1", "s1", "gita goldfish", 10, SeedFilter())
+        hits = await store.keyword_search("t1", "s1", "gita goldfish", 10, UNFILTERED)
         # only goldfish notes are candidates, and the one that also says "gita" ranks first
         assert hits[0].id == res.nodes[100].id
         assert {h.id for h in hits} <= {n.id for n in res.nodes[60:]}
-        assert await store.keyword_search("t1", "s1", "unheard-of words", 10, SeedFilter()) == []
+        assert await store.keyword_search("t1", "s1", "unheard-of words", 10, UNFILTERED) == []
     finally:
         await store.close()
 

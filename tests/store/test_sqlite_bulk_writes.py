@@ -13,7 +13,7 @@ import numpy as np
 
 from memlane.store import migrate
 from memlane.store.schema import edges, nodes
-from memlane.store.sql_common import SqlStore
+from memlane.store.sql.store import SqlStore
 from memlane.store.sqlite.store import SqliteStore
 from tests.store.test_store_conformance import DIM, NOW, info, up
 

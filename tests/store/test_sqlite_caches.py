@@ -6,15 +6,18 @@ import asyncio
 from pathlib import Path
 
 import numpy as np
+import pytest
+import sqlalchemy as sa
 
-from memlane.domain.model import ACTIVE_TIERS, EdgeRef, EdgeUpsert, SeedFilter, Visibility
+from memlane.domain.model import ACTIVE_TIERS, EdgeRef, EdgeUpsert, SeedFilter
+from memlane.domain.visibility import EVERYTHING, Visibility
 from memlane.store import migrate
-from memlane.store.sql_common import SqlStore
+from memlane.store.schema import nodes
 from memlane.store.sqlite.store import SqliteStore
 from memlane.store.sqlite.vector_cache import ScopeVectors
 from tests.store.test_store_conformance import DIM, NOW, info, up
 
-EVERYONE = SeedFilter(tiers=ACTIVE_TIERS, visibility=Visibility(None, None), exclude_draft_topics=True)
+EVERYONE = SeedFilter(tiers=ACTIVE_TIERS, visibility=EVERYTHING, exclude_draft_topics=True)
 
 
 async def _open(path: Path, **kw: int) -> SqliteStore:
@@ -58,16 +61,26 @@ async def test_direct_reads_build_the_same_values_as_the_sqlalchemy_path(tmp_pat
         await store.apply_write("t1", "s1", [node, up("y", client_id="y")], [], info(), now=NOW)
         ids = list((await store.resolve_client_ids("t1", "s1", ["x", "y"])).values())
         direct = await store.get_nodes("t1", "s1", ids)
-        plain = await SqlStore.get_nodes(store, "t1", "s1", ids)
-        assert direct == plain
+        # find_nodes reads through SQLAlchemy and its column types
+        plain = {n.id: n for n in await store.find_nodes("t1", "s1", EVERYONE, limit=10)}
+        assert direct == [plain[i] for i in ids]
         assert direct[0].created_at is not None and direct[0].created_at.tzinfo is not None
-        emb_direct = await store.get_embeddings("t1", "s1", ids)
-        emb_plain = await SqlStore.get_embeddings(store, "t1", "s1", ids)
-        assert emb_direct.keys() == emb_plain.keys()
-        for k in emb_direct:
-            assert np.array_equal(emb_direct[k], emb_plain[k])
+        embeddings = await store.get_embeddings("t1", "s1", ids)
+        async with store._read() as conn:
+            rows = await conn.execute(sa.select(nodes.c.id, nodes.c.embedding).where(nodes.c.embedding.is_not(None)))
+            stored = {r.id: r.embedding for r in rows}
+        assert embeddings.keys() == stored.keys() and len(stored) == 1
+        for k in stored:
+            assert np.array_equal(embeddings[k], stored[k])
     finally:
         await store.close()
+
+
+def test_the_store_refuses_a_database_that_is_not_a_file() -> None:
+    """Its hot reads open the file itself; an in-memory database is private to a connection."""
+    for url in ("sqlite:///:memory:", "sqlite://", "sqlite:///"):
+        with pytest.raises(ValueError, match="database file"):
+            SqliteStore(url, vector_dim=DIM)
 
 
 def _cache_with(vectors: np.ndarray, approx_min_rows: int, private_every: int = 0) -> ScopeVectors:
@@ -106,7 +119,9 @@ def test_two_stage_search_finds_what_exact_search_finds_on_clustered_vectors() -
 def test_two_stage_search_never_returns_what_the_filter_hides() -> None:
     vectors = _clustered(4000)
     sv = _cache_with(vectors, 1000, private_every=3)
-    hidden = SeedFilter(tiers=ACTIVE_TIERS, visibility=Visibility("reader", None), exclude_draft_topics=True)
+    hidden = SeedFilter(
+        tiers=ACTIVE_TIERS, visibility=Visibility(lanes_enforced=True, agent_id="reader"), exclude_draft_topics=True
+    )
     hits = sv.search(vectors[0], 100, hidden)
     assert len(hits) == 100
     assert all(int(h.id[1:]) % 3 != 0 for h in hits)

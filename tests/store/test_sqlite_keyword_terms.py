@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from memlane.domain.model import ACTIVE_TIERS, SeedFilter, Visibility
+from memlane.domain.model import ACTIVE_TIERS, SeedFilter
+from memlane.domain.visibility import EVERYTHING
 from memlane.store import migrate
 from memlane.store.sqlite.store import SqliteStore
 from tests.store.test_store_conformance import DIM, NOW, info, up
 
-EVERYONE = SeedFilter(tiers=ACTIVE_TIERS, visibility=Visibility(None, None))
+EVERYONE = SeedFilter(tiers=ACTIVE_TIERS, visibility=EVERYTHING)
 
 
 async def _store(path: Path, max_docs: int) -> SqliteStore:

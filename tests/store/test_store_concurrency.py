@@ -18,12 +18,16 @@ from memlane.config import Settings
 from memlane.domain.clock import new_id
 from memlane.domain.hashing import commit_hash
 from memlane.domain.model import CommitInfo, Job, Node, NodeUpsert, SeedFilter
+from memlane.domain.visibility import EVERYTHING
 from memlane.services.container import build_store
 from memlane.store.base import Store
 
 DIM = 384
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 FIELDS = frozenset({"type", "tier", "title", "text_summary", "memory_lane"})
+
+#: an offline job's filter: every active node
+UNFILTERED = SeedFilter(visibility=EVERYTHING)
 
 
 def up(title: str, *, scope: str = "s1") -> NodeUpsert:
@@ -172,9 +176,9 @@ async def test_keyword_search_survives_any_input(store: Store) -> None:
     alphabet = "ab :*&|!()<>-'\"\\_%$;0123456789éø東🙂\t"
     fuzz = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40))) for _ in range(200)]
     for text in NASTY_QUERIES + fuzz:
-        hits = await store.keyword_search("t1", "s1", text, 5, SeedFilter())
+        hits = await store.keyword_search("t1", "s1", text, 5, UNFILTERED)
         assert isinstance(hits, list)
-    hits = await store.keyword_search("t1", "s1", "gamma & !(", 5, SeedFilter())
+    hits = await store.keyword_search("t1", "s1", "gamma & !(", 5, UNFILTERED)
     assert len(hits) == 1
 
 
@@ -184,6 +188,6 @@ async def test_vector_search_with_a_zero_or_wrong_sized_query_is_harmless(store:
     n.embedding = list(map(float, v / np.linalg.norm(v)))
     n.node.embedding_model = "client"
     await store.apply_write("t1", "s1", [n], [], info(), now=NOW)
-    assert await store.vector_search("t1", "s1", np.ones(DIM + 1, np.float32), 5, SeedFilter()) == []
-    hits = await store.vector_search("t1", "s1", np.zeros(DIM, np.float32), 5, SeedFilter())
+    assert await store.vector_search("t1", "s1", np.ones(DIM + 1, np.float32), 5, UNFILTERED) == []
+    hits = await store.vector_search("t1", "s1", np.zeros(DIM, np.float32), 5, UNFILTERED)
     assert all(np.isfinite(h.score) for h in hits)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -16,13 +17,16 @@ from memlane.domain.model import (
     EdgeUpsert,
     Job,
     Node,
+    NodeBrief,
     NodeUpsert,
     SeedFilter,
-    Visibility,
 )
+from memlane.domain.visibility import EVERYTHING, Visibility
 from memlane.store.base import NodePatch, Store
 
 DIM = 384
+#: an offline job's filter: every active node
+UNFILTERED = SeedFilter(visibility=EVERYTHING)
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 ALL_FIELDS = frozenset(
     {
@@ -172,9 +176,9 @@ async def test_tenants_never_see_each_other(store: Store) -> None:
     nid = a.nodes[0].id
     assert await store.get_nodes("t2", "s1", [nid]) == []
     assert await store.get_nodes("t2", None, [nid]) == []
-    hits = await store.vector_search("t2", "s1", np.asarray(v, np.float32), 10, SeedFilter())
+    hits = await store.vector_search("t2", "s1", np.asarray(v, np.float32), 10, UNFILTERED)
     assert nid not in {h.id for h in hits}
-    assert await store.keyword_search("t2", "s1", "secret plan alpha", 10, SeedFilter()) == []
+    assert await store.keyword_search("t2", "s1", "secret plan alpha", 10, UNFILTERED) == []
     assert await store.get_embeddings("t2", "s1", [nid]) == {}
 
 
@@ -193,7 +197,7 @@ async def test_vector_search_ranks_by_cosine_and_obeys_filters(store: Store) -> 
     ]
     res = await store.apply_write("t1", "s1", ups, [], info(), now=NOW)
     by_title = {n.title: n.id for n in res.nodes}
-    flt = SeedFilter(visibility=Visibility(consumer_agent_id="alice"))
+    flt = SeedFilter(visibility=Visibility(lanes_enforced=True, agent_id="alice"))
     hits = await store.vector_search("t1", "s1", np.asarray(target, np.float32), 10, flt)
     titles = {v: k for k, v in by_title.items()}
     got = [titles[h.id] for h in hits]
@@ -206,7 +210,7 @@ async def test_keyword_search_finds_words_and_ignores_query_syntax(store: Store)
     await store.apply_write(
         "t1", "s1", [up("Caroline went to the LGBTQ support group"), up("Melanie paints")], [], info(), now=NOW
     )
-    hits = await store.keyword_search("t1", "s1", 'support "group" AND (NEAR', 5, SeedFilter())
+    hits = await store.keyword_search("t1", "s1", 'support "group" AND (NEAR', 5, UNFILTERED)
     [node] = await store.get_nodes("t1", "s1", [hits[0].id])
     assert node.title is not None and node.title.startswith("Caroline")
 
@@ -235,13 +239,11 @@ async def test_deleted_nodes_leave_no_trace_in_reads_or_search(store: Store) -> 
         now=NOW,
     )
     doomed = res.nodes[0].id
-    assert (await store.vector_search("t1", "s1", np.asarray(v, np.float32), 5, SeedFilter()))[0].id == doomed
+    assert (await store.vector_search("t1", "s1", np.asarray(v, np.float32), 5, UNFILTERED))[0].id == doomed
     assert await store.delete_nodes("t1", "s1", [doomed], info(), now=NOW) == [doomed]
     assert await store.get_nodes("t1", "s1", [doomed]) == []
-    assert doomed not in {
-        h.id for h in await store.vector_search("t1", "s1", np.asarray(v, np.float32), 5, SeedFilter())
-    }
-    assert await store.keyword_search("t1", "s1", "doomed", 5, SeedFilter()) == []
+    assert doomed not in {h.id for h in await store.vector_search("t1", "s1", np.asarray(v, np.float32), 5, UNFILTERED)}
+    assert await store.keyword_search("t1", "s1", "doomed", 5, UNFILTERED) == []
     assert await store.edges_touching("t1", "s1", [doomed], min_weight=0, min_confidence=0, limit=5) == []
     assert await store.get_embeddings("t1", "s1", [doomed]) == {}
 
@@ -324,7 +326,7 @@ async def test_data_survives_closing_and_reopening_the_store(store: Store, db_ur
     try:
         [node] = await reopened.get_nodes("t1", "s1", [res.nodes[0].id])
         assert node.title == "durable"
-        hits = await reopened.vector_search("t1", "s1", np.asarray(vec(9), np.float32), 1, SeedFilter())
+        hits = await reopened.vector_search("t1", "s1", np.asarray(vec(9), np.float32), 1, UNFILTERED)
         assert hits[0].id == node.id
     finally:
         await reopened.close()
@@ -365,14 +367,9 @@ async def test_edges_around_a_node_follow_every_later_edge_change(store: Store) 
 
 
 async def test_node_briefs_agree_with_the_nodes_and_follow_changes(store: Store) -> None:
-    await store.apply_write(
-        "t1",
-        "s1",
-        [up("a", client_id="a", embedding=vec(1)), up("b", client_id="b", lane="private", owner_agent="ag")],
-        [],
-        info(),
-        now=NOW,
-    )
+    personal = up("b", client_id="b", lane="private", owner_agent="ag")
+    personal.node.layer, personal.node.user_id, personal.node.session_id = "session", "u1", "s9"
+    await store.apply_write("t1", "s1", [up("a", client_id="a", embedding=vec(1)), personal], [], info(), now=NOW)
     await store.apply_write("t1", "s2", [up("elsewhere", client_id="c", scope="s2")], [], info(), now=NOW)
     ids = await store.resolve_client_ids("t1", "s1", ["a", "b"])
     other = (await store.resolve_client_ids("t1", "s2", ["c"]))["c"]
@@ -382,15 +379,40 @@ async def test_node_briefs_agree_with_the_nodes_and_follow_changes(store: Store)
     assert [b.id for b in briefs] == [ids["b"], ids["a"]]
     for b in briefs:
         n = nodes[b.id]
-        assert (b.type, b.tier, b.memory_lane, b.owner_agent_id, b.embedding_status, b.salience, b.confidence) == (
-            n.type,
-            n.tier,
-            n.memory_lane,
-            n.owner_agent_id,
-            n.embedding_status,
-            n.salience,
-            n.confidence,
-        )
+        assert {f.name: getattr(b, f.name) for f in fields(NodeBrief)} == {
+            f.name: getattr(n, f.name) for f in fields(NodeBrief)
+        }
+    assert (briefs[0].layer, briefs[0].user_id, briefs[0].session_id) == ("session", "u1", "s9")
     await store.patch_nodes("t1", "s1", [NodePatch(id=ids["a"], tier="cold")], info(), now=NOW, diff={"patched": 1})
     [a] = await store.node_briefs("t1", "s1", [ids["a"]])
     assert a.tier == "cold"
+
+
+async def test_a_writer_cannot_update_or_link_to_nodes_it_may_not_see(store: Store) -> None:
+    """Lanes, hidden layers and personal layers hold for writes: a stored node the writer may
+    not see is taken by its client_id (a conflict), and is no endpoint for its edges."""
+    hidden = up("workspace note", client_id="ws")
+    hidden.node.layer = "workspace"
+    mine = up("u1's note", client_id="u1note")
+    mine.node.layer, mine.node.user_id = "user", "u1"
+    await store.apply_write(
+        "t1", "s1", [up("bob's", client_id="bob", lane="private", owner_agent="bob"), hidden, mine], [], info(), now=NOW
+    )
+    alice = Visibility(lanes_enforced=True, agent_id="alice", hidden_layers=("workspace",), user_id="u2")
+    for client_id in ("bob", "ws", "u1note"):
+        with pytest.raises(Conflict) as conflict:
+            await store.apply_write(
+                "t1", "s1", [up("take over", client_id=client_id)], [], info(), now=NOW, writer=alice
+            )
+        assert conflict.value.code == "client_id_in_use"
+        link = EdgeUpsert(id=None, type="related_to", src=EdgeRef(client_id="new"), dst=EdgeRef(client_id=client_id))
+        with pytest.raises(InvalidRequest) as missing:
+            await store.apply_write("t1", "s1", [up("new", client_id="new")], [link], info(), now=NOW, writer=alice)
+        assert missing.value.code == "edge_endpoint_not_found"
+    by_id = (await store.resolve_client_ids("t1", "s1", ["bob"]))["bob"]
+    link = EdgeUpsert(id=None, type="related_to", src=EdgeRef(client_id="new"), dst=EdgeRef(id=by_id))
+    with pytest.raises(InvalidRequest):
+        await store.apply_write("t1", "s1", [up("new", client_id="new")], [link], info(), now=NOW, writer=alice)
+    bob = Visibility(lanes_enforced=True, agent_id="bob")
+    res = await store.apply_write("t1", "s1", [up("new", client_id="new")], [link], info(), now=NOW, writer=bob)
+    assert [(e.dst_id) for e in res.edges] == [by_id]

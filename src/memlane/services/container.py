@@ -51,6 +51,11 @@ def build_store(settings: Settings, *, dimension: int) -> Store:
             url,
             vector_dim=dimension,
             pool_size=settings.db_pool_size,
+            max_overflow=settings.db_max_overflow,
+            ef_search=settings.pg_ef_search,
+            iterative_scan=settings.pg_iterative_scan,
+            hnsw_m=settings.pg_hnsw_m,
+            hnsw_ef_construction=settings.pg_hnsw_ef_construction,
             keyword_term_max_docs=settings.keyword_term_max_docs,
         )
         return store

@@ -27,9 +27,9 @@ from memlane.domain.model import (
     RecallAudit,
     ScoredId,
     SeedFilter,
-    Visibility,
     WriteResult,
 )
+from memlane.domain.visibility import Visibility
 
 Vector = npt.NDArray[np.float32]
 

@@ -6,8 +6,11 @@ can be distributed by tenant on Citus (docs/operations.md).
 
 from __future__ import annotations
 
+import dataclasses
+
 import sqlalchemy as sa
 
+from memlane.domain.model import NodeBrief
 from memlane.store.types import Embedding, JSONType, UTCDateTime
 
 metadata = sa.MetaData()
@@ -150,16 +153,4 @@ recall_audit = sa.Table(
 NODE_COLUMNS_NO_VECTOR = [c for c in nodes.c if c.name not in {"embedding"}]
 
 #: the columns of a ``NodeBrief`` (domain/model.py), in its field order
-NODE_BRIEF_FIELDS = (
-    "id",
-    "type",
-    "tier",
-    "memory_lane",
-    "owner_agent_id",
-    "owner_team_id",
-    "embedding_status",
-    "topic_state",
-    "layer",
-    "salience",
-    "confidence",
-)
+NODE_BRIEF_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(NodeBrief))

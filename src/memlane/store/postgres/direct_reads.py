@@ -8,8 +8,8 @@ then into domain objects (measured). Here each read is a statement whose text de
 on the shape of the request (asyncpg prepares it once per connection and reuses it), and
 rows become domain objects in one step.
 
-The statements mirror the SQLAlchemy ones in sql_common.py and return the same answers; the
-store conformance suite runs against them on PostgreSQL.
+Filters are rendered from the same terms as the SQLAlchemy queries (filter_sql.py); the store
+conformance suite and the seed filter table hold both to the same answers on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import numpy as np
 
 from memlane.domain.model import Edge, Node, NodeBrief, SeedFilter
 from memlane.store.base import Vector
+from memlane.store.postgres.filter_sql import Params, to_sql_text
 from memlane.store.schema import NODE_BRIEF_FIELDS
 
 #: Node's fields in order, so a row is the constructor's arguments (JSONB arrives decoded:
@@ -49,44 +50,9 @@ _EDGES_ANY_TYPE = _EDGES_SQL.format(types="")
 _EDGES_OF_TYPES = _EDGES_SQL.format(types="AND type = ANY($7::varchar[]) ")
 
 
-class Params:
-    """Positional arguments of one statement: ``add`` returns the placeholder to write."""
-
-    def __init__(self) -> None:
-        self.values: list[Any] = []
-
-    def add(self, value: Any, cast: str = "") -> str:
-        self.values.append(value)
-        return f"${len(self.values)}{cast}"
-
-
-def seed_filter_sql(p: Params, tenant_id: str, scope: str | None, flt: SeedFilter) -> list[str]:
-    """``SqlStore._filter_conditions`` as SQL text (the conformance suite holds both to the
-    same answers); every value is a parameter."""
-    cond = [f"tenant_id = {p.add(tenant_id)}"]
-    if scope is not None:
-        cond.append(f"scope = {p.add(scope)}")
-    if flt.tiers:
-        cond.append(f"tier = ANY({p.add(list(flt.tiers), '::varchar[]')})")
-    vis = flt.visibility
-    if vis.enforced:
-        ors = ["memory_lane = 'shared'"]
-        if vis.consumer_agent_id is not None:
-            ors.append(f"owner_agent_id = {p.add(vis.consumer_agent_id)}")
-        if vis.consumer_team_id is not None:
-            ors.append(f"owner_team_id = {p.add(vis.consumer_team_id)}")
-        cond.append(f"({' OR '.join(ors)})")
-    if flt.exclude_draft_topics:
-        cond.append("(type <> 'topic' OR topic_state IS NULL OR topic_state <> 'draft')")
-    for column, values in (("status", flt.statuses), ("type", flt.types), ("layer", flt.layers)):
-        if values:
-            cond.append(f"{column} = ANY({p.add(list(values), '::varchar[]')})")
-    if flt.exclude_layers:
-        cond.append(f"(layer IS NULL OR NOT layer = ANY({p.add(list(flt.exclude_layers), '::varchar[]')}))")
-    for column, value in (("user_id", flt.user_id), ("session_id", flt.session_id), ("task_id", flt.task_id)):
-        if value is not None:
-            cond.append(f"{column} = {p.add(value)}")
-    return cond
+def _where(p: Params, tenant_id: str, scope: str, flt: SeedFilter) -> str:
+    """The tenant and scope, then the filter's term (filter_sql.py)."""
+    return f"tenant_id = {p.add(tenant_id)} AND scope = {p.add(scope)} AND {to_sql_text(flt.term(), p)}"
 
 
 def nearest_statements(
@@ -95,13 +61,13 @@ def nearest_statements(
     """The ANN statement through the HNSW index on ``embedding::<kind>(<dim>)``
     (``vector(384)``), its exact twin, and their arguments."""
     p = Params()
-    where = seed_filter_sql(p, tenant_id, scope, flt)
+    where = _where(p, tenant_id, scope, flt)
     vector_type = f"{kind}({int(dim)})"
     # literals, not parameters: the planner must see them to use the partial index
-    where += ["embedding_status = 'ready'", f"embedding_dim = {int(dim)}"]
+    where += f" AND embedding_status = 'ready' AND embedding_dim = {int(dim)}"
     distance = f"embedding::{vector_type} <=> {p.add(query, '::' + vector_type)}"
     limit = p.add(k)
-    head = f"SELECT id, {distance} AS distance FROM nodes WHERE {' AND '.join(where)} "
+    head = f"SELECT id, {distance} AS distance FROM nodes WHERE {where} "
     # An ORDER BY the index cannot serve keeps the planner off the HNSW index.
     return f"{head}ORDER BY {distance} LIMIT {limit}", f"{head}ORDER BY ({distance}) + 0 LIMIT {limit}", p.values
 
@@ -165,12 +131,12 @@ async def keyword_ranked(
     candidates in 8 ms where ``ts_rank_cd`` took 30 ms, and put the asked-for fact in the
     keyword top 10 more often on bench/recall.py's questions (82% against 75%)."""
     p = Params()
-    where = seed_filter_sql(p, tenant_id, scope, flt)
+    where = _where(p, tenant_id, scope, flt)
     match = p.add(" | ".join(match_words))
     rank = p.add(" | ".join(rank_words))
     sql = (
         f"SELECT id, ts_rank(tsv, to_tsquery('english'::regconfig, {rank}), 1) AS rank FROM nodes "
-        f"WHERE tsv @@ to_tsquery('english'::regconfig, {match}) AND {' AND '.join(where)} "
+        f"WHERE tsv @@ to_tsquery('english'::regconfig, {match}) AND {where} "
         f'ORDER BY rank DESC, id COLLATE "C" LIMIT {p.add(k)}'
     )
     return [(r[0], float(r[1])) for r in await conn.fetch(sql, *p.values)]
@@ -186,7 +152,7 @@ def _node(record: Any) -> Node:
 async def get_nodes(conn: Any, tenant_id: str, scope: str | None, ids: Sequence[str]) -> list[Node]:
     wanted = list(dict.fromkeys(ids))
     found: dict[str, Node] = {}
-    # by primary key, the scope checked here, as sql_common.get_nodes does
+    # by primary key, the scope checked here: the result stays one index lookup
     for record in await conn.fetch(_NODE_SQL, tenant_id, wanted):
         node = _node(record)
         if scope is None or node.scope == scope:
@@ -227,7 +193,6 @@ async def get_embeddings(conn: Any, tenant_id: str, scope: str, ids: Sequence[st
 
 
 __all__ = [
-    "Params",
     "edges_touching",
     "get_embeddings",
     "get_nodes",
@@ -235,6 +200,5 @@ __all__ = [
     "nearest",
     "nearest_statements",
     "node_briefs",
-    "seed_filter_sql",
     "term_counts",
 ]

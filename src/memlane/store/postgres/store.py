@@ -14,19 +14,17 @@ What differs from SQLite, and why:
 * **Jobs** are leased with ``FOR UPDATE SKIP LOCKED``: any number of workers poll one table and
   never take the same job twice; a killed worker's leases simply expire.
 
-Settings read from the environment when the caller does not pass them (the container passes
-only the pool size): ``MEMLANE_DB_MAX_OVERFLOW`` (default 10), ``MEMLANE_PG_EF_SEARCH`` (HNSW
-candidate list per query, default 100), ``MEMLANE_PG_ITERATIVE_SCAN`` (``relaxed_order``
-by default, or ``strict_order`` / ``off``; pgvector 0.8 keeps scanning the graph until a
-filtered query has k results) and the index's graph parameters ``MEMLANE_PG_HNSW_M`` (16)
-and ``MEMLANE_PG_HNSW_EF_CONSTRUCTION`` (128), used when the index is created.
+Tuning comes from the caller (``build_store`` passes ``Settings``; config.py documents each):
+the pool's overflow, the HNSW candidate list per query (``ef_search``), pgvector 0.8's
+iterative scan (``relaxed_order`` keeps scanning the graph until a filtered query has k
+results), and the index's graph parameters, used when the index is created. The store checks
+the ranges again, since it can be built without ``Settings``; errors name the variables.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
-import os
 import re
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime, timedelta
@@ -35,7 +33,6 @@ from typing import Any
 import numpy as np
 import sqlalchemy as sa
 from sqlalchemy import event, exc
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
@@ -43,7 +40,9 @@ from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilte
 from memlane.store.base import PendingEmbedding, Vector, job_from_row
 from memlane.store.postgres import direct_reads, vector_codec
 from memlane.store.schema import jobs, scope_heads
-from memlane.store.sql_common import ScopeHead, SqlStore, job_row
+from memlane.store.sql.core import ScopeHead
+from memlane.store.sql.jobs import job_row, leasable, stored_job
+from memlane.store.sql.store import SqlStore
 from memlane.store.term_selection import MAX_DOCS_PER_TERM, CountCache, choose_terms
 from memlane.store.urls import async_url
 
@@ -67,16 +66,6 @@ MAX_QUERY_WORDS = 64
 TERM_COUNT_CAP = 20
 
 
-def _env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError as exc:
-        raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
-
-
 def query_words(text: str) -> list[str]:
     """Distinct words of free text for an any-word ``to_tsquery``.
 
@@ -96,11 +85,11 @@ class PostgresStore(SqlStore):
         *,
         vector_dim: int,
         pool_size: int = 10,
-        max_overflow: int | None = None,
-        ef_search: int | None = None,
-        iterative_scan: str | None = None,
-        hnsw_m: int | None = None,
-        hnsw_ef_construction: int | None = None,
+        max_overflow: int = DEFAULT_MAX_OVERFLOW,
+        ef_search: int = DEFAULT_EF_SEARCH,
+        iterative_scan: str = DEFAULT_ITERATIVE_SCAN,
+        hnsw_m: int = DEFAULT_HNSW_M,
+        hnsw_ef_construction: int = DEFAULT_HNSW_EF_CONSTRUCTION,
         pool_timeout: float = 30.0,
         keyword_term_max_docs: int = MAX_DOCS_PER_TERM,
     ):
@@ -108,22 +97,17 @@ class PostgresStore(SqlStore):
         self.keyword_term_max_docs = keyword_term_max_docs
         self._term_counts = CountCache()
         self.pool_size = pool_size
-        self.max_overflow = (
-            max_overflow if max_overflow is not None else _env_int("MEMLANE_DB_MAX_OVERFLOW", DEFAULT_MAX_OVERFLOW)
-        )
-        self.ef_search = ef_search if ef_search is not None else _env_int("MEMLANE_PG_EF_SEARCH", DEFAULT_EF_SEARCH)
-        if not 1 <= self.ef_search <= 1000:
-            raise ValueError(f"MEMLANE_PG_EF_SEARCH must be in 1..1000 (pgvector's range), got {self.ef_search}")
-        mode = iterative_scan or os.environ.get("MEMLANE_PG_ITERATIVE_SCAN", "").strip() or DEFAULT_ITERATIVE_SCAN
-        if mode not in ITERATIVE_SCAN_MODES:
-            raise ValueError(f"MEMLANE_PG_ITERATIVE_SCAN must be one of {ITERATIVE_SCAN_MODES}, got {mode!r}")
-        self.iterative_scan = mode
-        self.hnsw_m = hnsw_m if hnsw_m is not None else _env_int("MEMLANE_PG_HNSW_M", DEFAULT_HNSW_M)
-        self.hnsw_ef_construction = (
-            hnsw_ef_construction
-            if hnsw_ef_construction is not None
-            else _env_int("MEMLANE_PG_HNSW_EF_CONSTRUCTION", DEFAULT_HNSW_EF_CONSTRUCTION)
-        )
+        if max_overflow < 0:
+            raise ValueError(f"MEMLANE_DB_MAX_OVERFLOW must be 0 or more, got {max_overflow}")
+        self.max_overflow = max_overflow
+        if not 1 <= ef_search <= 1000:
+            raise ValueError(f"MEMLANE_PG_EF_SEARCH must be in 1..1000 (pgvector's range), got {ef_search}")
+        self.ef_search = ef_search
+        if iterative_scan not in ITERATIVE_SCAN_MODES:
+            raise ValueError(f"MEMLANE_PG_ITERATIVE_SCAN must be one of {ITERATIVE_SCAN_MODES}, got {iterative_scan!r}")
+        self.iterative_scan = iterative_scan
+        self.hnsw_m = hnsw_m
+        self.hnsw_ef_construction = hnsw_ef_construction
         if not 2 <= self.hnsw_m <= 100:
             raise ValueError(f"MEMLANE_PG_HNSW_M must be in 2..100 (pgvector's range), got {self.hnsw_m}")
         if not 2 * self.hnsw_m <= self.hnsw_ef_construction <= 1000:
@@ -233,9 +217,6 @@ class PostgresStore(SqlStore):
             return {}
         async with self._driver() as conn:
             return await direct_reads.get_embeddings(conn, tenant_id, scope, ids)
-
-    def _one_of(self, column: Any, values: Sequence[str]) -> Any:
-        return column == sa.any_(sa.bindparam(None, list(values), type_=postgresql.ARRAY(sa.String)))
 
     def index_ddl(self) -> str | None:
         """The HNSW index for the configured dimension (also quoted in docs/operations.md).
@@ -405,17 +386,9 @@ class PostgresStore(SqlStore):
             if inserted is not None:
                 out.append(job)
                 continue
-            row = (
-                await conn.execute(
-                    sa.select(jobs).where(
-                        jobs.c.tenant_id == job.tenant_id,
-                        jobs.c.kind == job.kind,
-                        jobs.c.idempotency_key == job.idempotency_key,
-                    )
-                )
-            ).first()
-            assert row is not None, "conflicting job vanished inside the transaction"
-            out.append(job_from_row(row))
+            stored = await stored_job(conn, job)
+            assert stored is not None, "conflicting job vanished inside the transaction"
+            out.append(stored)
         return out
 
     async def lease_jobs(
@@ -426,7 +399,7 @@ class PostgresStore(SqlStore):
             return []
         due = (
             sa.select(jobs.c.tenant_id, jobs.c.id)
-            .where(*self._leasable(kinds, now))
+            .where(*leasable(kinds, now))
             .order_by(jobs.c.run_after)
             .limit(limit)
             .with_for_update(skip_locked=True)

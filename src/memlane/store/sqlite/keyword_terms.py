@@ -22,11 +22,6 @@ def query_terms(text: str) -> list[str]:
     return [t for t in dict.fromkeys(tokens) if t.strip("'")][:MAX_TERMS]
 
 
-def match_expression(terms: list[str]) -> str | None:
-    """An any-term FTS5 query; every word quoted, so nothing in it is FTS5 syntax."""
-    return " OR ".join(f'"{t}"' for t in terms) if terms else None
-
-
 class TermCounts:
     """Document counts of words in ``nodes_fts``, cached briefly (they change slowly)."""
 

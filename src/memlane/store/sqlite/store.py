@@ -1,11 +1,17 @@
-"""The embedded store: one SQLite file in WAL mode holds everything, vectors included."""
+"""The embedded store: one SQLite file in WAL mode holds everything, vectors included.
+
+Only a file will do. Recall's hot reads go through plain read-only ``sqlite3`` connections to
+the file (direct_reads.py) and in-memory caches refreshed from it (vector_cache.py), and an
+in-memory database is private to each connection, so it could be neither migrated nor read
+that way: the constructor refuses one.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +20,17 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from memlane.domain.model import Edge, Node, NodeBrief, ScoredId, SeedFilter
-from memlane.store.base import Vector
+from memlane.domain.errors import ServiceUnavailable
+from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
+from memlane.store.base import Vector, job_from_row
 from memlane.store.schema import jobs, nodes, scope_heads
-from memlane.store.sql_common import ScopeHead, SqlStore
+from memlane.store.sql.core import ScopeHead
+from memlane.store.sql.jobs import leasable
+from memlane.store.sql.store import SqlStore
 from memlane.store.sqlite.bulk_insert import insert_statement
 from memlane.store.sqlite.checkpointer import BACKSTOP_PAGES, Checkpointer
 from memlane.store.sqlite.direct_reads import DirectReader
-from memlane.store.sqlite.keyword_terms import TermCounts, match_expression, query_terms
+from memlane.store.sqlite.keyword_terms import TermCounts, query_terms
 from memlane.store.sqlite.vector_cache import APPROX_MIN_ROWS, ScopeVectors
 from memlane.store.term_selection import MAX_DOCS_PER_TERM
 from memlane.store.urls import async_url
@@ -70,31 +79,37 @@ class SqliteStore(SqlStore):
         approx_min_rows: int = APPROX_MIN_ROWS,
         keyword_term_max_docs: int = MAX_DOCS_PER_TERM,
     ):
+        path = url.removeprefix("sqlite:///")
+        if path == url or path in ("", ":memory:"):
+            raise ValueError(f"the SQLite store needs a database file (sqlite:///path/to/file.db), got {url!r}")
         super().__init__(url, vector_dim=vector_dim)
+        self.path = path
         self._read_pool_size = read_pool_size
         self._approx_min_rows = approx_min_rows
         self._term_counts = TermCounts(max_docs=keyword_term_max_docs)
         self._reader: AsyncEngine | None = None
-        self._direct: DirectReader | None = None
+        self._direct_reader: DirectReader | None = None
         self._checkpointer: Checkpointer | None = None
         self._vectors: dict[tuple[str, str], ScopeVectors] = {}
 
     def _create_engine(self) -> AsyncEngine:
-        path = self.url.removeprefix("sqlite:///")
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         # One writer connection: SQLite serialises writers anyway, and BEGIN IMMEDIATE takes the
         # lock up front so a read-then-write transaction never fails half-way with SQLITE_BUSY.
-        on_file = bool(path) and path != ":memory:"
         writer = create_async_engine(async_url(self.url), pool_size=1, max_overflow=0)
-        _configure(writer, immediate=True, autocheckpoint=BACKSTOP_PAGES if on_file else None)
+        _configure(writer, immediate=True, autocheckpoint=BACKSTOP_PAGES)
         reader = create_async_engine(async_url(self.url), pool_size=self._read_pool_size, max_overflow=4)
         _configure(reader, immediate=False)
         self._reader = reader
-        if on_file:
-            self._direct = DirectReader(path, size=self._read_pool_size)
-            self._checkpointer = Checkpointer(path)
+        self._direct_reader = DirectReader(self.path, size=self._read_pool_size)
+        self._checkpointer = Checkpointer(self.path)
         return writer
+
+    @property
+    def _direct(self) -> DirectReader:
+        if self._direct_reader is None:
+            raise ServiceUnavailable("store is not open")
+        return self._direct_reader
 
     async def open(self) -> None:
         await super().open()
@@ -116,9 +131,9 @@ class SqliteStore(SqlStore):
         if self._reader is not None:
             await self._reader.dispose()
             self._reader = None
-        if self._direct is not None:
-            self._direct.close()
-            self._direct = None
+        if self._direct_reader is not None:
+            self._direct_reader.close()
+            self._direct_reader = None
         self._vectors.clear()
 
     @contextlib.asynccontextmanager
@@ -208,7 +223,7 @@ class SqliteStore(SqlStore):
                         )
                     )
                 ).all()
-            edge_rows = await self._direct.edges_since(tenant_id, scope, since) if self._direct is not None else []
+            edge_rows = await self._direct.edges_since(tenant_id, scope, since)
             await asyncio.to_thread(self._apply_rows, sv, rows, full)
             if full:
                 sv.edges.reset()
@@ -219,22 +234,10 @@ class SqliteStore(SqlStore):
 
     async def _scope_head(self, tenant_id: str, scope: str) -> tuple[int, int] | None:
         """(rev, epoch) of the scope, or None before its first write."""
-        if self._direct is not None:
-            return await self._direct.scope_head(tenant_id, scope)
-        async with self._read() as conn:
-            row = (
-                await conn.execute(
-                    sa.select(scope_heads.c.rev, scope_heads.c.epoch).where(
-                        scope_heads.c.tenant_id == tenant_id, scope_heads.c.scope == scope
-                    )
-                )
-            ).first()
-        return (int(row.rev), int(row.epoch)) if row is not None else None
+        return await self._direct.scope_head(tenant_id, scope)
 
-    # --- hot reads: plain sqlite3 when the store is a file (direct_reads.py) -------------
+    # --- hot reads: plain sqlite3 and the scope caches (direct_reads.py, vector_cache.py) --
     async def get_nodes(self, tenant_id: str, scope: str | None, ids: Sequence[str]) -> list[Node]:
-        if self._direct is None:
-            return await super().get_nodes(tenant_id, scope, ids)
         return await self._direct.get_nodes(tenant_id, scope, ids)
 
     async def edges_touching(
@@ -248,32 +251,18 @@ class SqliteStore(SqlStore):
         limit: int,
         types: Sequence[str] | None = None,
     ) -> list[Edge]:
-        if self._direct is None:
-            return await super().edges_touching(
-                tenant_id,
-                scope,
-                node_ids,
-                min_weight=min_weight,
-                min_confidence=min_confidence,
-                limit=limit,
-                types=types,
-            )
         if not node_ids or limit <= 0:
             return []
         sv = await self._scope_vectors(tenant_id, scope)
         return sv.edges.around(node_ids, min_weight=min_weight, min_confidence=min_confidence, limit=limit, types=types)
 
     async def node_briefs(self, tenant_id: str, scope: str, ids: Sequence[str]) -> list[NodeBrief]:
-        if self._direct is None:
-            return await super().node_briefs(tenant_id, scope, ids)
         if not ids:
             return []
         sv = await self._scope_vectors(tenant_id, scope)
         return sv.briefs(ids)
 
     async def get_embeddings(self, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, Vector]:
-        if self._direct is None:
-            return await super().get_embeddings(tenant_id, scope, ids)
         if not ids:
             return {}
         found = (await self._scope_vectors(tenant_id, scope)).vectors(ids)
@@ -307,37 +296,38 @@ class SqliteStore(SqlStore):
         terms = query_terms(text)
         if not terms or k <= 0:
             return []
-        if self._direct is not None:
-            # Posting lists from the FTS index, BM25 over the scope's cached rows
-            # (keyword_rank.py): 0.4 ms instead of 4.5 ms for FTS5's bm25() at 100k nodes.
-            sv = await self._scope_vectors(tenant_id, scope)
-            postings = await self._direct.keyword_postings(terms, self._term_counts)
-            return sv.keyword_hits(postings, k, flt)
-        match = match_expression(terms)
-        if match is None:
-            return []
-        # An in-memory database (no file for plain connections): one joined query.
-        fts = sa.table("nodes_fts", sa.column("rowid"), sa.column("text"))
-        rank = sa.func.bm25(sa.literal_column("nodes_fts"))
-        q = (
-            sa.select(nodes.c.id, rank.label("rank"))
-            .select_from(fts.join(nodes, sa.and_(nodes.c.row_no == fts.c.rowid, nodes.c.tenant_id == tenant_id)))
-            .where(sa.literal_column("nodes_fts").op("MATCH")(match), *self._filter_conditions(tenant_id, scope, flt))
-            .order_by(rank)
-            .limit(k)
-        )
-        async with self._read() as conn:
-            rows = (await conn.execute(q)).all()
-        return [ScoredId(r.id, float(-r.rank)) for r in rows]
+        # Posting lists from the FTS index, BM25 over the scope's cached rows (keyword_rank.py):
+        # 0.4 ms instead of 4.5 ms for FTS5's bm25() at 100k nodes.
+        sv = await self._scope_vectors(tenant_id, scope)
+        postings = await self._direct.keyword_postings(terms, self._term_counts)
+        return sv.keyword_hits(postings, k, flt)
 
     # --- jobs ---------------------------------------------------------------------------
     async def lease_jobs(
         self, worker_id: str, kinds: Sequence[str] | None, *, limit: int, lease_sec: float, now: datetime
-    ) -> list[Any]:
+    ) -> list[Job]:
+        """The database lock of BEGIN IMMEDIATE keeps other workers out until the leases are written."""
+        expires = now + timedelta(seconds=lease_sec)
         async with self._write_tx() as conn:
             rows = (
-                await conn.execute(
-                    sa.select(jobs).where(*self._leasable(kinds, now)).order_by(jobs.c.run_after).limit(limit)
-                )
+                await conn.execute(sa.select(jobs).where(*leasable(kinds, now)).order_by(jobs.c.run_after).limit(limit))
             ).all()
-            return await self._mark_leased(conn, rows, worker_id, lease_sec, now)
+            leased: list[Job] = []
+            for r in rows:
+                job = job_from_row(r)
+                job.status, job.lease_owner, job.lease_expires_at = "running", worker_id, expires
+                job.attempts += 1
+                job.updated_at = now
+                await conn.execute(
+                    jobs.update()
+                    .where(jobs.c.tenant_id == job.tenant_id, jobs.c.id == job.id)
+                    .values(
+                        status=job.status,
+                        lease_owner=worker_id,
+                        lease_expires_at=expires,
+                        attempts=job.attempts,
+                        updated_at=now,
+                    )
+                )
+                leased.append(job)
+            return leased

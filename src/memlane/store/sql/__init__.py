@@ -1,0 +1,1 @@
+"""The SQLAlchemy Core implementation both backends share (store.py lists the modules)."""

@@ -1,0 +1,177 @@
+"""What a write does to edges, decided in pure steps between the two lookups it needs.
+
+An edge names its endpoints by id or client_id, of a node in the same write or stored in
+the scope. ``missing_endpoints`` says which to look up, ``resolve_endpoints`` turns every
+edge into ids (or refuses the write), and ``plan_edge_writes`` decides, given the edges
+already stored between the same nodes, which rows to insert and which to update. The
+statements are run by writes.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memlane.domain.clock import new_id
+from memlane.domain.errors import InvalidRequest
+from memlane.domain.model import Edge, EdgeRef, EdgeUpsert, Node
+
+#: an edge's identity: at most one edge of a type between two nodes, in one direction
+EdgeKey = tuple[str, str, str]
+
+
+@dataclass(slots=True)
+class Endpoints:
+    """Node ids an edge of this write may name: the write's own and the stored visible ones."""
+
+    in_write: set[str] = field(default_factory=set)
+    stored: set[str] = field(default_factory=set)
+    by_client: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of_write(cls, written: Iterable[Node]) -> Endpoints:
+        known = cls()
+        for n in written:
+            known.in_write.add(n.id)
+            if n.client_id:
+                known.by_client[n.client_id] = n.id
+        return known
+
+
+@dataclass(slots=True)
+class ResolvedEdge:
+    upsert: EdgeUpsert
+    src_id: str
+    dst_id: str
+
+    @property
+    def key(self) -> EdgeKey:
+        return (self.upsert.type, self.src_id, self.dst_id)
+
+
+@dataclass(slots=True)
+class EdgePlan:
+    #: full rows of new edges, by id
+    inserts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: changed columns of stored edges, by id
+    updates: dict[str, dict[str, Any]] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+    diff: list[dict[str, Any]] = field(default_factory=list)
+
+
+def missing_endpoints(edges_in: Sequence[EdgeUpsert], known: Endpoints) -> tuple[list[str], list[str]]:
+    """Ids and client_ids the edges name that are not nodes of this write, to look up."""
+    refs = [r for e in edges_in for r in (e.src, e.dst)]
+    ids = {r.id for r in refs if r.id and r.id not in known.in_write}
+    client_ids = {r.client_id for r in refs if not r.id and r.client_id and r.client_id not in known.by_client}
+    return sorted(ids), sorted(client_ids)
+
+
+def resolve_endpoints(edges_in: Sequence[EdgeUpsert], known: Endpoints, scope: str) -> list[ResolvedEdge]:
+    """Every edge with node ids; ``InvalidRequest`` (``edge_endpoint_not_found``) names the
+    first endpoint that is neither in the write nor stored and visible."""
+    return [
+        ResolvedEdge(
+            e, _resolve(known, e.src, f"edges[{i}].src", scope), _resolve(known, e.dst, f"edges[{i}].dst", scope)
+        )
+        for i, e in enumerate(edges_in)
+    ]
+
+
+def _resolve(known: Endpoints, ref: EdgeRef, where: str, scope: str) -> str:
+    if ref.id:
+        if ref.id in known.in_write or ref.id in known.stored:
+            return ref.id
+        missing = f"id {ref.id}"
+    else:
+        if ref.client_id in known.by_client:
+            return known.by_client[ref.client_id]
+        missing = f"client_id {ref.client_id!r}"
+    raise InvalidRequest(
+        f"{where}: no node with {missing} in this write or in scope {scope!r}",
+        code="edge_endpoint_not_found",
+        details={"field": where},
+    )
+
+
+def plan_edge_writes(
+    resolved: Sequence[ResolvedEdge],
+    stored: dict[EdgeKey, str],
+    *,
+    tenant_id: str,
+    scope: str,
+    now: datetime,
+    commit_id: str,
+    rev: int,
+    make_id: Callable[[], str] = new_id,
+) -> EdgePlan:
+    """An edge between nodes already joined by one of its type updates that edge; the same
+    edge twice in one write is written once, the last one's values winning (the diff keeps
+    the first occurrence, as it always has)."""
+    plan = EdgePlan()
+    first: dict[EdgeKey, Edge] = {}
+    for r in resolved:
+        e = r.upsert
+        values = {"weight": e.weight, "confidence": e.confidence, "decay_rate": e.decay_rate}
+        edge_id = stored.get(r.key)
+        earlier = first.get(r.key)
+        if earlier is not None:
+            earlier.weight, earlier.confidence, earlier.decay_rate = e.weight, e.confidence, e.decay_rate
+            (plan.updates if edge_id else plan.inserts)[earlier.id].update(values)
+            continue
+        if edge_id:
+            plan.updates[edge_id] = {**values, "updated_at": now, "commit_id": commit_id, "rev": rev}
+        else:
+            edge_id = e.id or make_id()
+            plan.inserts[edge_id] = {
+                "tenant_id": tenant_id,
+                "id": edge_id,
+                "scope": scope,
+                "type": e.type,
+                "src_id": r.src_id,
+                "dst_id": r.dst_id,
+                **values,
+                "created_at": now,
+                "updated_at": now,
+                "commit_id": commit_id,
+                "rev": rev,
+            }
+        edge = Edge(
+            tenant_id=tenant_id,
+            id=edge_id,
+            scope=scope,
+            type=e.type,
+            src_id=r.src_id,
+            dst_id=r.dst_id,
+            created_at=now,
+            updated_at=now,
+            commit_id=commit_id,
+            **values,
+        )
+        first[r.key] = edge
+        plan.edges.append(edge)
+        plan.diff.append(
+            {
+                "op": "update" if r.key in stored else "create",
+                "id": edge_id,
+                "type": e.type,
+                "src_id": r.src_id,
+                "dst_id": r.dst_id,
+                "weight": e.weight,
+                "confidence": e.confidence,
+            }
+        )
+    return plan
+
+
+__all__ = [
+    "EdgeKey",
+    "EdgePlan",
+    "Endpoints",
+    "ResolvedEdge",
+    "missing_endpoints",
+    "plan_edge_writes",
+    "resolve_endpoints",
+]

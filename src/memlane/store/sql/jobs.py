@@ -1,0 +1,150 @@
+"""The job queue: enqueue, lease renewal, completion and failure.
+
+Leasing itself is the backends' (``lease_jobs``): PostgreSQL locks due rows with ``SKIP
+LOCKED`` so several workers never take one job; SQLite has one writer and needs no more than
+``_leasable``'s test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from memlane.domain.model import Job
+from memlane.store.base import job_from_row
+from memlane.store.schema import jobs
+from memlane.store.sql.core import SqlCore
+
+
+def job_row(job: Job, now: datetime) -> dict[str, Any]:
+    """A new job's column values; a job starts unleased, without error, result or progress."""
+    return {
+        "tenant_id": job.tenant_id,
+        "id": job.id,
+        "scope": job.scope,
+        "kind": job.kind,
+        "payload": job.payload,
+        "status": job.status,
+        "attempts": job.attempts,
+        "max_attempts": job.max_attempts,
+        "idempotency_key": job.idempotency_key,
+        "run_after": job.run_after,
+        "lease_owner": None,
+        "lease_expires_at": None,
+        "last_error": None,
+        "result": None,
+        "progress": None,
+        "created_at": now,
+        "updated_at": now,
+    }
+
+
+def leasable(kinds: Sequence[str] | None, now: datetime) -> list[Any]:
+    """Jobs a worker may take: queued and due, or running under a lease that has expired."""
+    cond: list[Any] = [
+        sa.or_(
+            sa.and_(jobs.c.status == "queued", jobs.c.run_after <= now),
+            sa.and_(jobs.c.status == "running", jobs.c.lease_expires_at < now),
+        )
+    ]
+    if kinds:
+        cond.append(jobs.c.kind.in_(list(kinds)))
+    return cond
+
+
+async def stored_job(conn: AsyncConnection, job: Job) -> Job | None:
+    """The stored job with ``job``'s idempotency key (per tenant and kind), if any."""
+    row = (
+        await conn.execute(
+            sa.select(jobs).where(
+                jobs.c.tenant_id == job.tenant_id,
+                jobs.c.kind == job.kind,
+                jobs.c.idempotency_key == job.idempotency_key,
+            )
+        )
+    ).first()
+    return job_from_row(row) if row is not None else None
+
+
+class JobQueue(SqlCore):
+    async def _insert_jobs(self, conn: AsyncConnection, items: Sequence[Job], now: datetime) -> list[Job]:
+        """Insert in the caller's transaction (a write and its follow-up jobs commit together);
+        a job whose idempotency key is taken gives back the stored one."""
+        out: list[Job] = []
+        for job in items:
+            if job.idempotency_key and (stored := await stored_job(conn, job)) is not None:
+                out.append(stored)
+                continue
+            job.created_at = job.updated_at = now
+            job.run_after = job.run_after or now
+            await conn.execute(jobs.insert().values(**job_row(job, now)))
+            out.append(job)
+        return out
+
+    async def enqueue(self, items: Sequence[Job], *, now: datetime) -> list[Job]:
+        async with self._write_tx() as conn:
+            return await self._insert_jobs(conn, items, now)
+
+    async def renew_lease(self, job: Job, *, lease_sec: float, now: datetime) -> bool:
+        expires = now + timedelta(seconds=lease_sec)
+        async with self._write_tx() as conn:
+            res = await conn.execute(
+                jobs.update()
+                .where(
+                    jobs.c.tenant_id == job.tenant_id,
+                    jobs.c.id == job.id,
+                    jobs.c.lease_owner == job.lease_owner,
+                    jobs.c.status == "running",
+                )
+                .values(lease_expires_at=expires, updated_at=now)
+            )
+        job.lease_expires_at = expires
+        return bool(res.rowcount)
+
+    async def complete_job(self, job: Job, result: dict[str, Any] | None, *, now: datetime) -> None:
+        await self._update_job(
+            job, status="done", result=result, lease_owner=None, lease_expires_at=None, updated_at=now, last_error=None
+        )
+
+    async def fail_job(self, job: Job, error: str, *, retry_at: datetime | None, now: datetime) -> None:
+        values: dict[str, Any] = {
+            "last_error": error[:4000],
+            "lease_owner": None,
+            "lease_expires_at": None,
+            "updated_at": now,
+        }
+        if retry_at is not None and job.attempts < job.max_attempts:
+            values.update(status="queued", run_after=retry_at)
+        else:
+            values.update(status="failed")
+        await self._update_job(job, **values)
+
+    async def update_job_progress(self, job: Job, progress: dict[str, Any], *, now: datetime) -> None:
+        await self._update_job(job, progress=progress, updated_at=now)
+
+    async def _update_job(self, job: Job, **values: Any) -> None:
+        async with self._write_tx() as conn:
+            await conn.execute(
+                jobs.update().where(jobs.c.tenant_id == job.tenant_id, jobs.c.id == job.id).values(**values)
+            )
+
+    async def get_job(self, tenant_id: str, job_id: str) -> Job | None:
+        async with self._read() as conn:
+            row = (
+                await conn.execute(sa.select(jobs).where(jobs.c.tenant_id == tenant_id, jobs.c.id == job_id))
+            ).first()
+        return job_from_row(row) if row else None
+
+    async def count_jobs(self, status: str | None = None) -> int:
+        q = sa.select(sa.func.count()).select_from(jobs)
+        if status is not None:
+            q = q.where(jobs.c.status == status)
+        async with self._read() as conn:
+            return int((await conn.execute(q)).scalar_one())
+
+
+__all__ = ["JobQueue", "job_row", "leasable", "stored_job"]
