@@ -981,9 +981,16 @@ async def pg_execute(database_url: str, statements: Sequence[str]) -> None:
 async def build_hnsw(database_url: str) -> dict[str, Any]:
     """The index memlane creates at start, with the server's settings (``MEMLANE_PG_HNSW_*``
     from this environment), built once after the load."""
+    from memlane.config import Settings
     from memlane.store.postgres.store import PostgresStore
 
-    ddl = PostgresStore(database_url, vector_dim=DIM).index_ddl()
+    settings_now = Settings(MEMLANE_DATABASE_URL=database_url)
+    ddl = PostgresStore(
+        database_url,
+        vector_dim=DIM,
+        hnsw_m=settings_now.pg_hnsw_m,
+        hnsw_ef_construction=settings_now.pg_hnsw_ef_construction,
+    ).index_ddl()
     assert ddl is not None
     settings = ["SET maintenance_work_mem = '4GB'", "SET max_parallel_maintenance_workers = 1"]
     t = time.perf_counter()

@@ -44,7 +44,23 @@ def test_embeddings_only_for_admin_authorised_callers(client: httpx.Client) -> N
     # the test client is on loopback with no ADMIN_TOKEN set: admin-authorised outside production
     r = post(client, "read", manager, {"layer": "project", "id": mem_id, "include_embeddings": True})
     assert r.status_code == 200, r.text
-    assert len(r.json()["results"][0]["embeddings"]) == 384
+    obj = r.json()["results"][0]
+    # the debug channel's view: a 16-value preview, the length and a digest, never the vector
+    assert len(obj["embeddings"]) == 16 and obj["embedding_dim"] == 384
+    assert len(obj["embedding_sha256"]) == 64 and any(x != 0 for x in obj["embeddings"])
+    assert not has_long_float_list(r.json())
+
+
+def test_embeddings_are_previewed_for_the_first_five_results_only(client: httpx.Client) -> None:
+    t = tenant()
+    manager = as_role(t, "manager")
+    for i in range(7):
+        write_ok(client, manager, layer="project", title=f"Stack {i}", content=f"The backend part {i} is Python")
+    r = post(client, "search", manager, {"layer": "project", "query": "backend Python", "include_embeddings": True})
+    results = r.json()["results"]
+    assert len(results) == 7
+    assert sum("embeddings" in o for o in results) == 5
+    assert all("embeddings" in o for o in results[:5])
 
 
 def test_identity_and_project_writes_need_the_manager_or_a_user_instruction(client: httpx.Client) -> None:

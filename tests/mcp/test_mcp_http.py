@@ -16,7 +16,7 @@ from tests.knowledge.helpers import ADR_DIR
 from tests.mcp.session_checks import exercise_every_tool
 from tests.support.server import LiveServer
 
-KEYS = {"k-acme": {"tenant_id": "acme", "agent_id": "agent-1"}}
+KEYS = {"k-acme": {"tenant_id": "acme", "agent_id": "agent-1", "user_id": "user-1"}}
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 
 async def test_streamable_http_serves_every_tool(server: LiveServer) -> None:
-    headers = {"X-Api-Key": "k-acme", "X-User-Id": "user-1"}
+    headers = {"X-Api-Key": "k-acme"}  # the key acts for agent-1 and user-1
     async with (
         httpx2.AsyncClient(headers=headers, timeout=60) as http,
         streamable_http_client(f"{server.url}/mcp", http_client=http) as (read, write),

@@ -115,14 +115,17 @@ def test_threshold_layers_tags_and_limit_filter_results(client: httpx.Client) ->
     assert r.json()["results"] == [] and r.json()["totalCount"] == 0
 
 
-def test_layers_without_their_identifier_are_refused_or_skipped(client: httpx.Client) -> None:
+def test_without_identifiers_the_configured_default_identity_is_used(client: httpx.Client) -> None:
+    """Auth off: a call that names no user, agent or session acts for MEMORY_DEFAULT_* ("default")."""
     h = tenant()
-    r = call(client, "memory_add", {"content": "x", "layer": "session"}, h)
-    assert r.status_code == 400
-    assert r.json()["errorCode"] == "INVALID_INPUT" and "X-Session-Id" in r.json()["message"]
-    r = call(client, "memory_search", {"query": "x", "layers": ["session", "company"]}, h)
-    assert r.json()["searchedLayers"] == ["company"]
-    assert r.json()["skippedLayers"][0]["layer"] == "session"
+    r = call(client, "memory_add", {"content": "the default session prefers short answers", "layer": "session"}, h)
+    assert r.status_code == 200, r.text
+    r = call(client, "memory_search", {"query": "short answers", "layers": ["session", "company"], "threshold": 0}, h)
+    assert r.json()["searchedLayers"] == ["session", "company"]
+    assert [m["layer"] for m in r.json()["results"]] == ["session"]
+    # another session does not see it
+    other = call(client, "memory_search", {"query": "short answers", "threshold": 0}, {**h, "X-Session-Id": "s2"})
+    assert all(m["layer"] != "session" for m in other.json()["results"])
 
 
 def test_memory_delete_removes_only_what_the_caller_can_reach(client: httpx.Client) -> None:

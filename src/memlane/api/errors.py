@@ -18,21 +18,13 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memlane.domain.errors import MemlaneError, RateLimited, UpstreamError
+from memlane.services.tools.errors import tool_envelope
 
 log = logging.getLogger(__name__)
 
-TOOL_CODES = {
-    400: "INVALID_INPUT",
-    401: "UNAUTHORIZED",
-    403: "UNAUTHORIZED",
-    404: "NOT_FOUND",
-    409: "CONFLICT",
-    413: "INVALID_INPUT",
-    429: "RATE_LIMITED",
-    502: "PROVIDER_ERROR",
-    503: "PROVIDER_ERROR",
-    504: "TIMEOUT",
-}
+#: the layered surface names every embedding-provider failure one way (its status still says
+#: which: 429 rate limited, 502 bad answer, 503 unavailable)
+LAYERS_EMBEDDING_FAILURE = "embedding_failure"
 
 
 def surface_of(path: str) -> str:
@@ -74,19 +66,12 @@ def render(
     if surface == "conversation":
         body = {"detail": message}
     elif surface == "layers":
-        body = {"success": False, "error_type": code, "message": message}
+        error_type = LAYERS_EMBEDDING_FAILURE if code.startswith("upstream_embedding") else code
+        body = {"success": False, "error_type": error_type, "message": message}
         if details:
             body["details"] = details
     elif surface == "tools":
-        tool_code = code if code.isupper() else TOOL_CODES.get(status, "PROVIDER_ERROR")
-        body = {
-            "success": False,
-            "errorCode": tool_code,
-            "message": message,
-            "retryable": status in (409, 429, 502, 503, 504),
-        }
-        if details:
-            body["details"] = details
+        body = tool_envelope(status, code, message, details)
     else:
         body = {"error": code, "message": message}
         if details:

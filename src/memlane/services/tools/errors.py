@@ -1,4 +1,4 @@
-"""The ToolError envelope for transports that are not an HTTP response (MCP tool results)."""
+"""The ToolError envelope, for HTTP responses and MCP tool results alike."""
 
 from __future__ import annotations
 
@@ -29,17 +29,22 @@ class ToolTimeout(MemlaneError):
     code = "TIMEOUT"
 
 
-def envelope(exc: MemlaneError) -> dict[str, Any]:
-    code = exc.code if exc.code.isupper() else TOOL_CODES.get(exc.status, "PROVIDER_ERROR")
+def tool_envelope(status: int, code: str, message: str, details: dict[str, Any] | None) -> dict[str, Any]:
+    """The ToolError envelope, for every transport: a tool-specific code (upper case) stands,
+    any other failure is named by its status."""
     body: dict[str, Any] = {
         "success": False,
-        "errorCode": code,
-        "message": exc.message,
-        "retryable": exc.status in RETRYABLE_STATUS,
+        "errorCode": code if code.isupper() else TOOL_CODES.get(status, "PROVIDER_ERROR"),
+        "message": message,
+        "retryable": status in RETRYABLE_STATUS,
     }
-    if exc.details:
-        body["details"] = exc.details
+    if details:
+        body["details"] = details
     return body
+
+
+def envelope(exc: MemlaneError) -> dict[str, Any]:
+    return tool_envelope(exc.status, exc.code, exc.message, exc.details)
 
 
 def internal_envelope(reference: str) -> dict[str, Any]:
