@@ -123,10 +123,13 @@ async def test_re_running_a_finished_ingestion_upserts_the_same_notes(services: 
     twice = await conv.ingestion.run_ingest(again_job)
     assert twice["memories"] == once["memories"] and twice["changes"] == once["changes"]
     own = await services.store.find_nodes(
-        "default", "rerun", SeedFilter(visibility=EVERYTHING, tiers=ALL_TIERS, task_id=job.id), limit=100
+        "default", "rerun", SeedFilter(valid_at=None, visibility=EVERYTHING, tiers=ALL_TIERS, task_id=job.id), limit=100
     )
     assert sorted(n.id for n in own) == sorted(m["memory_id"] for m in once["memories"])
     (bread,) = await services.store.find_nodes(
-        "default", "rerun", SeedFilter(visibility=EVERYTHING, tiers=ALL_TIERS, task_id=first.id), limit=10
+        "default",
+        "rerun",
+        SeedFilter(valid_at=None, visibility=EVERYTHING, tiers=ALL_TIERS, task_id=first.id),
+        limit=10,
     )
     assert [s["id"] for s in bread.slots["source_messages"]] == ["b1", "b2"], "evidence is a set, not a log"

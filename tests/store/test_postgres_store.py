@@ -25,7 +25,7 @@ pytestmark = pytest.mark.postgres
 
 DIM = 384
 #: an offline job's filter: every active node
-UNFILTERED = SeedFilter(visibility=EVERYTHING)
+UNFILTERED = SeedFilter(valid_at=None, visibility=EVERYTHING)
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 FIELDS = frozenset({"type", "tier", "title", "memory_lane", "owner_agent_id"})
 
@@ -141,12 +141,14 @@ async def test_filtered_search_returns_every_match_and_agrees_with_exact_search(
 
     # a very selective filter: every one of the 8 matches comes back, best first
     only_u1 = np.array([u == "u1" for u in users])
-    hits = await pg.vector_search("t1", "s1", vectors[7], 10, SeedFilter(visibility=EVERYTHING, user_id="u1"))
+    hits = await pg.vector_search(
+        "t1", "s1", vectors[7], 10, SeedFilter(valid_at=None, visibility=EVERYTHING, user_id="u1")
+    )
     assert {h.id for h in hits} == set(ids[only_u1])
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
     # a filter that removes two thirds of the graph: still k results, close to exact
-    alice = SeedFilter(visibility=Visibility(lanes_enforced=True, agent_id="alice"))
+    alice = SeedFilter(valid_at=None, visibility=Visibility(lanes_enforced=True, agent_id="alice"))
     visible = np.array([o is None for o in owners])
     agree = []
     for qi in range(1, 400, 40):

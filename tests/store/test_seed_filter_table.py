@@ -11,7 +11,7 @@ reads, with NULLs where a column may be NULL.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,10 @@ from memlane.store.base import Store
 DIM = 384
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 WORD = "zebra"
+#: instants of the validity intervals below
+Y2020 = datetime(2020, 1, 1, tzinfo=UTC)
+Y2023 = datetime(2023, 1, 1, tzinfo=UTC)
+LATER = NOW + timedelta(days=365)
 
 #: label -> the node's columns other than the defaults (shared lane, hot, event, active, NULLs)
 NODES: dict[str, dict[str, Any]] = {
@@ -52,12 +56,19 @@ NODES: dict[str, dict[str, Any]] = {
     "s2": {"layer": "session", "session_id": "s2"},
     "u1_loose": {"user_id": "u1", "session_id": "s1", "task_id": "t1"},
     "alice_u1": {"memory_lane": "private", "owner_agent_id": "alice", "layer": "user", "user_id": "u1"},
+    # validity intervals (domain/validity.py): begun, ended, both, not begun yet
+    "since_2020": {"valid_at": Y2020},
+    "until_2023": {"invalid_at": Y2023},
+    "2020_to_2023": {"valid_at": Y2020, "invalid_at": Y2023},
+    "from_later": {"valid_at": LATER},
 }
 ALL = frozenset(NODES)
 #: what the default tiers (hot, warm) and the draft-topic rule leave
 ACTIVE = ALL - {"cold", "archive", "draft_topic"}
 PRIVATE = frozenset({"alice", "bob_red", "blue", "orphan", "alice_u1"})
 PERSONAL = frozenset({"u1", "u2", "user_nobody", "s1", "s2", "alice_u1"})
+#: the nodes with an interval that are not valid now
+ENDED_OR_FUTURE = frozenset({"until_2023", "2020_to_2023", "from_later"})
 
 LANES = Visibility(lanes_enforced=True, personal_enforced=False)
 OPEN_LANES = Visibility(lanes_enforced=False)  # personal layers still enforced (the default)
@@ -71,6 +82,7 @@ class Row:
 
 
 def row(name: str, expected: frozenset[str] | set[str], visibility: Visibility = EVERYTHING, **fields: Any) -> Row:
+    fields.setdefault("valid_at", None)  # every interval, unless the row asks an instant
     return Row(name, SeedFilter(visibility=visibility, **fields), frozenset(expected))
 
 
@@ -96,6 +108,23 @@ TABLE = [
     row("task t1", {"project_t1", "u1_loose"}, task_id="t1"),
     row("user, session and task", {"u1_loose"}, user_id="u1", session_id="s1", task_id="t1"),
     row("an unknown user", set(), user_id="nobody"),
+    # validity: None reads every interval, an instant the facts valid then
+    row("valid now", ACTIVE - ENDED_OR_FUTURE, valid_at=NOW),
+    row("valid in 2021", ACTIVE - {"from_later"}, valid_at=datetime(2021, 6, 1, tzinfo=UTC)),
+    row(
+        "valid before 2020",
+        ACTIVE - {"since_2020", "2020_to_2023", "from_later"},
+        valid_at=datetime(2019, 1, 1, tzinfo=UTC),
+    ),
+    row("an interval begins at valid_at", ACTIVE - {"from_later"}, valid_at=Y2020),
+    row("and has ended at invalid_at", ACTIVE - ENDED_OR_FUTURE, valid_at=Y2023),
+    row("valid later", ACTIVE - {"until_2023", "2020_to_2023"}, valid_at=LATER),
+    row(
+        "valid now, lanes for alice, user u1",
+        (ACTIVE - {"bob_red", "blue", "orphan"} - PERSONAL - ENDED_OR_FUTURE) | {"u1", "alice_u1"},
+        Visibility(lanes_enforced=True, agent_id="alice", user_id="u1"),
+        valid_at=NOW,
+    ),
     # lanes
     row("lanes, anonymous: shared only (an orphan is no one's)", ACTIVE - PRIVATE, LANES),
     row(
@@ -184,11 +213,12 @@ def _vector(seed: int) -> list[float]:
 
 
 def test_the_table_covers_every_seed_filter_field() -> None:
-    fields = set(SeedFilter.__dataclass_fields__) - {"visibility"}
+    fields = set(SeedFilter.__dataclass_fields__) - {"visibility", "valid_at"}
     used = {
         name for r in TABLE for name in fields if getattr(r.flt, name) != SeedFilter.__dataclass_fields__[name].default
     }
     assert used == fields
+    assert any(r.flt.valid_at is not None for r in TABLE)
 
 
 @pytest.mark.parametrize("case", TABLE, ids=[r.name for r in TABLE])

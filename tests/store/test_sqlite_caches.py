@@ -17,7 +17,7 @@ from memlane.store.sqlite.store import SqliteStore
 from memlane.store.sqlite.vector_cache import ScopeVectors
 from tests.store.test_store_conformance import DIM, NOW, info, up
 
-EVERYONE = SeedFilter(tiers=ACTIVE_TIERS, visibility=EVERYTHING, exclude_draft_topics=True)
+EVERYONE = SeedFilter(valid_at=None, tiers=ACTIVE_TIERS, visibility=EVERYTHING, exclude_draft_topics=True)
 
 
 async def _open(path: Path, **kw: int) -> SqliteStore:
@@ -120,7 +120,10 @@ def test_two_stage_search_never_returns_what_the_filter_hides() -> None:
     vectors = _clustered(4000)
     sv = _cache_with(vectors, 1000, private_every=3)
     hidden = SeedFilter(
-        tiers=ACTIVE_TIERS, visibility=Visibility(lanes_enforced=True, agent_id="reader"), exclude_draft_topics=True
+        valid_at=None,
+        tiers=ACTIVE_TIERS,
+        visibility=Visibility(lanes_enforced=True, agent_id="reader"),
+        exclude_draft_topics=True,
     )
     hits = sv.search(vectors[0], 100, hidden)
     assert len(hits) == 100

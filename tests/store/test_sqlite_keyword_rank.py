@@ -17,7 +17,7 @@ from memlane.store.sqlite.keyword_rank import bm25_top, parse_rowids
 from memlane.store.sqlite.store import SqliteStore
 from tests.store.test_store_conformance import DIM, NOW, info, up
 
-EVERYONE = SeedFilter(tiers=ACTIVE_TIERS, visibility=EVERYTHING)
+EVERYONE = SeedFilter(valid_at=None, tiers=ACTIVE_TIERS, visibility=EVERYTHING)
 
 
 @pytest.fixture

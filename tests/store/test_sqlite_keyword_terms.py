@@ -11,7 +11,7 @@ from memlane.store import migrate
 from memlane.store.sqlite.store import SqliteStore
 from tests.store.test_store_conformance import DIM, NOW, info, up
 
-EVERYONE = SeedFilter(tiers=ACTIVE_TIERS, visibility=EVERYTHING)
+EVERYONE = SeedFilter(valid_at=None, tiers=ACTIVE_TIERS, visibility=EVERYTHING)
 
 
 async def _store(path: Path, max_docs: int) -> SqliteStore:

@@ -27,7 +27,7 @@ NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 FIELDS = frozenset({"type", "tier", "title", "text_summary", "memory_lane"})
 
 #: an offline job's filter: every active node
-UNFILTERED = SeedFilter(visibility=EVERYTHING)
+UNFILTERED = SeedFilter(valid_at=None, visibility=EVERYTHING)
 
 
 def up(title: str, *, scope: str = "s1") -> NodeUpsert:

@@ -26,7 +26,7 @@ from memlane.store.base import NodePatch, Store
 
 DIM = 384
 #: an offline job's filter: every active node
-UNFILTERED = SeedFilter(visibility=EVERYTHING)
+UNFILTERED = SeedFilter(valid_at=None, visibility=EVERYTHING)
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 ALL_FIELDS = frozenset(
     {
@@ -197,7 +197,7 @@ async def test_vector_search_ranks_by_cosine_and_obeys_filters(store: Store) -> 
     ]
     res = await store.apply_write("t1", "s1", ups, [], info(), now=NOW)
     by_title = {n.title: n.id for n in res.nodes}
-    flt = SeedFilter(visibility=Visibility(lanes_enforced=True, agent_id="alice"))
+    flt = SeedFilter(valid_at=None, visibility=Visibility(lanes_enforced=True, agent_id="alice"))
     hits = await store.vector_search("t1", "s1", np.asarray(target, np.float32), 10, flt)
     titles = {v: k for k, v in by_title.items()}
     got = [titles[h.id] for h in hits]

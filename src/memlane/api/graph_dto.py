@@ -7,13 +7,16 @@ field by field from whitelists, so a new column can never leak into a response.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from memlane.api.instants import Instant
 from memlane.domain.clock import iso
 from memlane.domain.model import Edge, Node
+from memlane.domain.validity import ValidTime
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 ShortText = Annotated[str, Field(min_length=1, max_length=256)]
@@ -50,7 +53,22 @@ class TenantScoped(Strict):
     scope: ShortText | None = None
 
 
-class WriteNodeIn(Strict):
+class Interval(Strict):
+    """Event time of a node or edge (docs/api-graph.md, "Facts over time")."""
+
+    valid_at: Instant | None = None
+    invalid_at: Instant | None = None
+
+    @field_validator("invalid_at")
+    @classmethod
+    def _ends_after_it_begins(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
+        begins = info.data.get("valid_at")
+        if value is not None and begins is not None and value <= begins:
+            raise ValueError("invalid_at must be after valid_at")
+        return value
+
+
+class WriteNodeIn(Interval):
     id: UUID | None = None
     client_id: ShortText | None = None
     scope: ShortText | None = None
@@ -83,7 +101,7 @@ class EdgeEndIn(Strict):
         return self
 
 
-class WriteEdgeIn(Strict):
+class WriteEdgeIn(Interval):
     id: UUID | None = None
     scope: ShortText | None = None
     type: Literal["part_of", "related_to", "derived_from"]
@@ -128,12 +146,24 @@ class RecallBase(TenantScoped):
     rules_context: Any = None
     rules_include_shadow: bool = False
     rules_limit: int = Field(50, ge=1, le=200)
+    as_of: Instant | None = None
+    include_invalid: bool = False
 
     @model_validator(mode="after")
     def _debug_needs_return_debug(self) -> RecallBase:
         if self.include_embeddings and not self.return_debug:
             raise ValueError("include_embeddings=true requires return_debug=true (debug-only channel)")
         return self
+
+    @model_validator(mode="after")
+    def _one_time_question(self) -> RecallBase:
+        if self.as_of is not None and self.include_invalid:
+            raise ValueError("give as_of or include_invalid, not both: include_invalid returns every interval")
+        return self
+
+    @property
+    def when(self) -> ValidTime:
+        return ValidTime(as_of=self.as_of, include_invalid=self.include_invalid)
 
 
 class RecallRequest(RecallBase):
@@ -162,12 +192,24 @@ META_FIELDS = (
     "confidence",
     "commit_id",
 )
+#: META_FIELDS that are timestamps
+META_TIMES = frozenset({"created_at", "updated_at", "last_activated"})
+
+
+def interval_dto(item: Node | Edge) -> dict[str, str | None]:
+    """When a node or edge with an interval was true (null: that end is open), and when the
+    server learned that it ended (``expired_at``); nothing for one without, so responses about
+    facts that never had an interval keep the contract's shape."""
+    if item.valid_at is None and item.invalid_at is None:
+        return {}
+    return {"valid_at": iso(item.valid_at), "invalid_at": iso(item.invalid_at), "expired_at": iso(item.expired_at)}
 
 
 def node_dto(
     n: Node, *, include_meta: bool, include_slots: bool, include_slots_preview: bool, slots_preview_keys: int
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"id": n.id, "type": n.type, "title": n.title, "text_summary": n.text_summary}
+    out.update(interval_dto(n))
     if n.type == "topic":
         if n.topic_state is not None:
             out["topic_state"] = n.topic_state
@@ -182,12 +224,13 @@ def node_dto(
     if include_meta:
         for name in META_FIELDS:
             value = getattr(n, name)
-            out[name] = iso(value) if name in ("created_at", "updated_at", "last_activated") else value
+            out[name] = iso(value) if name in META_TIMES else value
     return out
 
 
 def edge_dto(e: Edge, *, include_meta: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"from_id": e.src_id, "to_id": e.dst_id, "type": e.type, "weight": e.weight}
+    out.update(interval_dto(e))
     if include_meta:
         out["commit_id"] = e.commit_id
     return out
@@ -203,4 +246,5 @@ def seed_dto(n: Node, similarity: float) -> dict[str, Any]:
         "salience": n.salience,
         "confidence": n.confidence,
         "similarity": round(similarity, 6),
+        **interval_dto(n),
     }

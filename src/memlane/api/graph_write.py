@@ -18,8 +18,10 @@ from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec,
 NODE_FIELDS = (
     "type", "client_id", "scope", "tier", "memory_lane", "producer_agent_id", "owner_agent_id", "owner_team_id",
     "title", "text_summary", "slots", "raw_ref", "evidence_ref", "embedding", "embedding_model", "salience",
-    "importance", "confidence",
+    "importance", "confidence", "valid_at", "invalid_at",
 )  # fmt: skip
+#: the interval fields of an edge (the others an edge update always sets)
+INTERVAL_FIELDS = frozenset({"valid_at", "invalid_at"})
 
 
 def write_claims(body: WriteRequest) -> Claims:
@@ -84,6 +86,9 @@ def edge_spec(e: WriteEdgeIn) -> WriteEdgeSpec:
         weight=e.weight,
         confidence=e.confidence,
         decay_rate=e.decay_rate,
+        valid_at=e.valid_at,
+        invalid_at=e.invalid_at,
+        interval_set=frozenset(e.model_fields_set) & INTERVAL_FIELDS,
     )
 
 

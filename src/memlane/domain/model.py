@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from memlane.domain.filters import Eq, In, Not, Term, all_of
+from memlane.domain.validity import valid_term
 from memlane.domain.visibility import Visibility
 
 NodeType = Literal["event", "entity", "topic", "rule", "evidence", "concept", "procedure", "self_model"]
@@ -64,6 +65,11 @@ class Node:
     updated_at: datetime | None = None
     last_activated: datetime | None = None
     commit_id: str | None = None
+    #: event time (domain/validity.py): when the fact became true, and when it stopped
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    #: system time: when a later commit closed the fact (set by the server)
+    expired_at: datetime | None = None
 
     @property
     def text(self) -> str:
@@ -106,6 +112,10 @@ class Edge:
     created_at: datetime | None = None
     updated_at: datetime | None = None
     commit_id: str | None = None
+    #: event and system time, as on a node
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    expired_at: datetime | None = None
 
 
 @dataclass(slots=True)
@@ -117,6 +127,10 @@ class EdgeUpsert:
     weight: float = 1.0
     confidence: float = 1.0
     decay_rate: float = 0.0
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    #: which of ``valid_at`` / ``invalid_at`` the caller gave; an update keeps the others
+    interval_set: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -144,6 +158,8 @@ class Commit:
     kind: str
     diff: dict[str, Any]
     created_at: datetime
+    #: set when an erasure emptied the diff; the hashes stay (docs/security.md, "Erasure")
+    erased_at: datetime | None = None
 
 
 @dataclass(slots=True)
@@ -186,6 +202,9 @@ class SeedFilter:
     """
 
     visibility: Visibility
+    #: the instant whose facts are read (now, or a caller's ``as_of``); None reads every fact
+    #: whatever its interval. No default either: every read states it (domain/validity.py)
+    valid_at: datetime | None
     #: empty means every tier
     tiers: tuple[str, ...] = ACTIVE_TIERS
     exclude_draft_topics: bool = True
@@ -197,7 +216,7 @@ class SeedFilter:
     task_id: str | None = None
 
     def term(self) -> Term:
-        parts: list[Term] = [self.visibility.term()]
+        parts: list[Term] = [self.visibility.term(), valid_term(self.valid_at)]
         if self.tiers:
             parts.append(In("tier", tuple(self.tiers)))
         if self.exclude_draft_topics:
@@ -250,3 +269,5 @@ class NodeBrief:
     confidence: float
     user_id: str | None = None
     session_id: str | None = None
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None

@@ -157,7 +157,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         store, {}, clock=clock, poll_interval=settings.worker_poll_interval_sec, lease_sec=settings.job_lease_sec
     )
     notify = worker.notify
-    reader = MemoryReader(store)
+    reader = MemoryReader(store, clock)
     writes = WriteService(
         store,
         clock=clock,

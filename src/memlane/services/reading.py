@@ -5,16 +5,23 @@ actions, MCP and the UI all get their nodes here. Each method takes the ``Viewer
 ``visibility_of`` itself, so a surface cannot forget the check or pass a wider one: the only
 way to read more is to be a wider viewer. Offline jobs that act for the system (decay,
 consolidation, knowledge sync, expiry) read the store directly with ``EVERYTHING``.
+
+Validity works the same way: searches and listings take the facts valid now unless the
+caller asks ``as_of`` another instant or for every interval (``ValidTime``,
+domain/validity.py); reading by id shows a node whatever its interval, as it shows any tier.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from memlane.domain.filters import compiled
+from memlane.domain.clock import Clock
+from memlane.domain.filters import Term, all_of, compiled
 from memlane.domain.model import Node, NodeBrief, ScoredId, SeedFilter
+from memlane.domain.validity import CURRENT, ValidTime, valid_term
 from memlane.domain.visibility import Viewer, Visibility, visibility_of
 from memlane.store.base import Store, Vector
 
@@ -26,16 +33,26 @@ class Lookup:
 
 
 class MemoryReader:
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, clock: Clock):
         self.store = store
+        self.clock = clock
 
     @staticmethod
     def visibility(viewer: Viewer) -> Visibility:
         return visibility_of(viewer)
 
-    def filter(self, viewer: Viewer, **attrs: Any) -> SeedFilter:
-        """A store filter with the viewer's reach; ``attrs`` are SeedFilter's other fields."""
-        return SeedFilter(visibility=visibility_of(viewer), **attrs)
+    def instant(self, when: ValidTime) -> datetime | None:
+        """The instant whose facts ``when`` reads (None: every fact)."""
+        return when.instant(self.clock.now())
+
+    def filter(self, viewer: Viewer, when: ValidTime = CURRENT, **attrs: Any) -> SeedFilter:
+        """A store filter with the viewer's reach and the facts valid when asked; ``attrs``
+        are SeedFilter's other fields."""
+        return SeedFilter(visibility=visibility_of(viewer), valid_at=self.instant(when), **attrs)
+
+    def valid(self, when: ValidTime = CURRENT) -> Term:
+        """``when`` as a term, for what recall checks in memory (neighbours and edges)."""
+        return valid_term(self.instant(when))
 
     async def nodes(self, viewer: Viewer, scope: str | None, ids: Sequence[str]) -> list[Node]:
         """The nodes of ``ids`` the viewer may see, in the order asked (any tier or status:
@@ -62,17 +79,25 @@ class MemoryReader:
                 return Lookup(None, hidden_layer=n.layer)
         return Lookup(None)
 
-    async def briefs(self, viewer: Viewer, scope: str, ids: Sequence[str]) -> list[NodeBrief]:
+    async def briefs(
+        self, viewer: Viewer, scope: str, ids: Sequence[str], when: ValidTime = CURRENT
+    ) -> list[NodeBrief]:
+        """Briefs of the nodes the viewer may see that are valid when asked (recall's neighbours)."""
         if not ids:
             return []
-        visible = compiled(visibility_of(viewer).term())
-        return [b for b in await self.store.node_briefs(viewer.tenant_id, scope, ids) if visible(b)]
+        admitted = compiled(all_of(visibility_of(viewer).term(), self.valid(when)))
+        return [b for b in await self.store.node_briefs(viewer.tenant_id, scope, ids) if admitted(b)]
 
-    async def nearest(self, viewer: Viewer, scope: str, query: Vector, k: int, **attrs: Any) -> list[ScoredId]:
-        return await self.store.vector_search(viewer.tenant_id, scope, query, k, self.filter(viewer, **attrs))
+    async def nearest(
+        self, viewer: Viewer, scope: str, query: Vector, k: int, when: ValidTime = CURRENT, **attrs: Any
+    ) -> list[ScoredId]:
+        flt = self.filter(viewer, when, **attrs)
+        return await self.store.vector_search(viewer.tenant_id, scope, query, k, flt)
 
-    async def keyword(self, viewer: Viewer, scope: str, text: str, k: int, **attrs: Any) -> list[ScoredId]:
-        return await self.store.keyword_search(viewer.tenant_id, scope, text, k, self.filter(viewer, **attrs))
+    async def keyword(
+        self, viewer: Viewer, scope: str, text: str, k: int, when: ValidTime = CURRENT, **attrs: Any
+    ) -> list[ScoredId]:
+        return await self.store.keyword_search(viewer.tenant_id, scope, text, k, self.filter(viewer, when, **attrs))
 
     async def find(
         self,
@@ -82,12 +107,13 @@ class MemoryReader:
         limit: int,
         order_by_recent: bool = True,
         ready_only: bool = False,
+        when: ValidTime = CURRENT,
         **attrs: Any,
     ) -> list[Node]:
         return await self.store.find_nodes(
             viewer.tenant_id,
             scope,
-            self.filter(viewer, **attrs),
+            self.filter(viewer, when, **attrs),
             limit=limit,
             order_by_recent=order_by_recent,
             ready_only=ready_only,

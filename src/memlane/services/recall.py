@@ -22,8 +22,10 @@ import numpy as np
 from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest
+from memlane.domain.filters import compiled
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import ACTIVE_TIERS, Edge, Node, NodeBrief, RecallAudit
+from memlane.domain.validity import CURRENT, ValidTime
 from memlane.domain.visibility import Viewer
 from memlane.services.ranking.activation import EDGE_TYPE_FACTOR, HOP_DECAY, spread
 from memlane.services.ranking.config import RankingConfig
@@ -61,6 +63,8 @@ class RecallParams:
     debug_embeddings_allowed: bool = False
     endpoint: str = "recall"
     query_text: str | None = None
+    #: which facts by their interval: valid now by default (domain/validity.py)
+    when: ValidTime = CURRENT
 
     @property
     def tenant_id(self) -> str:
@@ -156,6 +160,7 @@ class RecallService:
                 code="debug_embeddings_limit_exceeded",
                 details={"field": "limit", "max": DEBUG_MAX_LIMIT},
             )
+        p.when = p.when.pinned(self.clock.now())
         seed_index: dict[str, Node] = {}
         seeds, base = await self._seeds(query, p, seed_index)
         index: dict[str, Node | NodeBrief] = dict(seed_index)
@@ -233,12 +238,12 @@ class RecallService:
         # during the embedding it slowed the embedder's two threads on two cores by more than
         # its own ~1.5 ms (measured at 100k nodes).
         keyword_task = (
-            asyncio.ensure_future(self.reader.keyword(p.viewer, p.scope, kw_text, depth, tiers=ACTIVE_TIERS))
+            asyncio.ensure_future(self.reader.keyword(p.viewer, p.scope, kw_text, depth, p.when, tiers=ACTIVE_TIERS))
             if kw_text
             else None
         )
         try:
-            dense_hits = await self.reader.nearest(p.viewer, p.scope, query, depth, tiers=ACTIVE_TIERS)
+            dense_hits = await self.reader.nearest(p.viewer, p.scope, query, depth, p.when, tiers=ACTIVE_TIERS)
             keyword_hits = await keyword_task if keyword_task is not None else []
         finally:
             if keyword_task is not None and not keyword_task.done():
@@ -307,6 +312,7 @@ class RecallService:
         recall, of which at most ``max_nodes`` are returned and loaded whole."""
         kept: dict[str, Edge] = {}
         drafts: dict[str, NodeBrief] = {}
+        valid_edge = compiled(self.reader.valid(p.when))
         frontier = list(seed_ids)
         visited = set(seed_ids)
         node_budget = max(p.max_nodes * 4, p.ranked_limit)
@@ -322,9 +328,10 @@ class RecallService:
                 min_confidence=p.min_edge_confidence,
                 limit=edge_budget - len(kept),
             )
+            found = [e for e in found if valid_edge(e)]
             new_ids = [nid for e in found for nid in (e.src_id, e.dst_id) if nid not in index and nid not in drafts]
             new_ids = list(dict.fromkeys(new_ids))[: max(node_budget - len(index), 0)]
-            for n in await self.reader.briefs(p.viewer, p.scope, new_ids):
+            for n in await self.reader.briefs(p.viewer, p.scope, new_ids, p.when):
                 if n.type == "topic" and n.topic_state == "draft":
                     drafts[n.id] = n
                 elif self._seedable(n):

@@ -57,6 +57,9 @@ class WriteNodeSpec:
     agent: str | None = None
     tags: list[str] | None = None
     expires_at: datetime | None = None
+    #: event time (domain/validity.py); every surface that writes nodes may give it
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
 
 
 @dataclass(slots=True)
@@ -69,6 +72,10 @@ class WriteEdgeSpec:
     weight: float | None = None
     confidence: float | None = None
     decay_rate: float | None = None
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    #: which of the two the caller gave (an update of a stored edge keeps the others)
+    interval_set: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -242,6 +249,8 @@ class WriteService:
             agent=spec.agent,
             tags=list(spec.tags or []),
             expires_at=spec.expires_at,
+            valid_at=spec.valid_at,
+            invalid_at=spec.invalid_at,
         )
         given.add("type")
         return NodeUpsert(
@@ -268,4 +277,7 @@ class WriteService:
             weight=1.0 if spec.weight is None else spec.weight,
             confidence=1.0 if spec.confidence is None else spec.confidence,
             decay_rate=0.0 if spec.decay_rate is None else spec.decay_rate,
+            valid_at=spec.valid_at,
+            invalid_at=spec.invalid_at,
+            interval_set=spec.interval_set,
         )

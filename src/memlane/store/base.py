@@ -59,6 +59,8 @@ class NodePatch:
     memory_lane: str | None = None
     expires_at: datetime | None = None
     tags: list[str] | None = None
+    #: closes the fact (event time); the store stamps ``expired_at`` with the patch's time
+    invalid_at: datetime | None = None
 
 
 FollowUpJobs = Callable[[WriteResult], list[Job]]
@@ -297,6 +299,9 @@ def edge_from_mapping(m: Mapping[str, Any]) -> Edge:
         created_at=m["created_at"],
         updated_at=m["updated_at"],
         commit_id=m["commit_id"],
+        valid_at=m["valid_at"],
+        invalid_at=m["invalid_at"],
+        expired_at=m["expired_at"],
     )
 
 
@@ -340,6 +345,9 @@ def node_from_mapping(m: Mapping[str, Any]) -> Node:
         updated_at=m["updated_at"],
         last_activated=m["last_activated"],
         commit_id=m["commit_id"],
+        valid_at=m["valid_at"],
+        invalid_at=m["invalid_at"],
+        expired_at=m["expired_at"],
     )
 
 
@@ -357,6 +365,7 @@ def commit_from_row(row: Any) -> Commit:
         kind=m["kind"],
         diff=m["diff"],
         created_at=m["created_at"],
+        erased_at=m["erased_at"],
     )
 
 

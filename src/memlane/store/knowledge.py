@@ -59,6 +59,7 @@ knowledge_versions = sa.Table(
     sa.Column("item_id", sa.String(200), nullable=False),
     sa.Column("version", sa.Integer, nullable=False),
     sa.Column("author", sa.String(256)),
+    sa.Column("user_id", sa.String(256)),
     sa.Column("message", sa.Text, nullable=False),
     sa.Column("snapshot", JSONType, nullable=False),
     sa.Column("created_at", UTCDateTime, nullable=False),

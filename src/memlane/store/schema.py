@@ -55,6 +55,9 @@ nodes = sa.Table(
     sa.Column("commit_id", sa.String(36)),
     sa.Column("row_no", sa.BigInteger, nullable=False),
     sa.Column("rev", sa.BigInteger, nullable=False),
+    sa.Column("valid_at", UTCDateTime),
+    sa.Column("invalid_at", UTCDateTime),
+    sa.Column("expired_at", UTCDateTime),
     sa.PrimaryKeyConstraint("tenant_id", "id", name="pk_nodes"),
 )
 
@@ -74,6 +77,9 @@ edges = sa.Table(
     sa.Column("updated_at", UTCDateTime, nullable=False),
     sa.Column("commit_id", sa.String(36)),
     sa.Column("rev", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("valid_at", UTCDateTime),
+    sa.Column("invalid_at", UTCDateTime),
+    sa.Column("expired_at", UTCDateTime),
     sa.PrimaryKeyConstraint("tenant_id", "id", name="pk_edges"),
 )
 
@@ -94,6 +100,7 @@ commits = sa.Table(
     sa.Column("prompt_version", sa.String(128)),
     sa.Column("diff", JSONType, nullable=False),
     sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("erased_at", UTCDateTime),
     sa.PrimaryKeyConstraint("tenant_id", "id", name="pk_commits"),
 )
 
@@ -148,6 +155,20 @@ recall_audit = sa.Table(
     sa.Column("returned_count", sa.Integer, nullable=False),
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.PrimaryKeyConstraint("tenant_id", "id", name="pk_recall_audit"),
+)
+
+audit_events = sa.Table(
+    "audit_events",
+    metadata,
+    sa.Column("tenant_id", sa.String(128), nullable=False),
+    sa.Column("id", sa.String(36), nullable=False),
+    sa.Column("kind", sa.String(32), nullable=False),
+    sa.Column("actor", sa.String(256)),
+    sa.Column("subject_kind", sa.String(16)),
+    sa.Column("subject_sha256", sa.String(64)),
+    sa.Column("counts", JSONType, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.PrimaryKeyConstraint("tenant_id", "id", name="pk_audit_events"),
 )
 
 NODE_COLUMNS_NO_VECTOR = [c for c in nodes.c if c.name not in {"embedding"}]

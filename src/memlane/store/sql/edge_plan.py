@@ -17,9 +17,21 @@ from typing import Any
 from memlane.domain.clock import new_id
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.model import Edge, EdgeRef, EdgeUpsert, Node
+from memlane.domain.validity import check_interval
+from memlane.store.sql.node_plan import expired_at
 
 #: an edge's identity: at most one edge of a type between two nodes, in one direction
 EdgeKey = tuple[str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEdge:
+    """What an update of a stored edge needs of it: its id and its interval."""
+
+    id: str
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    expired_at: datetime | None = None
 
 
 @dataclass(slots=True)
@@ -96,9 +108,24 @@ def _resolve(known: Endpoints, ref: EdgeRef, where: str, scope: str) -> str:
     )
 
 
+def edge_interval(e: EdgeUpsert, prior: StoredEdge | None, now: datetime, where: str) -> dict[str, Any]:
+    """The interval columns an edge write sets: what it gave over what was stored, and the
+    system time of the end (node_plan.expired_at); refused when it ends before it begins."""
+    valid = e.valid_at if "valid_at" in e.interval_set or prior is None else prior.valid_at
+    invalid = e.invalid_at if "invalid_at" in e.interval_set or prior is None else prior.invalid_at
+    check_interval(valid, invalid, f"{where}.invalid_at")
+    if prior is None:
+        expired = None
+    elif "invalid_at" in e.interval_set:
+        expired = expired_at(prior.invalid_at, invalid, prior.expired_at, now)
+    else:
+        expired = prior.expired_at
+    return {"valid_at": valid, "invalid_at": invalid, "expired_at": expired}
+
+
 def plan_edge_writes(
     resolved: Sequence[ResolvedEdge],
-    stored: dict[EdgeKey, str],
+    stored: dict[EdgeKey, StoredEdge],
     *,
     tenant_id: str,
     scope: str,
@@ -112,13 +139,16 @@ def plan_edge_writes(
     the first occurrence, as it always has)."""
     plan = EdgePlan()
     first: dict[EdgeKey, Edge] = {}
-    for r in resolved:
+    for position, r in enumerate(resolved):
         e = r.upsert
-        values = {"weight": e.weight, "confidence": e.confidence, "decay_rate": e.decay_rate}
-        edge_id = stored.get(r.key)
+        prior = stored.get(r.key)
+        edge_id = prior.id if prior is not None else None
+        values: dict[str, Any] = {"weight": e.weight, "confidence": e.confidence, "decay_rate": e.decay_rate}
+        values.update(edge_interval(e, prior, now, f"edges[{position}]"))
         earlier = first.get(r.key)
         if earlier is not None:
-            earlier.weight, earlier.confidence, earlier.decay_rate = e.weight, e.confidence, e.decay_rate
+            for name, value in values.items():
+                setattr(earlier, name, value)
             (plan.updates if edge_id else plan.inserts)[earlier.id].update(values)
             continue
         if edge_id:
@@ -161,6 +191,8 @@ def plan_edge_writes(
                 "dst_id": r.dst_id,
                 "weight": e.weight,
                 "confidence": e.confidence,
+                # only once set, so the diffs (and hashes) of edges without one are unchanged
+                **{k: values[k].isoformat() for k in ("valid_at", "invalid_at") if values[k] is not None},
             }
         )
     return plan
@@ -171,6 +203,8 @@ __all__ = [
     "EdgePlan",
     "Endpoints",
     "ResolvedEdge",
+    "StoredEdge",
+    "edge_interval",
     "missing_endpoints",
     "plan_edge_writes",
     "resolve_endpoints",

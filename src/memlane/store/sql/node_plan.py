@@ -20,6 +20,7 @@ import numpy.typing as npt
 from memlane.domain.errors import Conflict, InvalidRequest
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import Node, NodeUpsert
+from memlane.domain.validity import check_interval
 from memlane.domain.visibility import Visibility
 
 UnitVector = npt.NDArray[np.float32]
@@ -49,6 +50,8 @@ UPDATABLE_NODE_FIELDS: tuple[str, ...] = (
     "agent",
     "tags",
     "expires_at",
+    "valid_at",
+    "invalid_at",
 )
 
 #: the vector columns of a node whose text changed: it waits for a new vector
@@ -161,6 +164,7 @@ def plan_node_writes(
             values["commit_id"] = node.commit_id = commit_id
             plan.updates.append((prior.id, values))
             status, op = values.get("embedding_status", prior.embedding_status), "update"
+        check_interval(node.valid_at, node.invalid_at, f"nodes[{position}].invalid_at")
         node.embedding_status = status
         if status == "pending":
             plan.pending.append(node.id)
@@ -216,6 +220,9 @@ def node_insert_row(node: Node, vector: UnitVector | None, rev: int) -> dict[str
         "last_activated": node.last_activated,
         "commit_id": node.commit_id,
         "rev": rev,
+        "valid_at": node.valid_at,
+        "invalid_at": node.invalid_at,
+        "expired_at": None,
     }
 
 
@@ -230,6 +237,7 @@ def node_update(
         "text_summary" in up.fields_set and node.text_summary != prior.text_summary
     )
     merged = prior
+    prior_invalid = prior.invalid_at
     for name in UPDATABLE_NODE_FIELDS:
         if name in up.fields_set:
             value = getattr(node, name)
@@ -237,6 +245,8 @@ def node_update(
             setattr(merged, name, value)
     if node.client_id is not None:
         values["client_id"] = merged.client_id = node.client_id
+    if "invalid_at" in up.fields_set:
+        values["expired_at"] = merged.expired_at = expired_at(prior_invalid, merged.invalid_at, prior.expired_at, now)
     merged.updated_at = now
     if vector is not None:
         values.update(
@@ -252,23 +262,34 @@ def node_update(
     return values, merged
 
 
+def expired_at(
+    before: datetime | None, after: datetime | None, expired: datetime | None, now: datetime
+) -> datetime | None:
+    """System time of a stored fact whose end was written: closed now when it had no end,
+    reopened (None) when its end is removed, unchanged when an end is only moved."""
+    if after is None:
+        return None
+    return now if before is None else expired
+
+
 def content_sha(node: Node) -> str:
-    """A digest of what a node says, recorded in the commit diff for audit."""
-    return sha256_hex(
-        canonical_json(
-            {
-                "type": node.type,
-                "title": node.title,
-                "text_summary": node.text_summary,
-                "slots": node.slots,
-                "tier": node.tier,
-                "memory_lane": node.memory_lane,
-                "owner_agent_id": node.owner_agent_id,
-                "owner_team_id": node.owner_team_id,
-                "status": node.status,
-            }
-        )
-    )
+    """A digest of what a node says, recorded in the commit diff for audit. Its interval
+    counts only once set, so digests of nodes without one are what they always were."""
+    said: dict[str, Any] = {
+        "type": node.type,
+        "title": node.title,
+        "text_summary": node.text_summary,
+        "slots": node.slots,
+        "tier": node.tier,
+        "memory_lane": node.memory_lane,
+        "owner_agent_id": node.owner_agent_id,
+        "owner_team_id": node.owner_team_id,
+        "status": node.status,
+    }
+    for name in ("valid_at", "invalid_at"):
+        if (value := getattr(node, name)) is not None:
+            said[name] = value.isoformat()
+    return sha256_hex(canonical_json(said))
 
 
 __all__ = [
@@ -277,6 +298,7 @@ __all__ = [
     "NodePlan",
     "StoredNodes",
     "content_sha",
+    "expired_at",
     "node_insert_row",
     "node_update",
     "plan_node_writes",

@@ -26,6 +26,7 @@ from memlane.store.sql.edge_plan import (
     EdgeKey,
     EdgePlan,
     Endpoints,
+    StoredEdge,
     missing_endpoints,
     plan_edge_writes,
     resolve_endpoints,
@@ -33,6 +34,7 @@ from memlane.store.sql.edge_plan import (
 from memlane.store.sql.jobs import JobQueue
 from memlane.store.sql.node_plan import NO_VECTOR, NodePlan, StoredNodes, plan_node_writes, unit_vectors
 
+STORED_EDGE_INTERVAL = (edges.c.valid_at, edges.c.invalid_at, edges.c.expired_at)
 #: NodePatch fields that are node columns of the same name
 PATCH_FIELDS = (
     "tier",
@@ -44,6 +46,7 @@ PATCH_FIELDS = (
     "memory_lane",
     "expires_at",
     "tags",
+    "invalid_at",
 )
 
 
@@ -60,6 +63,8 @@ async def write_patches(
     for p in patches:
         values: dict[str, Any] = {"rev": rev, "updated_at": now, "commit_id": commit_id}
         values.update({name: v for name in PATCH_FIELDS if (v := getattr(p, name)) is not None})
+        if p.invalid_at is not None:
+            values["expired_at"] = now
         if p.title is not None or p.text_summary is not None:
             values.update(NO_VECTOR)
         await conn.execute(
@@ -213,16 +218,19 @@ class GraphWrites(JobQueue):
 
     async def _stored_edges(
         self, conn: AsyncConnection, tenant_id: str, scope: str, src_ids: Sequence[str]
-    ) -> dict[EdgeKey, str]:
-        """Ids of the stored edges leaving ``src_ids``, by (type, src, dst)."""
-        found: dict[EdgeKey, str] = {}
+    ) -> dict[EdgeKey, StoredEdge]:
+        """The stored edges leaving ``src_ids`` (id and interval), by (type, src, dst)."""
+        found: dict[EdgeKey, StoredEdge] = {}
+        cols = (edges.c.id, edges.c.type, edges.c.src_id, edges.c.dst_id, *STORED_EDGE_INTERVAL)
         for part in chunks(src_ids):
             rows = await conn.execute(
-                sa.select(edges.c.id, edges.c.type, edges.c.src_id, edges.c.dst_id).where(
+                sa.select(*cols).where(
                     edges.c.tenant_id == tenant_id, self._in_scope(edges.c.scope, scope), edges.c.src_id.in_(part)
                 )
             )
-            found.update({(r.type, r.src_id, r.dst_id): r.id for r in rows})
+            found.update(
+                {(r.type, r.src_id, r.dst_id): StoredEdge(r.id, r.valid_at, r.invalid_at, r.expired_at) for r in rows}
+            )
         return found
 
     async def _write_edges(self, conn: AsyncConnection, tenant_id: str, plan: EdgePlan) -> None:

@@ -34,7 +34,8 @@ NODE_COLUMNS = [c.name for c in NODE_COLUMNS_NO_VECTOR]
 EDGE_COLUMNS = [c.name for c in edges.c if c.name != "rev"]
 _NODE_SELECT = "SELECT " + ", ".join(NODE_COLUMNS) + " FROM nodes WHERE tenant_id = ? AND id IN ({})"
 _JSON_NODE_FIELDS = {"slots", "tags"}
-_TIME_NODE_FIELDS = {"expires_at", "created_at", "updated_at", "last_activated"}
+_INTERVAL_FIELDS = ("valid_at", "invalid_at", "expired_at")
+_TIME_NODE_FIELDS = {"expires_at", "created_at", "updated_at", "last_activated", *_INTERVAL_FIELDS}
 
 
 @functools.lru_cache(maxsize=8192)
@@ -71,7 +72,8 @@ def _node(row: tuple[Any, ...]) -> Node:
 
 def _edge(row: tuple[Any, ...]) -> Edge:
     values = dict(zip(EDGE_COLUMNS, row, strict=True))
-    values["created_at"], values["updated_at"] = _utc(values["created_at"]), _utc(values["updated_at"])
+    for name in ("created_at", "updated_at", *_INTERVAL_FIELDS):
+        values[name] = _utc(values[name])
     return edge_from_mapping(values)
 
 

@@ -90,4 +90,7 @@ def _copy(e: Edge) -> Edge:
         created_at=e.created_at,
         updated_at=e.updated_at,
         commit_id=e.commit_id,
+        valid_at=e.valid_at,
+        invalid_at=e.invalid_at,
+        expired_at=e.expired_at,
     )

@@ -20,7 +20,12 @@ import numpy.typing as npt
 from memlane.domain.filters import AnyOf, Cmp, Eq, In, Not, Term
 
 Mask = npt.NDArray[np.bool_]
-_OPS: dict[str, Callable[[Any, Any], Any]] = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+CMP_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
 
 
 class Rows(Protocol):
@@ -36,6 +41,11 @@ class Rows(Protocol):
         """The column's values, one per row."""
         ...
 
+    def compare(self, column: str, op: str, value: Any) -> Mask | None:
+        """Rows whose ``column`` compares so with ``value``, when the rows can answer it in one
+        step (the intervals of vector_cache.py); None to compare value by value."""
+        ...
+
 
 def to_mask(term: Term, rows: Rows) -> Mask:
     """Rows for which ``term`` holds; may be an array ``rows`` remembers, so never modify it."""
@@ -45,7 +55,10 @@ def to_mask(term: Term, rows: Rows) -> Mask:
         values = [v for v in dict.fromkeys(term.values) if v is not None]
         return _combine((rows.equals(term.column, v) for v in values), rows.count, any_of=True)
     if isinstance(term, Cmp):
-        op, bound = _OPS[term.op], term.value
+        fast = rows.compare(term.column, term.op, term.value)
+        if fast is not None:
+            return fast
+        op, bound = CMP_OPS[term.op], term.value
         column = rows.column(term.column)
         return np.fromiter((v is not None and bool(op(v, bound)) for v in column[: rows.count]), bool, rows.count)
     if isinstance(term, Not):
@@ -65,4 +78,4 @@ def _combine(masks: Iterable[Mask], count: int, *, any_of: bool) -> Mask:
     return out
 
 
-__all__ = ["Mask", "Rows", "to_mask"]
+__all__ = ["CMP_OPS", "Mask", "Rows", "to_mask"]

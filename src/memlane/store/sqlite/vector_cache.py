@@ -22,6 +22,7 @@ import asyncio
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,7 @@ from memlane.domain.visibility import VISIBILITY_COLUMNS
 from memlane.store.schema import NODE_BRIEF_FIELDS
 from memlane.store.sqlite.edge_cache import ScopeEdges
 from memlane.store.sqlite.keyword_rank import bm25_top
-from memlane.store.sqlite.term_masks import Mask, to_mask
+from memlane.store.sqlite.term_masks import CMP_OPS, Mask, to_mask
 
 #: a NodeBrief's fields after its id, in order, all kept per row
 _BRIEF_ATTRS = NODE_BRIEF_FIELDS[1:]
@@ -70,6 +71,8 @@ class ScopeVectors:
     attrs: dict[str, list[Any]] = field(default_factory=dict)
     #: per attribute of ENCODED, an integer per row (0 for NULL)
     codes: dict[str, npt.NDArray[np.int32]] = field(default_factory=dict)
+    #: per attribute of TIMES, seconds since the epoch per row (NaN for NULL)
+    seconds: dict[str, npt.NDArray[np.float64]] = field(default_factory=dict)
     #: per attribute of ENCODED: value -> code, and code -> value (code 0 is NULL)
     _code_of: dict[str, dict[Any, int]] = field(default_factory=dict)
     _names: dict[str, list[Any]] = field(default_factory=dict)
@@ -104,7 +107,11 @@ class ScopeVectors:
     #: the text attributes, each kept as a small integer per row too (term_masks.py compares
     #: those): one distinct string object per value, and ~0.03 ms instead of ~3 ms to find
     #: the rows of one value at 100k rows, which every search pays after a write
-    ENCODED = frozenset(ATTRS) - {"salience", "confidence"}
+    #: the interval attributes (domain/validity.py), kept as float seconds per row too (NaN
+    #: for NULL) so a comparison is one numpy operation; "valid now" is asked at a new
+    #: instant on every read, so its masks are never remembered
+    TIMES = ("valid_at", "invalid_at")
+    ENCODED = frozenset(ATTRS) - {"salience", "confidence", *TIMES}
 
     def reset(self) -> None:
         with self._rows_lock:
@@ -117,6 +124,7 @@ class ScopeVectors:
         self.ids = []
         self.attrs = {a: [] for a in self.ATTRS}
         self.codes = {a: np.zeros(1024, np.int32) for a in self.ENCODED}
+        self.seconds = {a: np.full(1024, np.nan) for a in self.TIMES}
         self._code_of = {a: {None: 0} for a in self.ENCODED}
         self._names = {a: [None] for a in self.ENCODED}
         self.row_of = {}
@@ -144,6 +152,7 @@ class ScopeVectors:
 
         self.matrix, self.valid = grown(self.matrix), grown(self.valid)
         self.codes = {a: grown(c) for a, c in self.codes.items()}
+        self.seconds = {a: grown(c) for a, c in self.seconds.items()}
         self.row_no, self.text_len = grown(self.row_no), grown(self.text_len)
         if self.basis is not None:
             self.reduced = grown(self.reduced)
@@ -184,6 +193,8 @@ class ScopeVectors:
             touched.append(idx)
             for a in self.ATTRS:
                 self.attrs[a][idx] = m[a]
+            for a in self.TIMES:
+                self.seconds[a][idx] = np.nan if m[a] is None else m[a].timestamp()
         self._encode(touched)
         self._refresh_projection(changed)
 
@@ -258,6 +269,14 @@ class ScopeVectors:
 
     def column(self, column: str) -> Sequence[Any]:
         return self.attrs[column]
+
+    def compare(self, column: str, op: str, value: Any) -> Mask | None:
+        """Rows whose interval ``column`` compares so with ``value`` (a datetime), in one numpy
+        operation (False for NULL, as NaN compares); None for any other column."""
+        seconds = self.seconds.get(column)
+        if seconds is None or not isinstance(value, datetime):
+            return None
+        return np.asarray(CMP_OPS[op](seconds[: self.count], value.timestamp()), dtype=bool)
 
     def _compare(self, attr: str, value: Any) -> Mask:
         n = self.count
