@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from fastapi import FastAPI
 
 from memlane import __version__
-from memlane.api import conversation, graph, layers, lifecycle, mcp_http, rules, system, tools
+from memlane.api import conversation, erasure, graph, layers, lifecycle, mcp_http, rules, system, tools
 from memlane.api.auth import Authenticator
 from memlane.api.edge_middleware import EdgeMiddleware
 from memlane.api.errors import install_error_handlers
@@ -71,5 +71,6 @@ def create_app(
     app.include_router(layers.router)
     app.include_router(tools.router)
     app.include_router(tools.knowledge_router)
+    app.include_router(erasure.router)
     mcp_http.mount_mcp(app)
     return app

@@ -23,10 +23,12 @@ from memlane.api.conversation_dto import (
 )
 from memlane.api.deps import ServicesDep, authenticated, quota, resolve_tenant
 from memlane.api.identity import header_claims, viewer_of
+from memlane.api.instants import Instant, one_time_question
 from memlane.api.json_body import JsonBodyRoute
 from memlane.domain.clock import iso
 from memlane.domain.errors import InvalidRequest, UpstreamError
 from memlane.domain.hashing import sha256_hex
+from memlane.domain.validity import ValidTime
 from memlane.domain.visibility import Viewer
 from memlane.jobs.conversation_kinds import (
     CONVERSATION_AGENT_MEMORY,
@@ -144,11 +146,17 @@ async def query_memories(
     session_id: Annotated[str | None, Query(max_length=200)] = None,
     n_results: Annotated[int, Query(ge=1, le=100)] = 10,
     similarity_threshold: Annotated[float, Query(ge=0.0, le=1.0, allow_inf_nan=False)] = 0.0,
+    as_of: Annotated[Instant | None, Query(description="ISO-8601: the notes valid then (default: now)")] = None,
+    include_invalid: Annotated[bool, Query(description="every note, with its validity interval")] = False,
 ) -> dict[str, Any]:
     viewer = _viewer(request)
     await quota(request, "recall", viewer.tenant_id)
     if not query.strip():
         raise InvalidRequest("query: must not be blank", details={"field": "query"})
+    try:
+        one_time_question(as_of, include_invalid)
+    except ValueError as exc:
+        raise InvalidRequest(f"include_invalid: {exc}", details={"field": "include_invalid"}) from None
     memories = await svc.conversation.memories.query(
         QueryParams(
             viewer=viewer,
@@ -158,6 +166,7 @@ async def query_memories(
             session_id=session_id or None,
             n_results=n_results,
             similarity_threshold=similarity_threshold,
+            when=ValidTime(as_of=as_of, include_invalid=include_invalid),
         )
     )
     return {"memories": memories, "count": len(memories)}

@@ -13,7 +13,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from memlane.api.instants import Instant
+from memlane.api.instants import Instant, interval_end, one_time_question
 from memlane.domain.clock import iso
 from memlane.domain.model import Edge, Node
 from memlane.domain.validity import ValidTime
@@ -62,10 +62,7 @@ class Interval(Strict):
     @field_validator("invalid_at")
     @classmethod
     def _ends_after_it_begins(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
-        begins = info.data.get("valid_at")
-        if value is not None and begins is not None and value <= begins:
-            raise ValueError("invalid_at must be after valid_at")
-        return value
+        return interval_end(info.data.get("valid_at"), value)
 
 
 class WriteNodeIn(Interval):
@@ -155,11 +152,10 @@ class RecallBase(TenantScoped):
             raise ValueError("include_embeddings=true requires return_debug=true (debug-only channel)")
         return self
 
-    @model_validator(mode="after")
-    def _one_time_question(self) -> RecallBase:
-        if self.as_of is not None and self.include_invalid:
-            raise ValueError("give as_of or include_invalid, not both: include_invalid returns every interval")
-        return self
+    @field_validator("include_invalid")
+    @classmethod
+    def _one_time_question(cls, value: bool, info: ValidationInfo) -> bool:
+        return one_time_question(info.data.get("as_of"), value)
 
     @property
     def when(self) -> ValidTime:

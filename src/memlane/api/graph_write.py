@@ -68,11 +68,15 @@ def check_private_owned(body: WriteRequest, writer: Viewer, owners: Owners) -> N
             )
 
 
-def node_spec(n: WriteNodeIn) -> WriteNodeSpec:
+def node_spec(n: WriteNodeIn, user_id: str | None = None) -> WriteNodeSpec:
+    """``user_id``: the user the writer acts for, recorded on the node so that an erasure of
+    that user finds it (domain/erasure.py); a writer acting for no user leaves it as stored."""
+    fields = frozenset(n.model_fields_set) | ({"user_id"} if user_id else set())
     return WriteNodeSpec(
         **{name: getattr(n, name) for name in NODE_FIELDS},
         id=str(n.id) if n.id else None,
-        fields_set=frozenset(n.model_fields_set),
+        user_id=user_id,
+        fields_set=fields,
     )
 
 
@@ -110,7 +114,7 @@ def write_command(body: WriteRequest, scope: str, writer: Viewer, owners: Owners
         owner_agent_id=owners.agent,
         owner_team_id=owners.team,
         viewer=writer if writer.authenticated else None,
-        nodes=[node_spec(n) for n in body.nodes],
+        nodes=[node_spec(n, writer.user_id) for n in body.nodes],
         edges=[edge_spec(e) for e in body.edges],
     )
 

@@ -140,6 +140,7 @@ async def search(body: SearchIn, request: Request, svc: ServicesDep) -> dict[str
             task_id=body.task_id,
             agent=body.agent,
             tags=list(body.tags),
+            when=body.when,
         ),
     )
     return {"success": True, "results": await _results(request, svc, caller, hits, body.include_embeddings)}

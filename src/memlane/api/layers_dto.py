@@ -6,12 +6,15 @@ error type) rather than a generic validation error.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from memlane.api.instants import Instant, interval_end, one_time_question
 from memlane.domain.clock import iso
 from memlane.domain.model import Node
+from memlane.domain.validity import ValidTime
 from memlane.services.layers.ids import to_public
 from memlane.services.layers.service import MemoryMeta
 
@@ -36,6 +39,14 @@ class MetadataIn(Strict):
     user_visible: bool | None = None
     expiry: AwareDatetime | None = None
     tags: list[Tag] | None = Field(None, max_length=50)
+    #: event time (docs/api-graph.md, "Facts over time")
+    valid_at: Instant | None = None
+    invalid_at: Instant | None = None
+
+    @field_validator("invalid_at")
+    @classmethod
+    def _ends_after_it_begins(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
+        return interval_end(info.data.get("valid_at"), value)
 
     def to_meta(self) -> MemoryMeta:
         return MemoryMeta(
@@ -44,6 +55,8 @@ class MetadataIn(Strict):
             user_visible=self.user_visible,
             expiry=self.expiry,
             tags=self.tags,
+            valid_at=self.valid_at,
+            invalid_at=self.invalid_at,
             given=frozenset(self.model_fields_set),
         )
 
@@ -76,6 +89,17 @@ class SearchIn(Scoped):
     agent: ShortText | None = None
     tags: list[Tag] = Field(default_factory=list, max_length=50)
     include_embeddings: bool = False
+    as_of: Instant | None = None
+    include_invalid: bool = False
+
+    @field_validator("include_invalid")
+    @classmethod
+    def _one_time_question(cls, value: bool, info: ValidationInfo) -> bool:
+        return one_time_question(info.data.get("as_of"), value)
+
+    @property
+    def when(self) -> ValidTime:
+        return ValidTime(as_of=self.as_of, include_invalid=self.include_invalid)
 
 
 class UpdateIn(Strict):
@@ -111,6 +135,8 @@ def memory_object(n: Node, *, score: float | None = None, embedding: dict[str, A
         meta["task_id"] = n.task_id
     if n.expires_at is not None:
         meta["expiry"] = iso(n.expires_at)
+    if n.valid_at is not None or n.invalid_at is not None:
+        meta.update(valid_at=iso(n.valid_at), invalid_at=iso(n.invalid_at), expired_at=iso(n.expired_at))
     out: dict[str, Any] = {
         "id": to_public(n.id),
         "layer": n.layer,

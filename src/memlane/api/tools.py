@@ -81,9 +81,11 @@ async def call_tool(name: str, request: Request, svc: ServicesDep) -> dict[str, 
 # Knowledge items (ADRs, policies, patterns, specs) are the tenant's documents: every caller of
 # the tenant reads them (docs/security.md, "Who sees what"); their synced memory nodes are in
 # the shared lane.
-def _author(request: Request, tenant: str) -> str | None:
+def _author(request: Request, tenant: str) -> dict[str, str | None]:
+    """Who writes a version (its agent, else its role), and the user it acts for: an erasure
+    of that user or agent erases the item (domain/erasure.py)."""
     viewer = viewer_of(request, tenant, header_claims(request))
-    return viewer.agent_id or viewer.role
+    return {"author": viewer.agent_id or viewer.role, "user_id": viewer.user_id}
 
 
 @knowledge_router.get("/items", summary="List knowledge items")
@@ -118,7 +120,7 @@ async def create_item(body: KnowledgeItemIn, request: Request, svc: ServicesDep)
         metadata=body.metadata,
         supersedes=body.supersedes,
     )
-    rec = await svc.knowledge.create(tenant, raw, author=_author(request, tenant), message=body.message)
+    rec = await svc.knowledge.create(tenant, raw, **_author(request, tenant), message=body.message)
     return JSONResponse({"success": True, "item": item_dto(rec)}, status_code=201)
 
 
@@ -137,7 +139,7 @@ async def update_item(item_id: str, body: KnowledgeItemPatch, request: Request, 
     tenant = resolve_tenant(request, None)
     await quota(request, "write", tenant)
     changes = {k: v for k, v in body.model_dump(exclude_unset=True).items() if k != "message"}
-    rec = await svc.knowledge.update(tenant, item_id, changes, author=_author(request, tenant), message=body.message)
+    rec = await svc.knowledge.update(tenant, item_id, changes, **_author(request, tenant), message=body.message)
     return {"success": True, "item": item_dto(rec)}
 
 
@@ -160,6 +162,6 @@ async def import_documents(body: ImportIn, request: Request, svc: ServicesDep) -
     tenant = resolve_tenant(request, None)
     await quota(request, "write", tenant)
     saved = await svc.knowledge.import_documents(
-        tenant, [(d.path, d.content) for d in body.documents], author=_author(request, tenant)
+        tenant, [(d.path, d.content) for d in body.documents], **_author(request, tenant)
     )
     return {"success": True, "items": [{"id": r.id, "version": str(r.version), "status": r.status} for r in saved]}

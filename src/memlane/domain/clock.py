@@ -31,6 +31,19 @@ def new_id() -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
+def as_utc(ts: datetime) -> datetime:
+    """Timezone-aware UTC; a time without a zone is read as UTC (what every surface writes)."""
+    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
+
+
+def parse_instant(text: str) -> datetime:
+    """ISO-8601 (a trailing ``Z`` allowed) as aware UTC; ``ValueError`` when it is not one."""
+    value = text.strip()
+    if value.endswith(("Z", "z")):
+        value = value[:-1] + "+00:00"
+    return as_utc(datetime.fromisoformat(value))
+
+
 def iso(ts: datetime | None) -> str | None:
     """UTC ISO-8601 with a ``Z``, the form every surface returns."""
     if ts is None:

@@ -22,6 +22,7 @@ from memlane.llm.client import ChatClient
 from memlane.llm.limits import CallGate
 from memlane.services.conversation.wiring import ConversationServices, build_conversation
 from memlane.services.embedding import EmbeddingService
+from memlane.services.erasure import ErasureService
 from memlane.services.knowledge.service import KnowledgeService
 from memlane.services.knowledge.sync import SyncService
 from memlane.services.layers.expiry import ExpirySweeper
@@ -118,6 +119,7 @@ class Services:
     sync: SyncService
     sweeper: ExpirySweeper
     tools: ToolService
+    erasure: ErasureService
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -196,6 +198,8 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         scope=settings.default_scope,
         on_write=sweeper.ensure_scheduled,
     )
+    recall = RecallService.from_settings(store, reader, settings, clock=clock, dimension=embedder.dimension)
+    rules = RulesService(store, clock=clock)
     services = Services(
         settings=settings,
         clock=clock,
@@ -204,11 +208,11 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         embedding=embedding,
         reader=reader,
         writes=writes,
-        recall=RecallService.from_settings(store, reader, settings, clock=clock, dimension=embedder.dimension),
+        recall=recall,
         worker=worker,
         quotas=quotas,
         llm=llm,
-        rules=RulesService(store, clock=clock),
+        rules=rules,
         lifecycle=build_lifecycle(store, writes, settings, clock=clock),
         conversation=build_conversation(
             store=store,
@@ -242,6 +246,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
             job_max_attempts=settings.job_max_attempts,
             notify=notify,
         ),
+        erasure=ErasureService(store, recall=recall, rules=rules, clock=clock, knowledge_scope=settings.default_scope),
     )
     worker.handlers.update(services.handlers())
     return services

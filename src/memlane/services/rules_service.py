@@ -157,6 +157,11 @@ class RulesService:
         self._cache: OrderedDict[tuple[str, str], _CachedRules] = OrderedDict()
         self._lock = asyncio.Lock()
 
+    def forget(self, tenant_id: str) -> None:
+        """Drop the tenant's cached rules (an erasure: they may hold erased text)."""
+        for key in [k for k in self._cache if k[0] == tenant_id]:
+            del self._cache[key]
+
     # --- reading ------------------------------------------------------------------------
     async def load_rules(self, tenant_id: str, scope: str) -> list[Node]:
         """Every rule node of the scope, fresh as of the scope's head commit."""

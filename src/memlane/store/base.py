@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from memlane.domain.erasure import ErasureReceipt, ErasureSubject
 from memlane.domain.model import (
     Commit,
     CommitInfo,
@@ -277,6 +278,16 @@ class Store(Protocol):
         self, tenant_id: str, scope: str, edge_ids: Sequence[str], commit: CommitInfo, *, now: datetime
     ) -> Commit | None:
         """Hard-delete edges of the scope by id; one chained commit, or none when none existed."""
+        ...
+
+    # --- erasure (domain/erasure.py) ----------------------------------------------------------
+    async def erase(
+        self, subject: ErasureSubject, *, erasure_id: str, actor: str | None, now: datetime, knowledge_scope: str
+    ) -> ErasureReceipt:
+        """Remove everything of ``subject`` on every surface in one transaction, empty the
+        commits that name it (hashes kept), record the receipt as an audit event, then make the
+        removal physical (SQLite: keyword index merged, WAL truncated; PostgreSQL: VACUUM).
+        ``knowledge_scope`` is where knowledge items are synced: erasing it erases them."""
         ...
 
 

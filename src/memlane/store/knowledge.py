@@ -231,6 +231,8 @@ class ItemWrite:
     record: KnowledgeRecord
     message: str
     author: str | None = None
+    #: the user the author acted for (an erasure of that user erases the item)
+    user_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -359,6 +361,7 @@ class KnowledgeStore:
                 item_id=rec.id,
                 version=rec.version,
                 author=w.author,
+                user_id=w.user_id,
                 message=w.message,
                 snapshot=snapshot,
                 created_at=now,

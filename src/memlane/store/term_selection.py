@@ -52,6 +52,11 @@ class CountCache:
             self._entries.move_to_end(term)
             return hit[1]
 
+    def clear(self) -> None:
+        """Forget every count (an erasure: the words are the erased text's)."""
+        with self._lock:
+            self._entries.clear()
+
     def put(self, term: str, docs: int) -> None:
         with self._lock:
             self._entries[term] = (time.monotonic(), docs)

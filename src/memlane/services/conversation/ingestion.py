@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,7 @@ from memlane.services.conversation.notes import (
     merge_sources,
     note_id,
     note_slots,
+    said_at,
 )
 from memlane.services.conversation.pipeline import CANDIDATES, LLMPipeline, NoteContext
 from memlane.services.embedding import EmbeddingService
@@ -62,6 +64,7 @@ NEW_NOTE_FIELDS = frozenset(
         "memory_lane",
         "producer_agent_id",
         "embedding",
+        "valid_at",
     }
 )
 
@@ -236,7 +239,14 @@ class IngestionService:
             fresh = await self.embedding.vectors([n.content for n in missing])
             for n, v in zip(missing, fresh, strict=True):
                 vectors[n.id] = (n.content, np.asarray(v, dtype=np.float32))
-        specs = [self._note_spec(job, plan, n, vectors[n.id][1]) for n in plan.notes]
+        # A note that replaces or contradicts another begins when it was said; the one it
+        # replaces is closed then, not deleted (domain/validity.py)
+        now = self.clock.now()
+        said = {n.id: said_at(n, now) for n in plan.notes}
+        specs = [
+            self._note_spec(job, plan, n, vectors[n.id][1], valid_at=said[n.id] if n.targets else None)
+            for n in plan.notes
+        ]
         edges: list[WriteEdgeSpec] = []
         applied: list[dict[str, Any]] = []
         for change in plan.changes:
@@ -250,9 +260,14 @@ class IngestionService:
             if change.add_keywords:
                 slots["keywords"] = list(dict.fromkeys([*(slots.get("keywords") or []), *change.add_keywords]))[:20]
             status = node.status
+            fields = {"type", "status", "slots"}
+            closed: datetime | None = None
             if change.status is not None:
                 status = change.status
                 slots.update(status_reason=change.reason, next_id=change.next_id, changed_by_task=job.id)
+                closed = said.get(change.next_id or "", now)
+                if node.invalid_at is None and (node.valid_at is None or closed > node.valid_at):
+                    fields.add("invalid_at")
             else:
                 slots["confirmed_by_task"] = job.id
             specs.append(
@@ -261,7 +276,8 @@ class IngestionService:
                     id=node.id,
                     status=status,
                     slots=slots,
-                    fields_set=frozenset({"type", "status", "slots"}),
+                    invalid_at=closed if "invalid_at" in fields else None,
+                    fields_set=frozenset(fields),
                 )
             )
             if change.next_id:
@@ -297,7 +313,9 @@ class IngestionService:
             "commit_id": commit_id,
         }
 
-    def _note_spec(self, job: Job, plan: IngestionPlan, note: PlannedNote, vector: Vector) -> WriteNodeSpec:
+    def _note_spec(
+        self, job: Job, plan: IngestionPlan, note: PlannedNote, vector: Vector, *, valid_at: datetime | None
+    ) -> WriteNodeSpec:
         payload = job.payload
         return WriteNodeSpec(
             type=NOTE_TYPE,
@@ -318,5 +336,6 @@ class IngestionService:
             producer_agent_id=payload.get("producer_agent_id"),
             embedding=[float(x) for x in vector],
             embedding_model=self.embedding.embedder.model_id,
+            valid_at=valid_at,
             fields_set=NEW_NOTE_FIELDS,
         )

@@ -13,6 +13,7 @@ from memlane.domain.clock import Clock
 from memlane.domain.errors import NotFound
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import CommitInfo, EdgeRef, Node
+from memlane.domain.validity import CURRENT, ValidTime
 from memlane.domain.visibility import Viewer
 from memlane.services.conversation.ingestion import SEARCH_TIERS
 from memlane.services.conversation.notes import ACTIVE, NOTE_TYPE, event_time, note_metadata
@@ -38,6 +39,9 @@ class QueryParams:
     session_id: str | None = None
     n_results: int = 10
     similarity_threshold: float = 0.0
+    #: which notes by their interval; asking about another time drops the "active" status
+    #: rule, since a note closed later was active then (domain/validity.py)
+    when: ValidTime = CURRENT
 
 
 @dataclass(slots=True)
@@ -74,9 +78,10 @@ class MemoryService:
             p.app_id,
             vector,
             pool,
+            p.when,
             tiers=SEARCH_TIERS,
             types=(NOTE_TYPE,),
-            statuses=(ACTIVE,),
+            statuses=(ACTIVE,) if p.when == CURRENT else None,
             user_id=p.user_id,
             session_id=p.session_id,
         )

@@ -8,10 +8,10 @@ derived from the task id and its position (the same on every re-run of the task)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from memlane.domain.clock import iso
+from memlane.domain.clock import iso, parse_instant
 
 GENERIC_ROLES = {"user": "the user", "assistant": "the assistant", "agent": "the agent", "system": "the system"}
 NON_FACT_ROLES = {"system", "tool", "function"}
@@ -43,11 +43,7 @@ class Message:
 
 def parse_timestamp(value: str) -> datetime:
     """ISO-8601 (a trailing ``Z`` allowed); a time without zone is taken as UTC."""
-    text = value.strip()
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    ts = datetime.fromisoformat(text)
-    return ts if ts.tzinfo is not None else ts.replace(tzinfo=UTC)
+    return parse_instant(value)
 
 
 def derived_message_id(task_id: str, index: int) -> str:

@@ -172,7 +172,23 @@ def note_metadata(node: Node) -> dict[str, Any]:
         updated_at=iso(node.updated_at),
         embedding_status=node.embedding_status,
     )
+    if node.valid_at is not None or node.invalid_at is not None:
+        meta.update(valid_at=iso(node.valid_at), invalid_at=iso(node.invalid_at), expired_at=iso(node.expired_at))
     return meta
+
+
+def said_at(note: PlannedNote, now: datetime) -> datetime:
+    """When a planned note was said: its latest source message with a time, never later than
+    ``now`` (a client's clock ahead of ours must not make a fact begin in the future)."""
+    times = []
+    for source in note.sources:
+        raw = source.get("timestamp") if isinstance(source, dict) else None
+        if isinstance(raw, str) and raw:
+            try:
+                times.append(parse_timestamp(raw))
+            except ValueError:
+                continue
+    return min(max(times), now) if times else now
 
 
 def event_time(node: Node) -> datetime | None:

@@ -146,19 +146,26 @@ class KnowledgeService:
 
     # --- CRUD -------------------------------------------------------------------------------
     async def create(
-        self, tenant_id: str, raw: ItemInput, *, author: str | None, message: str | None
+        self, tenant_id: str, raw: ItemInput, *, author: str | None, message: str | None, user_id: str | None = None
     ) -> KnowledgeRecord:
         await self.ensure_folder(tenant_id)
         raw.source = API_SOURCE
         rec = build_record(tenant_id, raw)
         saved = await self.kstore.save(
-            tenant_id, [ItemWrite(rec, message or "created", author)], now=self.clock.now(), create_only=True
+            tenant_id, [ItemWrite(rec, message or "created", author, user_id)], now=self.clock.now(), create_only=True
         )
-        await self._supersede(tenant_id, saved[0], author)
+        await self._supersede(tenant_id, saved[0], author, user_id)
         return saved[0]
 
     async def update(
-        self, tenant_id: str, item_id: str, changes: dict[str, Any], *, author: str | None, message: str | None
+        self,
+        tenant_id: str,
+        item_id: str,
+        changes: dict[str, Any],
+        *,
+        author: str | None,
+        message: str | None,
+        user_id: str | None = None,
     ) -> KnowledgeRecord:
         prior = await self.get(tenant_id, item_id)
         new_status = changes.get("status", prior.status)
@@ -190,8 +197,9 @@ class KnowledgeService:
         if rec.content_hash == prior.content_hash:
             return prior
         default = f"status {prior.status} -> {new_status}" if new_status != prior.status else "updated"
-        saved = await self.kstore.save(tenant_id, [ItemWrite(rec, message or default, author)], now=self.clock.now())
-        await self._supersede(tenant_id, saved[0], author)
+        write = ItemWrite(rec, message or default, author, user_id)
+        saved = await self.kstore.save(tenant_id, [write], now=self.clock.now())
+        await self._supersede(tenant_id, saved[0], author, user_id)
         return saved[0]
 
     async def delete(self, tenant_id: str, item_id: str) -> None:
@@ -218,7 +226,7 @@ class KnowledgeService:
         return await self.kstore.list_items(tenant_id, flt, limit=limit)
 
     async def import_documents(
-        self, tenant_id: str, documents: list[tuple[str, str]], *, author: str | None
+        self, tenant_id: str, documents: list[tuple[str, str]], *, author: str | None, user_id: str | None = None
     ) -> list[KnowledgeRecord]:
         """Markdown documents posted by a client; all are validated before any is stored."""
         await self.ensure_folder(tenant_id)
@@ -238,13 +246,17 @@ class KnowledgeService:
                 r.superseded_by = list(stored[r.id].superseded_by)
                 r.content_hash = content_hash(r)
         saved = await self.kstore.save(
-            tenant_id, [ItemWrite(r, f"imported from {r.source}", author) for r in records], now=self.clock.now()
+            tenant_id,
+            [ItemWrite(r, f"imported from {r.source}", author, user_id) for r in records],
+            now=self.clock.now(),
         )
         for rec in saved:
-            await self._supersede(tenant_id, rec, author)
+            await self._supersede(tenant_id, rec, author, user_id)
         return saved
 
-    async def _supersede(self, tenant_id: str, rec: KnowledgeRecord, author: str | None) -> None:
+    async def _supersede(
+        self, tenant_id: str, rec: KnowledgeRecord, author: str | None, user_id: str | None = None
+    ) -> None:
         """An accepted item that supersedes another marks that one superseded (and links back)."""
         if not rec.supersedes or rec.status != "accepted":
             return
@@ -254,7 +266,8 @@ class KnowledgeService:
         old.status = "superseded"
         old.superseded_by = [*old.superseded_by, rec.id] if rec.id not in old.superseded_by else old.superseded_by
         old.content_hash = content_hash(old)
-        await self.kstore.save(tenant_id, [ItemWrite(old, f"superseded by {rec.id}", author)], now=self.clock.now())
+        write = ItemWrite(old, f"superseded by {rec.id}", author, user_id)
+        await self.kstore.save(tenant_id, [write], now=self.clock.now())
 
     # --- query / check ----------------------------------------------------------------------
     async def query(self, tenant_id: str, q: QueryInput) -> tuple[list[tuple[KnowledgeRecord, float]], int]:

@@ -20,6 +20,7 @@ from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest, NotFound
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, Node
+from memlane.domain.validity import CURRENT, ValidTime
 from memlane.domain.visibility import SYSTEM_AGENTS_TEAM, Viewer
 from memlane.services.embedding import EmbeddingService
 from memlane.services.layers import roles
@@ -34,7 +35,8 @@ from memlane.store.base import Vector
 KIND = "layered_memory"
 NEW_MEMORY_FIELDS = frozenset(
     {"type", "tier", "title", "text_summary", "slots", "memory_lane", "producer_agent_id", "owner_team_id",
-     "salience", "importance", "confidence", "status", "layer", "task_id", "agent", "tags", "expires_at"}
+     "salience", "importance", "confidence", "status", "layer", "task_id", "agent", "tags", "expires_at",
+     "valid_at", "invalid_at", "user_id"}
 )  # fmt: skip
 NODE_TYPE = "concept"
 WORKSPACE_SUFFIX = "#workspace"
@@ -59,6 +61,9 @@ class MemoryMeta:
     user_visible: bool | None = None
     expiry: datetime | None = None
     tags: list[str] | None = None
+    #: event time of the memory (domain/validity.py)
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
     #: which of the fields above the caller sent (so ``expiry: null`` can clear an expiry)
     given: frozenset[str] = frozenset()
 
@@ -101,6 +106,8 @@ class SearchInput:
     task_id: str | None = None
     agent: str | None = None
     tags: list[str] = field(default_factory=list)
+    #: which memories by their interval: valid now by default
+    when: ValidTime = CURRENT
 
 
 @dataclass(slots=True)
@@ -174,10 +181,14 @@ class LayeredMemoryService:
             embedding=[float(x) for x in vector],
             embedding_model=self.embedding.embedder.model_id,
             layer=layer,
+            # the user the caller acts for, so an erasure of that user finds it
+            user_id=caller.user_id,
             task_id=w.meta.task_id,
             agent=w.meta.agent or caller.agent_id or caller.role,
             tags=_clean_tags(w.meta.tags),
             expires_at=w.meta.expiry,
+            valid_at=w.meta.valid_at,
+            invalid_at=w.meta.invalid_at,
             fields_set=NEW_MEMORY_FIELDS,
         )
         outcome = await self.writes.write(
@@ -270,14 +281,25 @@ class LayeredMemoryService:
             ctx = RankContext(
                 query=s.query, role=caller.role, task_id=s.task_id, agent=s.agent or caller.agent_id, tags=tuple(s.tags)
             )
-            cands = await self._candidates(caller, layer, s.scope, s.query, top_k, semantic=True, keyword=True)
+            cands = await self._candidates(
+                caller, layer, s.scope, s.query, top_k, semantic=True, keyword=True, when=s.when
+            )
             hits += [Hit(c.node, c.similarity, "semantic", c.reasons) for c in rank(layer, cands, ctx)[:top_k]]
         if len(layers) > 1:
             hits.sort(key=lambda h: (-(h.score or 0.0), h.node.id))
         return hits[:top_k]
 
     async def _candidates(
-        self, caller: Viewer, layer: str, scope: str, query: str, limit: int, *, semantic: bool, keyword: bool
+        self,
+        caller: Viewer,
+        layer: str,
+        scope: str,
+        query: str,
+        limit: int,
+        *,
+        semantic: bool,
+        keyword: bool,
+        when: ValidTime = CURRENT,
     ) -> list[Candidate]:
         sc = scope_for(layer, scope)
         attrs: dict[str, Any] = {"tiers": ANY_TIER, "exclude_draft_topics": False, "layers": (layer,)}
@@ -285,10 +307,10 @@ class LayeredMemoryService:
         qvec = await self.embedding.query_vector(query)
         sims: dict[str, float] = {}
         if semantic:
-            sims = {h.id: h.score for h in await self.reader.nearest(caller, sc, qvec, k, **attrs)}
+            sims = {h.id: h.score for h in await self.reader.nearest(caller, sc, qvec, k, when, **attrs)}
         kw: set[str] = set()
         if keyword:
-            kw = {h.id for h in await self.reader.keyword(caller, sc, query, k, **attrs)}
+            kw = {h.id for h in await self.reader.keyword(caller, sc, query, k, when, **attrs)}
         ids = list(dict.fromkeys([*sims, *kw]))
         nodes = await self.reader.nodes(caller, sc, ids)
         if kw - set(sims):
@@ -335,6 +357,10 @@ class LayeredMemoryService:
                 self._check_expiry(meta.expiry, now)
                 node.expires_at = meta.expiry
                 fields.add("expires_at")
+            for name in ("valid_at", "invalid_at"):
+                if name in meta.given:
+                    setattr(node, name, getattr(meta, name))
+                    fields.add(name)
             if "user_visible" in meta.given and meta.user_visible is not None:
                 node.slots = {**node.slots, "user_visible": meta.user_visible}
                 fields.add("slots")
@@ -354,6 +380,8 @@ class LayeredMemoryService:
             task_id=node.task_id,
             tags=node.tags,
             expires_at=node.expires_at,
+            valid_at=node.valid_at,
+            invalid_at=node.invalid_at,
             fields_set=frozenset({"type", *fields}),
         )
         if fields & {"title", "text_summary"}:

@@ -14,7 +14,9 @@ reason ``contradictory_candidate``: one side negated and the other not (``not``,
 enable/disable, allow/deny, always/never ...), or different ``slots.polarity`` values. Only the
 offline job may override this (``--allow-contradictory``); merged contradictory duplicates
 carry ``consolidation_override="allow_contradictory"`` and ``contradiction_reason`` in their
-slots and the override is listed in the commit diff.
+slots and the override is listed in the commit diff. A skipped contradictory pair is not left
+standing either: on apply, the older fact is closed (``invalid_at`` = when the newer began,
+``slots.closed_by``), never deleted (closures.py).
 
 Writes are slots only (the contract): duplicate ``alias_of`` and ``superseded_by`` (both the
 canonical id), canonical ``merged_from`` (ids, accumulated over runs) and ``merged_count``.
@@ -38,6 +40,7 @@ import numpy as np
 from memlane.domain.clock import Clock, iso, new_id
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, Node
+from memlane.services.lifecycle.closures import Closure, closure_patches, plan_closures
 from memlane.services.recall import is_compression_summary
 from memlane.store.base import NodePatch, Store
 
@@ -201,6 +204,9 @@ class ScopeReport:
     edges_redirected: int = 0
     edges_merged: int = 0
     self_loops_removed: int = 0
+    #: older facts that a skipped contradictory pair closes (closures.py); written on apply
+    closures: list[Closure] = field(default_factory=list)
+    closed: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -214,6 +220,8 @@ class ScopeReport:
             "groups": [g.as_dict() for g in self.groups],
             "skipped": [p.as_dict() for p in self.skipped],
             "aliased": self.aliased,
+            "closures": [c.as_dict() for c in self.closures],
+            "closed": self.closed,
             "commits": self.commits,
             "edges": {
                 "redirected": self.edges_redirected,
@@ -369,6 +377,7 @@ class ConsolidationService:
                 report.groups.append(group)
         report.groups.sort(key=lambda g: g.canonical_id)
         report.skipped.sort(key=lambda p: (p.a, p.b))
+        report.closures = plan_closures(((p.a, p.b) for p in report.skipped if p.contradiction), by_id)
         return report, by_id, existing_aliases(nodes)
 
     async def _candidate_pairs(
@@ -440,7 +449,27 @@ class ConsolidationService:
         aliased = await self._apply_merges(tenant_id, scope, report, opts, info, now)
         # Edges of the nodes aliased now, and of nodes aliased by an interrupted earlier run.
         await self._redirect_edges(tenant_id, scope, {**existing, **aliased}, info, report)
+        await self._apply_closures(tenant_id, scope, report, info, now)
         return report
+
+    async def _apply_closures(
+        self, tenant_id: str, scope: str, report: ScopeReport, info: CommitInfo, now: datetime
+    ) -> None:
+        """Close the older fact of each contradictory pair, in one commit (closures.py)."""
+        if not report.closures:
+            return
+        written: list[Closure] = []
+
+        def mutate(found: list[Node]) -> tuple[list[NodePatch], dict[str, Any]]:
+            patches, applied = closure_patches(report.closures, {n.id: n for n in found})
+            written[:] = applied
+            return patches, {"closures": {"run_id": report.run_id, "closed": [c.as_dict() for c in applied]}}
+
+        ids = [c.id for c in report.closures]
+        commit = await self.store.mutate_nodes(tenant_id, scope, ids, mutate, info, now=now)
+        if commit is not None:
+            report.commits.append(commit.id)
+            report.closed = len(written)
 
     async def _apply_merges(
         self,

@@ -21,10 +21,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from memlane.domain.clock import Clock, iso
+from memlane.domain.clock import Clock, iso, parse_instant
 from memlane.domain.errors import Forbidden, InvalidRequest, NotFound
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, Node
+from memlane.domain.validity import ValidTime
 from memlane.services.embedding import EmbeddingService
 from memlane.services.layers.ids import to_node_id, to_public
 from memlane.services.reading import MemoryReader
@@ -43,7 +44,8 @@ NEEDS: dict[str, tuple[str, str]] = {
 MAX_CONTENT = 100_000
 FIELDS = frozenset(
     {"type", "tier", "text_summary", "slots", "memory_lane", "producer_agent_id", "owner_agent_id", "owner_team_id",
-     "salience", "importance", "confidence", "status", "layer", "user_id", "session_id", "agent", "tags", "expires_at"}
+     "salience", "importance", "confidence", "status", "layer", "user_id", "session_id", "agent", "tags", "expires_at",
+     "valid_at", "invalid_at"}
 )  # fmt: skip
 
 
@@ -119,6 +121,11 @@ class MemoryTools:
             value = getattr(ctx, key)
             if value and layer == key.removesuffix("_id"):
                 slots[key] = value
+        valid_at, invalid_at = _instant(args, "validAt"), _instant(args, "invalidAt")
+        if valid_at is not None and invalid_at is not None and invalid_at <= valid_at:
+            raise InvalidRequest(
+                "invalidAt must be after validAt", code="INVALID_INPUT", details={"field": "invalidAt"}
+            )
         vector = await self.embedding.query_vector(content)
         spec = WriteNodeSpec(
             type="concept",
@@ -136,6 +143,8 @@ class MemoryTools:
             agent=ctx.agent_id if layer == "agent" else None,
             tags=tags,
             expires_at=expires_at,
+            valid_at=valid_at,
+            invalid_at=invalid_at,
             fields_set=FIELDS,
         )
         outcome = await self.writes.write(
@@ -195,6 +204,14 @@ class MemoryTools:
             for layer in PRECEDENCE
             if layer in requested and layer not in searched
         ]
+        as_of, include_invalid = _instant(args, "asOf"), bool(args.get("includeInvalid", False))
+        if as_of is not None and include_invalid:
+            raise InvalidRequest(
+                "give asOf or includeInvalid, not both: includeInvalid returns every interval",
+                code="INVALID_INPUT",
+                details={"field": "includeInvalid"},
+            )
+        when = ValidTime(as_of=as_of, include_invalid=include_invalid).pinned(self.clock.now())
         qvec = await self.embedding.query_vector(query)
         k = min(max(limit * 5, 50), 500)
         now = self.clock.now()
@@ -205,6 +222,7 @@ class MemoryTools:
                 self.scope,
                 qvec,
                 k,
+                when,
                 tiers=(),
                 exclude_draft_topics=False,
                 statuses=("active",),
@@ -239,6 +257,7 @@ class MemoryTools:
                 "score": round(s, 4),
                 "memoryId": to_public(n.id),
                 "tags": list(n.tags),
+                **_interval(n),
             }
             for n, s in unique[:limit]
         ]
@@ -272,6 +291,25 @@ class MemoryTools:
             "success": True,
             "message": f"Memory {to_public(node.id)} deleted ({node.layer} layer, stored {iso(node.created_at)})",
         }
+
+
+def _instant(args: dict[str, Any], name: str) -> datetime | None:
+    raw = args.get(name)
+    if raw is None:
+        return None
+    try:
+        return parse_instant(str(raw))
+    except ValueError:
+        raise InvalidRequest(
+            f"{name} must be an ISO-8601 timestamp", code="INVALID_INPUT", details={"field": name}
+        ) from None
+
+
+def _interval(n: Node) -> dict[str, Any]:
+    """A memory with an interval says when it was true; others keep the spec's shape."""
+    if n.valid_at is None and n.invalid_at is None:
+        return {}
+    return {"validAt": iso(n.valid_at), "invalidAt": iso(n.invalid_at)}
 
 
 def _content(n: Node) -> str:

@@ -1,8 +1,11 @@
 """The tools' names, descriptions and JSON Schemas, served as the agent-tools contract writes them (docs/api-tools.md).
 
 memory_add, memory_search, knowledge_query and knowledge_check are the spec's JSON Schemas
-verbatim; memory_delete, knowledge_show, sync_now and sync_status are the spec's TypeScript
-inputs written as JSON Schema in the same style.
+verbatim, plus optional properties for facts over time (``validAt``/``invalidAt`` on
+memory_add, ``asOf``/``includeInvalid`` on memory_search): optional and without defaults,
+so every call the spec's schema accepts is accepted the same. memory_delete, knowledge_show,
+sync_now and sync_status are the spec's TypeScript inputs written as JSON Schema in the same
+style.
 """
 
 from __future__ import annotations
@@ -70,6 +73,16 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             },
             "tags": {"type": "array", "items": {"type": "string"}, "description": "Tags for categorization"},
             "metadata": {"type": "object", "additionalProperties": True, "description": "Additional metadata"},
+            "validAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When this became true (ISO-8601); omitted: true as far as is known",
+            },
+            "invalidAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When this stopped being true (ISO-8601); omitted: still true",
+            },
         },
         "required": ["content"],
     },
@@ -98,6 +111,15 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "description": "Minimum similarity threshold",
             },
             "tags": {"type": "array", "items": {"type": "string"}, "description": "Filter by tags"},
+            "asOf": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Memories that were true at this time (ISO-8601); omitted: true now",
+            },
+            "includeInvalid": {
+                "type": "boolean",
+                "description": "Also memories no longer (or not yet) true, with their validAt/invalidAt",
+            },
         },
         "required": ["query"],
     },

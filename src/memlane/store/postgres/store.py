@@ -41,6 +41,7 @@ from memlane.store.base import PendingEmbedding, Vector, job_from_row
 from memlane.store.postgres import direct_reads, vector_codec
 from memlane.store.schema import jobs, scope_heads
 from memlane.store.sql.core import ScopeHead
+from memlane.store.sql.erasure import ERASED_TABLES
 from memlane.store.sql.jobs import job_row, leasable, stored_job
 from memlane.store.sql.store import SqlStore
 from memlane.store.term_selection import MAX_DOCS_PER_TERM, CountCache, choose_terms
@@ -124,6 +125,17 @@ class PostgresStore(SqlStore):
         else:
             self.index_kind = None
         self.index_name = f"ix_nodes_embedding_hnsw_{vector_dim}"
+
+    async def _purge(self, tenant_id: str, scopes: Sequence[str]) -> None:
+        """After an erasure: VACUUM the tables it wrote, outside any transaction (VACUUM
+        refuses one). It removes the dead rows' index entries (the HNSW and GIN indexes
+        included) and makes their space reusable; it does not rewrite the files, so bytes may
+        stay in free space and in WAL segments until overwritten (docs/operations.md)."""
+        self._term_counts.clear()
+        async with self.engine.connect() as conn:
+            auto = await conn.execution_options(isolation_level="AUTOCOMMIT")
+            for table in (*ERASED_TABLES, "audit_events", "scope_heads"):
+                await auto.exec_driver_sql(f"VACUUM (ANALYZE) {table}")
 
     # --- lifecycle ----------------------------------------------------------------------
     def _create_engine(self) -> AsyncEngine:

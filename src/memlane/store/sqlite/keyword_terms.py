@@ -37,6 +37,9 @@ class TermCounts:
             self._cache.put(term, docs)
         return docs
 
+    def clear(self) -> None:
+        self._cache.clear()
+
     def selective(self, conn: sqlite3.Connection, terms: list[str]) -> list[str]:
         """The words to rank with (term_selection.choose_terms)."""
         if self.max_docs <= 0:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -31,9 +32,12 @@ from memlane.store.sqlite.bulk_insert import insert_statement
 from memlane.store.sqlite.checkpointer import BACKSTOP_PAGES, Checkpointer
 from memlane.store.sqlite.direct_reads import DirectReader
 from memlane.store.sqlite.keyword_terms import TermCounts, query_terms
+from memlane.store.sqlite.purge import OPTIMIZE_KEYWORD_INDEX, truncate_wal
 from memlane.store.sqlite.vector_cache import APPROX_MIN_ROWS, ScopeVectors
 from memlane.store.term_selection import MAX_DOCS_PER_TERM
 from memlane.store.urls import async_url
+
+log = logging.getLogger(__name__)
 
 VECTOR_CACHE_COLUMNS = [
     *(
@@ -58,6 +62,9 @@ def _configure(engine: AsyncEngine, *, immediate: bool, autocheckpoint: int | No
         cur.execute("PRAGMA busy_timeout=10000")
         cur.execute("PRAGMA foreign_keys=OFF")
         cur.execute("PRAGMA cache_size=-65536")
+        # deleted content is overwritten with zeros, so an erasure leaves none in the file
+        # (purge.py); costs a little more I/O per delete or update
+        cur.execute("PRAGMA secure_delete=ON")
         if autocheckpoint is not None:
             cur.execute(f"PRAGMA wal_autocheckpoint={int(autocheckpoint)}")
         cur.close()
@@ -187,6 +194,17 @@ class SqliteStore(SqlStore):
         top = (await conn.execute(sa.select(sa.func.max(nodes.c.row_no)))).scalar()
         start = int(top or 0) + 1
         return list(range(start, start + count))
+
+    async def _purge(self, tenant_id: str, scopes: Sequence[str]) -> None:
+        """After an erasure (purge.py): this process's caches of the scopes and the keyword
+        counts are dropped, the keyword index merged, the WAL checkpointed and truncated."""
+        for sc in scopes:
+            self._vectors.pop((tenant_id, sc), None)
+        self._term_counts.clear()
+        async with self._write_tx() as conn:
+            await conn.exec_driver_sql(OPTIMIZE_KEYWORD_INDEX)
+        if not await asyncio.to_thread(truncate_wal, self.path):
+            log.warning("erasure: the WAL of %s stayed busy; it is truncated at the next erasure or restart", self.path)
 
     # --- search -------------------------------------------------------------------------
     async def _scope_vectors(self, tenant_id: str, scope: str) -> ScopeVectors:

@@ -1,0 +1,62 @@
+"""``POST /v1/erasure``: erase a scope, a user, an agent or a whole tenant (docs/security.md,
+"Erasure"). Errors use the graph surface's envelope; the answer is the receipt."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from memlane.api.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_tenant
+from memlane.api.identity import header_claims, viewer_of
+from memlane.api.json_body import JsonBodyRoute
+from memlane.domain.erasure import ErasureSubject
+
+router = APIRouter(route_class=JsonBodyRoute, prefix="/v1", tags=["erasure"], dependencies=[Depends(authenticated)])
+
+Name = Annotated[str, Field(min_length=1, max_length=256)]
+
+
+class ErasureRequest(BaseModel):
+    """Exactly one subject: ``scope``, ``user_id``, ``agent_id``, or ``whole_tenant: true``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tenant_id: Name | None = None
+    scope: Name | None = None
+    user_id: Name | None = None
+    agent_id: Name | None = None
+    whole_tenant: bool = False
+
+    @model_validator(mode="after")
+    def _one_subject(self) -> ErasureRequest:
+        given = [n for n in ("scope", "user_id", "agent_id") if getattr(self, n) is not None]
+        if self.whole_tenant:
+            given.append("whole_tenant")
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of scope, user_id, agent_id or whole_tenant=true"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
+        return self
+
+    def subject(self, tenant_id: str) -> ErasureSubject:
+        if self.scope is not None:
+            return ErasureSubject(tenant_id, "scope", self.scope)
+        if self.user_id is not None:
+            return ErasureSubject(tenant_id, "user", self.user_id)
+        if self.agent_id is not None:
+            return ErasureSubject(tenant_id, "agent", self.agent_id)
+        return ErasureSubject(tenant_id, "tenant", tenant_id)
+
+
+@router.post("/erasure", summary="Erase everything of a scope, user, agent or tenant; answers a receipt")
+async def erase(body: ErasureRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+    tenant = resolve_tenant(request, body.tenant_id)
+    viewer = viewer_of(request, tenant, header_claims(request))
+    subject = body.subject(tenant)
+    svc.erasure.check_allowed(viewer, subject, admin_channel=admin_authorized(request))
+    await quota(request, "write", tenant)
+    receipt = await svc.erasure.erase(viewer, subject)
+    return receipt.as_dict()
