@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from memlane.api.graph_dto import (
     seed_dto,
 )
 from memlane.api.graph_write import check_private_owned, default_owners, write_claims, write_command, write_response
-from memlane.api.identity import Claims, viewer_of
+from memlane.api.identity import Claims, header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute, json_request_body, validated_body
 from memlane.api.rules import recall_rules_block, recall_rules_context
 from memlane.domain.errors import Forbidden
@@ -35,7 +36,11 @@ async def write(request: Request, svc: ServicesDep) -> dict[str, Any]:
     body = await validated_body(request, WriteRequest)
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
-    writer = viewer_of(request, tenant, write_claims(body) if principal_of(request).authenticated else None)
+    # the user the writer acts for (X-User-Id, or the credentials') is recorded on its nodes;
+    # with auth off the writer is otherwise anonymous, as the contract has it
+    user = header_claims(request).user_id
+    claims = write_claims(body) if principal_of(request).authenticated else Claims()
+    writer = viewer_of(request, tenant, replace(claims, user_id=user))
     owners = default_owners(body, writer)
     check_private_owned(body, writer, owners)
     await quota(request, "write", tenant)

@@ -69,15 +69,16 @@ class Doomed:
 
 
 def node_kind(slots: Any) -> str:
-    """Which surface a node belongs to, for the receipt: its ``slots.kind`` (conversation and
-    agent notes, layered and tool memories, knowledge projections), a compression summary, or
-    a graph node."""
+    """Which surface a node belongs to, for the receipt: its ``slots.kind`` (layered and tool
+    memories, knowledge projections) or ``slots.memory_kind`` (conversation and agent notes),
+    a compression summary, or a graph node."""
     if isinstance(slots, dict):
         if slots.get("summary_kind"):
             return "summary"
-        kind = slots.get("kind")
-        if isinstance(kind, str) and kind:
-            return kind
+        for key in ("kind", "memory_kind"):
+            kind = slots.get(key)
+            if isinstance(kind, str) and kind:
+                return kind
     return "graph"
 
 
@@ -114,7 +115,7 @@ class Erasure(SqlCore):
             kinds = Counter(kind for _, kind, _ in doomed.nodes.values())
             erased_ids = set(doomed.nodes) | edge_ids
             counts["commits"] = await self._erase_commits(conn, subject, scopes, erased_ids, now, whole=whole)
-            job_kinds = await self._erase_jobs(conn, subject, erased_ids | doomed.items)
+            job_kinds = await self._erase_jobs(conn, subject, erased_ids, doomed.items)
             counts["jobs"] = sum(job_kinds.values())
             counts["recall_audits"] = await self._erase_recall_audits(conn, subject, scopes, erased_ids)
             counts.update(await self._erase_knowledge(conn, tenant, doomed.items, whole=subject.kind == "tenant"))
@@ -290,19 +291,23 @@ class Erasure(SqlCore):
                 await conn.execute(commits.update().where(*actor_cond).values(actor=None))
         return len(doomed)
 
-    async def _erase_jobs(self, conn: AsyncConnection, subject: ErasureSubject, erased_ids: set[str]) -> Counter[str]:
+    async def _erase_jobs(
+        self, conn: AsyncConnection, subject: ErasureSubject, erased_ids: set[str], items: Iterable[str]
+    ) -> Counter[str]:
         """Jobs of the subject (queued ones too: they would write its data again), and finished
-        jobs naming what was erased; with them go their idempotency keys, task results and
-        progress, and webhook payloads. Counted by kind."""
+        jobs naming what was erased (node and edge ids, knowledge item ids); with them go their
+        idempotency keys, task results and progress, and webhook payloads. Counted by kind."""
         tenant = subject.tenant_id
         needles = subject.needles()
+        item_needles = tuple(canonical_json(i) for i in items)
         cols = (jobs.c.id, jobs.c.kind, jobs.c.status, jobs.c.scope, jobs.c.payload, jobs.c.result, jobs.c.progress)
         doomed: list[str] = []
         kinds: Counter[str] = Counter()
         for r in await conn.execute(sa.select(*cols, jobs.c.last_error).where(jobs.c.tenant_id == tenant)):
             text = canonical_json([r.payload, r.result, r.progress, r.last_error])
             mine = subject.kind == "tenant" or (subject.kind == "scope" and r.scope == subject.value)
-            if mine or any(n in text for n in needles) or (r.status in FINISHED and names_any(text, erased_ids, ())):
+            finished_naming = r.status in FINISHED and names_any(text, erased_ids, item_needles)
+            if mine or finished_naming or any(n in text for n in needles):
                 doomed.append(r.id)
                 kinds[r.kind] += 1
         for part in chunks(doomed):
