@@ -224,3 +224,61 @@ def test_the_consolidate_command_is_a_dry_run_until_apply(tmp_path: Path) -> Non
 
     bad = runner.invoke(app, ["consolidate", "--no-dedupe"], env=env)
     assert bad.exit_code != 0
+
+
+async def test_a_contradictory_pair_closes_the_older_fact_instead_of_deleting_it(services: Services) -> None:
+    svc = services
+    from datetime import UTC, datetime
+
+    from memlane.domain.model import SeedFilter
+    from memlane.domain.visibility import EVERYTHING
+
+    then, later = datetime(2023, 1, 1, tzinfo=UTC), datetime(2024, 6, 1, tzinfo=UTC)
+    ids = await write(
+        svc,
+        "s",
+        [
+            spec("likes", TEA, near(1), valid_at=then),
+            spec("dislikes", "Alice does not prefer green tea in the morning", near(1, 5), valid_at=later),
+        ],
+    )
+    life = svc.lifecycle
+    dry = await life.consolidation.run("t1", "s", ConsolidationOptions(), apply=False)
+    assert [c.as_dict() for c in dry.closures] == [
+        {"id": ids["likes"], "by": ids["dislikes"], "invalid_at": "2024-06-01T00:00:00Z"}
+    ]
+    assert (await svc.store.get_nodes("t1", "s", [ids["likes"]]))[0].invalid_at is None, "a dry run writes nothing"
+
+    applied = await life.consolidation.run("t1", "s", ConsolidationOptions(), apply=True)
+    assert applied.closed == 1 and applied.groups == [] and len(applied.commits) == 1
+    old = (await svc.store.get_nodes("t1", "s", [ids["likes"]]))[0]
+    assert old.invalid_at == later and old.expired_at is not None and old.slots["closed_by"] == ids["dislikes"]
+    valid_now = await svc.store.find_nodes("t1", "s", SeedFilter(EVERYTHING, datetime.now(UTC)), limit=10)
+    assert {n.id for n in valid_now} == {ids["dislikes"]}
+    valid_then = await svc.store.find_nodes(
+        "t1", "s", SeedFilter(EVERYTHING, datetime(2023, 6, 1, tzinfo=UTC)), limit=10
+    )
+    assert {n.id for n in valid_then} == {ids["likes"]}
+    again = await life.consolidation.run("t1", "s", ConsolidationOptions(), apply=True)
+    assert again.closures == [] and again.commits == [], "a closed fact stays as it was closed"
+
+
+def test_closures_close_the_older_fact_at_the_earliest_newer_one() -> None:
+    from datetime import UTC, datetime
+
+    from memlane.services.lifecycle.closures import plan_closures
+
+    def node(nid: str, year: int | None, **kw: Any) -> Node:
+        when = datetime(year, 1, 1, tzinfo=UTC) if year else None
+        return Node(tenant_id="t", id=nid, scope="s", type="event", created_at=when, **kw)
+
+    by_id = {
+        "a": node("a", 2020),
+        "b": node("b", 2022),
+        "c": node("c", 2021),
+        "same": node("same", 2020),
+        "closed": node("closed", 2019, invalid_at=datetime(2019, 6, 1, tzinfo=UTC)),
+        "by_valid_at": node("by_valid_at", 2025, valid_at=datetime(2018, 1, 1, tzinfo=UTC)),
+    }
+    got = plan_closures([("a", "b"), ("c", "a"), ("a", "same"), ("closed", "b"), ("by_valid_at", "a")], by_id)
+    assert [(c.id, c.by, c.at.year) for c in got] == [("a", "c", 2021), ("by_valid_at", "a", 2020)]
