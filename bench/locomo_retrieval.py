@@ -25,6 +25,12 @@ reciprocal rank fusion (k=60).
 Ablations restart the server on the same data with one ranking signal switched off
 (``MEMLANE_RECALL_*``), so every configuration ranks the very same stored memories.
 
+``--validity`` measures facts over time (docs/api-graph.md, "Facts over time"): every turn and
+session is written with ``valid_at`` = its session date, and a question that names a date
+("in May 2023") is asked ``as_of`` the end of that period plus ``--as-of-slack-days`` (a turn
+often tells of its period a few days later), so turns of later sessions drop out. Questions
+that name no date are asked as before (valid now: every turn).
+
 Usage:
   .venv/bin/python bench/locomo_retrieval.py --markdown --out bench/results/locomo-retrieval.json
   .venv/bin/python bench/locomo_retrieval.py --configs full --conversations 26,30
@@ -61,6 +67,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import MemlaneServer, ServerError, free_port, machine_facts, machine_line, server_ms, summarize
+from memlane.services.ranking.temporal import query_period
 
 DEFAULT_DATA = Path("/work/shared/data/locomo-dev")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -220,7 +227,12 @@ def session_title(conv: Conversation, n: int) -> str:
     return f"Session {n}: {a} and {b}, {human_date(conv.sessions[n])}"
 
 
-def write_body(conv: Conversation, scope: str, mode: str) -> dict[str, Any]:
+def valid_from(date: dt.datetime) -> str:
+    """A session date (naive, as LoCoMo writes it) as an ISO-8601 instant in UTC."""
+    return date.replace(tzinfo=dt.UTC).isoformat()
+
+
+def write_body(conv: Conversation, scope: str, mode: str, validity: bool = False) -> dict[str, Any]:
     nodes: list[dict[str, Any]] = []
     edges: list[dict[str, Any]] = []
     for n, date in conv.sessions.items():
@@ -230,6 +242,7 @@ def write_body(conv: Conversation, scope: str, mode: str) -> dict[str, Any]:
                 "type": "topic",
                 "title": session_title(conv, n),
                 "slots": {"session": n, "event_time": date.isoformat(), "participants": list(conv.speakers)},
+                **({"valid_at": valid_from(date)} if validity else {}),
             }
         )
     for t in conv.turns:
@@ -250,6 +263,7 @@ def write_body(conv: Conversation, scope: str, mode: str) -> dict[str, Any]:
                 "title": turn_title(t),
                 "text_summary": turn_summary(t, mode),
                 "slots": slots,
+                **({"valid_at": valid_from(t.date)} if validity else {}),
             }
         )
         edges.append({"type": "part_of", "src": {"client_id": t.dia_id}, "dst": {"client_id": f"session-{t.session}"}})
@@ -445,8 +459,8 @@ class Written:
     write_seconds: float
 
 
-def write_conversation(api: Api, conv: Conversation, scope: str, mode: str) -> Written:
-    body = write_body(conv, scope, mode)
+def write_conversation(api: Api, conv: Conversation, scope: str, mode: str, validity: bool = False) -> Written:
+    body = write_body(conv, scope, mode, validity)
     started = time.perf_counter()
     resp = api.post("/v1/memory/write", body).json()
     elapsed = time.perf_counter() - started
@@ -467,6 +481,9 @@ def ask_recall_text(api: Api, w: Written, args: argparse.Namespace) -> tuple[lis
             "limit": args.limit,
             "ranked_limit": args.ranked_limit,
         }
+        if args.validity and (period := query_period(q.question)) is not None:
+            end = dt.datetime.combine(period.end, dt.time.max, tzinfo=dt.UTC)
+            body["as_of"] = (end + dt.timedelta(days=args.as_of_slack_days)).isoformat()
         r = api.post("/v1/memory/recall_text", body)
         ms = server_ms(r)
         if ms is not None:
@@ -623,6 +640,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--limit", type=int, default=30, help="recall_text seeds (the API default)")
     ap.add_argument("--ranked-limit", type=int, default=100, help="recall_text ranked_limit (the API default)")
     ap.add_argument("--conversation-api", action="store_true", help="also query GET /api/v1/memories/query")
+    ap.add_argument(
+        "--validity",
+        action="store_true",
+        help="write turns with valid_at (the session date); ask questions naming a date as_of its end",
+    )
+    ap.add_argument("--as-of-slack-days", type=float, default=7.0, help="with --validity: days after the period")
     ap.add_argument("--no-baselines", action="store_true")
     ap.add_argument("--startup-timeout", type=float, default=120.0)
     ap.add_argument("--embed-timeout", type=float, default=900.0)
@@ -691,6 +714,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "embedder": "local all-MiniLM-L6-v2 (ONNX int8)",
             "recall_text": {"limit": args.limit, "ranked_limit": args.ranked_limit, "other fields": "API defaults"},
             "memory_text": modes,
+            "validity": {"on": args.validity, "as_of_slack_days": args.as_of_slack_days},
             "ranking_configs": {c: CONFIGS[c] for c in configs},
         },
         "splits": {"all": [c.conv_id for c in convs], "tune": tune, "held_out": held},
@@ -708,7 +732,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         started = time.perf_counter()
         for mode in modes:
             written[mode] = [
-                write_conversation(api, c, f"locomo-{c.conv_id}" + ("" if mode == "contextual" else "-plain"), mode)
+                write_conversation(
+                    api, c, f"locomo-{c.conv_id}" + ("" if mode == "contextual" else "-plain"), mode, args.validity
+                )
                 for c in convs
             ]
         print(f"wrote {sum(len(w.conv.turns) for ws in written.values() for w in ws)} turns; embedding ...", flush=True)
@@ -728,6 +754,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             assert api is not None
             for mode, ws in written.items():
                 name = f"memlane recall_text [{cfg}]" + ("" if mode == "contextual" else " (plain text)")
+                if args.validity:
+                    name += f" + validity (as_of +{args.as_of_slack_days:g} d)"
                 rows: list[Scored] = []
                 lat: list[float] = []
                 for w in ws:
