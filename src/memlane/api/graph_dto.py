@@ -7,16 +7,14 @@ field by field from whitelists, so a new column can never leak into a response.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from memlane.api.instants import Instant, interval_end, one_time_question
+from memlane.api.instants import IntervalIn, TimeQuestionIn
 from memlane.domain.clock import iso
 from memlane.domain.model import Edge, Node
-from memlane.domain.validity import ValidTime
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 ShortText = Annotated[str, Field(min_length=1, max_length=256)]
@@ -53,19 +51,7 @@ class TenantScoped(Strict):
     scope: ShortText | None = None
 
 
-class Interval(Strict):
-    """Event time of a node or edge (docs/api-graph.md, "Facts over time")."""
-
-    valid_at: Instant | None = None
-    invalid_at: Instant | None = None
-
-    @field_validator("invalid_at")
-    @classmethod
-    def _ends_after_it_begins(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
-        return interval_end(info.data.get("valid_at"), value)
-
-
-class WriteNodeIn(Interval):
+class WriteNodeIn(Strict, IntervalIn):
     id: UUID | None = None
     client_id: ShortText | None = None
     scope: ShortText | None = None
@@ -98,7 +84,7 @@ class EdgeEndIn(Strict):
         return self
 
 
-class WriteEdgeIn(Interval):
+class WriteEdgeIn(Strict, IntervalIn):
     id: UUID | None = None
     scope: ShortText | None = None
     type: Literal["part_of", "related_to", "derived_from"]
@@ -124,7 +110,7 @@ class WriteRequest(TenantScoped, Provenance):
     edges: list[WriteEdgeIn] = Field(default_factory=list, max_length=MAX_EDGES_PER_WRITE)
 
 
-class RecallBase(TenantScoped):
+class RecallBase(TenantScoped, TimeQuestionIn):
     consumer_agent_id: ShortText | None = None
     consumer_team_id: ShortText | None = None
     limit: int = Field(30, ge=1, le=200)
@@ -143,23 +129,12 @@ class RecallBase(TenantScoped):
     rules_context: Any = None
     rules_include_shadow: bool = False
     rules_limit: int = Field(50, ge=1, le=200)
-    as_of: Instant | None = None
-    include_invalid: bool = False
 
     @model_validator(mode="after")
     def _debug_needs_return_debug(self) -> RecallBase:
         if self.include_embeddings and not self.return_debug:
             raise ValueError("include_embeddings=true requires return_debug=true (debug-only channel)")
         return self
-
-    @field_validator("include_invalid")
-    @classmethod
-    def _one_time_question(cls, value: bool, info: ValidationInfo) -> bool:
-        return one_time_question(info.data.get("as_of"), value)
-
-    @property
-    def when(self) -> ValidTime:
-        return ValidTime(as_of=self.as_of, include_invalid=self.include_invalid)
 
 
 class RecallRequest(RecallBase):

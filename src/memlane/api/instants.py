@@ -9,9 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, BaseModel, ValidationInfo, field_validator
 
 from memlane.domain.clock import as_utc
+from memlane.domain.validity import ValidTime
 
 Instant = Annotated[datetime, AfterValidator(as_utc)]
 
@@ -31,4 +32,32 @@ def one_time_question(as_of: datetime | None, include_invalid: bool) -> bool:
     return include_invalid
 
 
-__all__ = ["Instant", "as_utc", "interval_end", "one_time_question"]
+class IntervalIn(BaseModel):
+    """``valid_at`` / ``invalid_at`` of something written (docs/api-graph.md, "Facts over time")."""
+
+    valid_at: Instant | None = None
+    invalid_at: Instant | None = None
+
+    @field_validator("invalid_at")
+    @classmethod
+    def _ends_after_it_begins(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
+        return interval_end(info.data.get("valid_at"), value)
+
+
+class TimeQuestionIn(BaseModel):
+    """Which facts a read takes: valid now (neither field), ``as_of`` an instant, or every one."""
+
+    as_of: Instant | None = None
+    include_invalid: bool = False
+
+    @field_validator("include_invalid")
+    @classmethod
+    def _one_time_question(cls, value: bool, info: ValidationInfo) -> bool:
+        return one_time_question(info.data.get("as_of"), value)
+
+    @property
+    def when(self) -> ValidTime:
+        return ValidTime(as_of=self.as_of, include_invalid=self.include_invalid)
+
+
+__all__ = ["Instant", "IntervalIn", "TimeQuestionIn", "as_utc", "interval_end", "one_time_question"]

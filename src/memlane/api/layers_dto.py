@@ -6,15 +6,13 @@ error type) rather than a generic validation error.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from memlane.api.instants import Instant, interval_end, one_time_question
+from memlane.api.instants import IntervalIn, TimeQuestionIn
 from memlane.domain.clock import iso
 from memlane.domain.model import Node
-from memlane.domain.validity import ValidTime
 from memlane.services.layers.ids import to_public
 from memlane.services.layers.service import MemoryMeta
 
@@ -33,20 +31,12 @@ class Scoped(Strict):
     scope: ShortText | None = None
 
 
-class MetadataIn(Strict):
+class MetadataIn(Strict, IntervalIn):
     agent: ShortText | None = None
     task_id: ShortText | None = None
     user_visible: bool | None = None
     expiry: AwareDatetime | None = None
     tags: list[Tag] | None = Field(None, max_length=50)
-    #: event time (docs/api-graph.md, "Facts over time")
-    valid_at: Instant | None = None
-    invalid_at: Instant | None = None
-
-    @field_validator("invalid_at")
-    @classmethod
-    def _ends_after_it_begins(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
-        return interval_end(info.data.get("valid_at"), value)
 
     def to_meta(self) -> MemoryMeta:
         return MemoryMeta(
@@ -81,7 +71,7 @@ class ReadIn(Scoped):
     include_embeddings: bool = False
 
 
-class SearchIn(Scoped):
+class SearchIn(Scoped, TimeQuestionIn):
     layer: str | None = None
     query: str = Field(..., min_length=1, max_length=20_000)
     top_k: int = Field(10, ge=1, le=100)
@@ -89,17 +79,6 @@ class SearchIn(Scoped):
     agent: ShortText | None = None
     tags: list[Tag] = Field(default_factory=list, max_length=50)
     include_embeddings: bool = False
-    as_of: Instant | None = None
-    include_invalid: bool = False
-
-    @field_validator("include_invalid")
-    @classmethod
-    def _one_time_question(cls, value: bool, info: ValidationInfo) -> bool:
-        return one_time_question(info.data.get("as_of"), value)
-
-    @property
-    def when(self) -> ValidTime:
-        return ValidTime(as_of=self.as_of, include_invalid=self.include_invalid)
 
 
 class UpdateIn(Strict):
