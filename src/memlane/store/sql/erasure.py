@@ -97,7 +97,9 @@ class Erasure(SqlCore):
             doomed = Doomed()
             await self._subject_nodes(conn, subject, doomed)
             await self._subject_items(conn, subject, knowledge_scope, doomed)
-            await self._derived_nodes(conn, tenant, doomed)
+            whole = subject.kind in ("scope", "tenant")
+            if not whole:  # a whole scope takes what was derived inside it anyway
+                await self._derived_nodes(conn, tenant, doomed)
             if subject.kind == "scope":
                 doomed.scopes.add(subject.value)
             if subject.kind == "tenant":
@@ -105,7 +107,6 @@ class Erasure(SqlCore):
             scopes = sorted(doomed.scopes)
             # a fixed lock order across scopes: opposite orders deadlock on PostgreSQL
             heads = {sc: await self._lock_scope_head(conn, tenant, sc, now) for sc in scopes}
-            whole = subject.kind in ("scope", "tenant")
             edge_ids = await self._erase_edges(conn, tenant, scopes if whole else None, list(doomed.nodes))
             counts["edges"] = len(edge_ids)
             await self._erase_nodes(conn, tenant, list(doomed.nodes))
@@ -269,6 +270,14 @@ class Erasure(SqlCore):
         """Empty the commits of the erased scopes (whole), or those naming what was erased:
         the diff becomes ``{}`` and the input digest empty, the hashes stay."""
         tenant = subject.tenant_id
+        emptied: dict[str, Any] = {"diff": {}, "input_sha256": "", "erased_at": now}
+        if whole:
+            count = 0
+            for part in chunks(scopes):
+                cond = [commits.c.tenant_id == tenant, commits.c.scope.in_(part), commits.c.erased_at.is_(None)]
+                values = {**emptied, "actor": None} if subject.kind == "tenant" else emptied
+                count += int((await conn.execute(commits.update().where(*cond).values(**values))).rowcount or 0)
+            return count
         needles = subject.needles()
         doomed: list[str] = []
         for sc in scopes:
@@ -279,16 +288,13 @@ class Erasure(SqlCore):
             )
             for r in rows:
                 named = subject.kind == "agent" and r.actor == subject.value
-                if whole or named or names_any(canonical_json(r.diff), erased_ids, needles):
+                if named or names_any(canonical_json(r.diff), erased_ids, needles):
                     doomed.append(r.id)
-        blank_actor = subject.kind in ("agent", "tenant")
         for part in chunks(doomed):
-            values: dict[str, Any] = {"diff": {}, "input_sha256": "", "erased_at": now}
             cond = [commits.c.tenant_id == tenant, commits.c.id.in_(part)]
-            await conn.execute(commits.update().where(*cond).values(**values))
-            if blank_actor:
-                actor_cond = [*cond] if subject.kind == "tenant" else [*cond, commits.c.actor == subject.value]
-                await conn.execute(commits.update().where(*actor_cond).values(actor=None))
+            await conn.execute(commits.update().where(*cond).values(**emptied))
+            if subject.kind == "agent":
+                await conn.execute(commits.update().where(*cond, commits.c.actor == subject.value).values(actor=None))
         return len(doomed)
 
     async def _erase_jobs(
