@@ -262,6 +262,36 @@ def test_erasing_a_user_leaves_no_copy_and_keeps_everyone_else(erasable: Erasabl
         assert verify_chain(links) == [], scope
 
 
+def test_erasing_an_agent_removes_what_it_owns_produced_and_wrote(erasable: Erasable) -> None:
+    token, other = f"zqx{uuid.uuid4().hex}", f"zqy{uuid.uuid4().hex}"
+    c = erasable.client
+    for agent, text in (("agent-gone", token), ("agent-stays", other)):
+        as_agent = {"X-Agent-Id": agent}
+        node = {"type": "event", "title": f"Owned {text}", "owner_agent_id": agent, "producer_agent_id": agent}
+        _ok(c.post("/v1/memory/write", json={"scope": "s-a", "input_text": "x", "nodes": [node]}))
+        assert _ok(
+            c.post("/v1/tools/memory_add", json={"content": f"Agent note {text}", "layer": "agent"}, headers=as_agent)
+        )["success"]
+        layered = {"scope": "s-a", "layer": "project", "title": f"By {text}", "content": text, "user_instruction": True}
+        _ok(c.post("/v1/layers/write", json=layered, headers=as_agent))
+        item = {
+            "id": f"pat-{text}",
+            "type": "pattern",
+            "layer": "team",
+            "title": text,
+            "summary": text,
+            "content": text,
+        }
+        _ok(c.post("/v1/knowledge/items", json=item, headers=as_agent), 201)
+    assert places_holding(erasable, token), "positive control"
+
+    receipt = erase(erasable, agent_id="agent-gone")
+
+    assert places_holding(erasable, token) == []
+    assert places_holding(erasable, other)
+    assert receipt["counts"]["knowledge_items"] == 1 and receipt["counts"]["nodes"] >= 3
+
+
 def test_erasure_takes_exactly_one_subject_in_the_graph_envelope(erasable: Erasable) -> None:
     for body in ({}, {"scope": "a", "user_id": "b"}, {"user_id": "u", "whole_tenant": True}, {"scope": ""}):
         r = erasable.client.post("/v1/erasure", json=body)
