@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,8 +24,9 @@ from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.hashing import sha256_hex
-from memlane.domain.model import ACTIVE_TIERS, Edge, Node, NodeBrief, RecallAudit
+from memlane.domain.model import ACTIVE_TIERS, Edge, Node, NodeBrief, RecallAudit, ScoredId
 from memlane.domain.visibility import Viewer
+from memlane.metrics import observe_stage, recall_stage
 from memlane.services.ranking.activation import EDGE_TYPE_FACTOR, HOP_DECAY, spread
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import Candidates, fuse
@@ -160,11 +162,15 @@ class RecallService:
         seeds, base = await self._seeds(query, p, seed_index)
         index: dict[str, Node | NodeBrief] = dict(seed_index)
 
-        edges, drafts = await self._neighbourhood(p, [n.id for n, _ in seeds], index)
-        if self.ranking.graph:
-            activation = spread(base, edges, index, hops=p.neighborhood_hops, graph_weight=self.ranking.graph_weight)
-        else:
-            activation = dict(base)
+        with recall_stage("graph"):
+            edges, drafts = await self._neighbourhood(p, [n.id for n, _ in seeds], index)
+            if self.ranking.graph:
+                activation = spread(
+                    base, edges, index, hops=p.neighborhood_hops, graph_weight=self.ranking.graph_weight
+                )
+            else:
+                activation = dict(base)
+        ranking_started = time.perf_counter()
         scored = sorted(
             ((nid, act, act * self._node_weight(index[nid])) for nid, act in activation.items() if nid in index),
             key=lambda t: (-t[2], t[0]),
@@ -196,6 +202,7 @@ class RecallService:
             citations=citations,
             neighborhood_counts={"nodes": len(activation) + len(drafts), "edges": len(edges)},
         )
+        observe_stage("rank", time.perf_counter() - ranking_started)
         if p.include_embeddings and p.debug_embeddings_allowed:
             outcome.debug_embeddings = await self._debug_embeddings(p, [n for n, _ in seeds[:DEBUG_MAX_SEEDS]])
         self._audit(p, [n.id for n, _ in seeds], len(chosen))
@@ -232,13 +239,10 @@ class RecallService:
         # The keyword search runs while the dense search does, after the query is embedded: run
         # during the embedding it slowed the embedder's two threads on two cores by more than
         # its own ~1.5 ms (measured at 100k nodes).
-        keyword_task = (
-            asyncio.ensure_future(self.reader.keyword(p.viewer, p.scope, kw_text, depth, tiers=ACTIVE_TIERS))
-            if kw_text
-            else None
-        )
+        keyword_task = asyncio.ensure_future(self._keyword(p, kw_text, depth)) if kw_text else None
         try:
-            dense_hits = await self.reader.nearest(p.viewer, p.scope, query, depth, tiers=ACTIVE_TIERS)
+            with recall_stage("vector"):
+                dense_hits = await self.reader.nearest(p.viewer, p.scope, query, depth, tiers=ACTIVE_TIERS)
             keyword_hits = await keyword_task if keyword_task is not None else []
         finally:
             if keyword_task is not None and not keyword_task.done():
@@ -284,6 +288,10 @@ class RecallService:
             sims.update(await self._cosines(p, query, missing))
         seeds = [(index[nid], sims.get(nid, 0.0)) for nid in chosen]
         return seeds, {nid: base[nid] for nid in chosen}
+
+    async def _keyword(self, p: RecallParams, text: str, depth: int) -> list[ScoredId]:
+        with recall_stage("keyword"):
+            return await self.reader.keyword(p.viewer, p.scope, text, depth, tiers=ACTIVE_TIERS)
 
     async def _cosines(self, p: RecallParams, query: Vector, ids: list[str]) -> dict[str, float]:
         """True cosine similarity of keyword-only seeds, so every seed reports it."""

@@ -209,6 +209,15 @@ class Store(Protocol):
 
     async def count_jobs(self, status: str | None = None) -> int: ...
 
+    async def job_counts(self) -> dict[tuple[str, str], int]:
+        """Jobs of every tenant by ``(kind, status)``: the queue depth an operator watches."""
+        ...
+
+    async def embedding_counts(self) -> dict[str, int]:
+        """Nodes of every tenant whose vector is not ready, by ``embedding_status``
+        (``pending``, ``failed``): the embedding backlog."""
+        ...
+
     # --- audit --------------------------------------------------------------------------
     async def node_briefs(self, tenant_id: str, scope: str, ids: Sequence[str]) -> list[NodeBrief]:
         """``NodeBrief`` of the given nodes of the scope, in the order asked; unknown ids are skipped."""
