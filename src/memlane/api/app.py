@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from fastapi import FastAPI
 
 from memlane import __version__
-from memlane.api import conversation, graph, layers, lifecycle, mcp_http, metrics, rules, system, tools
+from memlane.api import admin, conversation, graph, layers, lifecycle, mcp_http, metrics, rules, system, tools
 from memlane.api.auth import Authenticator
 from memlane.api.edge_middleware import EdgeMiddleware
 from memlane.api.errors import install_error_handlers
@@ -64,6 +64,7 @@ def create_app(
     install_error_handlers(app)
     app.include_router(system.router)
     app.include_router(metrics.router)
+    app.include_router(admin.router)
     app.include_router(graph.router)
     document_body_models(app, [WriteRequest])
     app.include_router(rules.router)
