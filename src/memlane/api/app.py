@@ -18,6 +18,7 @@ from memlane.api.json_body import document_body_models
 from memlane.config import Settings
 from memlane.gc_freeze import freeze_startup_objects
 from memlane.services.container import Services, open_services
+from memlane.ui.router import mount_ui
 
 log = logging.getLogger(__name__)
 
@@ -73,5 +74,6 @@ def create_app(
     app.include_router(layers.router)
     app.include_router(tools.router)
     app.include_router(tools.knowledge_router)
+    mount_ui(app)
     mcp_http.mount_mcp(app)
     return app

@@ -15,7 +15,7 @@ import contextlib
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -80,6 +80,9 @@ class RecallOutcome:
     citations: list[dict[str, Any]]
     neighborhood_counts: dict[str, int]
     debug_embeddings: list[dict[str, Any]] | None = None
+    #: why each seed ranked: similarity, keyword score, their fusion, the entity and time
+    #: boosts, and what graph activation added (docs/api-graph.md, "Ranking signals")
+    signals: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def vector_sha256(vector: Vector) -> str:
@@ -159,7 +162,8 @@ class RecallService:
                 details={"field": "limit", "max": DEBUG_MAX_LIMIT},
             )
         seed_index: dict[str, Node] = {}
-        seeds, base = await self._seeds(query, p, seed_index)
+        signals: dict[str, dict[str, float]] = {}
+        seeds, base = await self._seeds(query, p, seed_index, signals)
         index: dict[str, Node | NodeBrief] = dict(seed_index)
 
         with recall_stage("graph"):
@@ -176,6 +180,9 @@ class RecallService:
             key=lambda t: (-t[2], t[0]),
         )
         ranked = scored[: p.ranked_limit]
+        for nid, act, score in scored:
+            if nid in signals:
+                signals[nid].update(graph=act - base[nid], score=score)
         chosen_ids = [nid for nid, _, _ in scored[: p.max_nodes]]
         context_ids = [nid for nid, _, _ in scored[:CONTEXT_MAX_ITEMS]]
         full = await self._full_nodes(p, [*chosen_ids, *context_ids], index)
@@ -201,6 +208,7 @@ class RecallService:
             context_items=items,
             citations=citations,
             neighborhood_counts={"nodes": len(activation) + len(drafts), "edges": len(edges)},
+            signals=signals,
         )
         observe_stage("rank", time.perf_counter() - ranking_started)
         if p.include_embeddings and p.debug_embeddings_allowed:
@@ -219,7 +227,7 @@ class RecallService:
         return full
 
     async def _seeds(
-        self, query: Vector, p: RecallParams, index: dict[str, Node]
+        self, query: Vector, p: RecallParams, index: dict[str, Node], why: dict[str, dict[str, float]]
     ) -> tuple[list[tuple[Node, float]], dict[str, float]]:
         """The ``limit`` best candidates with their true cosine similarity, and their base score.
 
@@ -227,7 +235,8 @@ class RecallService:
         dense recall). With keyword fusion it is the fusion (relative scores, or reciprocal
         ranks) of the dense and keyword lists; entity and time boosts then multiply it.
         Candidates come from both lists, ``candidates`` deep, so a strong keyword match the
-        dense list missed can still seed. Fills ``index`` with the eligible nodes it loaded.
+        dense list missed can still seed. Fills ``index`` with the eligible nodes it loaded,
+        and ``why`` with each seed's signals.
         """
         cfg = self.ranking
         text = p.query_text if p.query_text and p.query_text.strip() else None
@@ -287,6 +296,17 @@ class RecallService:
         if missing:
             sims.update(await self._cosines(p, query, missing))
         seeds = [(index[nid], sims.get(nid, 0.0)) for nid in chosen]
+        keyword_scores = {h.id: h.score for h in keyword_hits}
+        for nid in chosen:
+            entity, time_boost = signals.boosts(index[nid]) if signals.active else (1.0, 1.0)
+            why[nid] = {
+                "similarity": sims.get(nid, 0.0),
+                "keyword": keyword_scores.get(nid, 0.0),
+                "fused": fused[nid],
+                "entity_boost": entity,
+                "time_boost": time_boost,
+                "base": base[nid],
+            }
         return seeds, {nid: base[nid] for nid in chosen}
 
     async def _keyword(self, p: RecallParams, text: str, depth: int) -> list[ScoredId]:
