@@ -13,6 +13,7 @@ import pytest
 
 from tests.api.helpers import new_scope, wait_until_recallable
 from tests.conftest import make_settings
+from tests.conversation.helpers import ingest, msg, new_app
 from tests.support.server import LiveServer
 from tests.ui.conftest import screenshot
 
@@ -181,3 +182,58 @@ def test_the_browser_needs_no_network_beyond_the_server(server: LiveServer, page
     loaded(page, "#results")
     assert requested and all(u.startswith(server.url) for u in requested), requested
     assert Path(__file__).parents[2].joinpath("src/memlane/ui/static/htmx.min.js").exists()
+
+
+def test_a_conversation_note_shows_its_evolution_and_can_be_deleted(server: LiveServer, page: Any) -> None:
+    app = new_app()
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        first = ingest(c, app, [msg("I live in a small flat in Denver near the river.", ts="2024-01-01T10:00:00Z")])
+        old_id = first["result"]["memories"][0]["memory_id"]
+        second = ingest(
+            c,
+            app,
+            [msg("I moved and now I live in a small flat in Seattle near the river.", ts="2024-05-01T10:00:00Z")],
+        )
+        new_id = second["result"]["memories"][0]["memory_id"]
+    page.goto(f"{server.url}/ui/memory/{old_id}?scope={app}")
+    loaded(page, "#memory")
+    steps = page.locator("#evolution li").all_inner_texts()
+    assert len(steps) == 2 and "Denver" in steps[0] and "superseded" in steps[0] and "Seattle" in steps[1]
+    assert page.locator("#validity").inner_text().startswith("superseded")
+    screenshot(page, "note-evolution")
+    page.goto(f"{server.url}/ui/memory/{new_id}?scope={app}")
+    loaded(page, "#memory")
+    page.get_by_role("button", name="Delete this note").click()
+    page.wait_for_function("document.querySelector('#action-result').textContent === 'done'", timeout=15000)
+    page.wait_for_function("document.querySelector('#memory').textContent.includes('404')", timeout=15000)
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        assert c.get(f"/api/v1/memories/{new_id}", params={"app_id": app}).status_code == 404
+
+
+def test_layers_and_knowledge_pages_list_what_the_caller_may_read(server: LiveServer, page: Any) -> None:
+    tenant = f"t-{new_app()}"
+    with httpx.Client(base_url=server.url, timeout=30, headers={"X-Tenant-Id": tenant}) as c:
+        manager = {"X-Agent-Role": "manager"}
+        r = c.post("/v1/layers/write", headers=manager, json={"layer": "project", "title": "Stack", "content": "Go"})
+        assert r.status_code == 200, r.text
+        r = c.post(
+            "/v1/layers/write", headers=manager, json={"layer": "workspace", "title": "Scratch", "content": "tmp"}
+        )
+        assert r.status_code == 200, r.text
+        tools = {"X-Agent-Id": "agent-a", "X-User-Id": "user-1", "X-Team-Id": "team-x"}
+        r = c.post("/v1/tools/memory_add", headers=tools, json={"content": "User prefers tea", "layer": "team"})
+        assert r.status_code == 200, r.text
+        item = {"id": "adr-7", "type": "adr", "layer": "team", "title": "Use Go", "summary": "for the CLI"}
+        assert c.post("/v1/knowledge/items", headers={"X-Agent-Id": "arch"}, json=item).status_code == 201
+    page.goto(f"{server.url}/ui/layers")
+    page.fill("#tenant", tenant)
+    page.click("#session-form button[type=submit]")
+    page.wait_for_function("document.querySelector('#layers').textContent.includes('Stack')", timeout=15000)
+    text = page.locator("#layers").inner_text()
+    assert "User prefers tea" in text and "Scratch" not in text, "workspace memory is for system agents only"
+    assert page.locator("#layers h3").all_inner_texts()[0].startswith("project")
+    screenshot(page, "layers")
+    page.goto(f"{server.url}/ui/knowledge")
+    loaded(page, "#knowledge")
+    assert "Use Go" in page.locator("#knowledge").inner_text() and "adr-7" in page.locator("#knowledge").inner_text()
+    screenshot(page, "knowledge")

@@ -21,6 +21,7 @@ from memlane.api.identity import header_claims, viewer_of
 from memlane.domain.errors import MemlaneError, NotFound
 from memlane.domain.visibility import Viewer
 from memlane.rules.promotion import check_promotion
+from memlane.store.knowledge import ItemFilter
 from memlane.ui import views
 
 HERE = Path(__file__).parent
@@ -64,6 +65,32 @@ async def search_page(
 @router.get("/memory/{node_id}", response_class=HTMLResponse)
 async def memory_page(request: Request, node_id: str, scope: ScopeQ = None) -> HTMLResponse:
     return page(request, "memory.html", title="Memory", node_id=node_id, scope=scope or "")
+
+
+@router.get("/layers", response_class=HTMLResponse)
+async def layers_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
+    return page(request, "layers.html", title="Layers", scope=scope or "")
+
+
+@router.get("/knowledge", response_class=HTMLResponse)
+async def knowledge_page(request: Request) -> HTMLResponse:
+    return page(request, "knowledge.html", title="Knowledge")
+
+
+@router.get("/part/layers", response_class=HTMLResponse)
+async def layers_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        return {"layers": await views.by_layer(svc, viewer, scope or None), "per_layer": views.PER_LAYER}
+
+    return await fragment(request, "part_layers.html", build)
+
+
+@router.get("/part/knowledge", response_class=HTMLResponse)
+async def knowledge_part(request: Request, svc: ServicesDep) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        return {"items": await svc.knowledge.list_items(viewer.tenant_id, ItemFilter(), limit=500)}
+
+    return await fragment(request, "part_knowledge.html", build)
 
 
 @router.get("/part/scopes", response_class=HTMLResponse)
@@ -111,7 +138,7 @@ async def memory_part(request: Request, svc: ServicesDep, node_id: str, scope: S
         if found is None:
             raise NotFound(f"no memory {node_id} that you may see in this scope", code="node_not_found")
         promotion = check_promotion(found.node) if found.node.type == "rule" else None
-        return {"m": found, "n": found.node, "promotion": promotion}
+        return {"m": found, "n": found.node, "promotion": promotion, "note": views.is_note(found.node)}
 
     return await fragment(request, "part_memory.html", build)
 

@@ -11,7 +11,9 @@ from typing import Any
 from memlane.domain.model import Commit, Edge, Node
 from memlane.domain.visibility import Viewer
 from memlane.services.container import Services
+from memlane.services.layers.roles import LAYERS
 from memlane.services.recall import RecallParams
+from memlane.services.tools.schemas import MEMORY_LAYERS
 
 #: scopes listed with counts; counting reads each scope's visible nodes, at most this many
 COUNT_CAP = 5000
@@ -90,6 +92,8 @@ class MemoryPage:
     edges: list[Edge]
     neighbours: dict[str, Node]
     commits: list[Commit]
+    #: a conversation note and the newer notes it evolved into (``next_id``), oldest first
+    evolution: list[Node] = field(default_factory=list)
     graph_nodes: list[GraphNode] = field(default_factory=list)
     graph_lines: list[GraphLine] = field(default_factory=list)
 
@@ -129,6 +133,8 @@ async def memory_page(svc: Services, viewer: Viewer, scope: str, node_id: str) -
         if (e.src_id in neighbours or e.src_id == node.id) and (e.dst_id in neighbours or e.dst_id == node.id)
     ]
     page = MemoryPage(node, edges, neighbours, await history(svc, viewer, node))
+    if is_note(node):
+        page.evolution = (await svc.conversation.memories.evolution(viewer, node.scope, node.id)).nodes
     page.graph_nodes, page.graph_lines = layout(node, list(neighbours.values()), edges)
     return page
 
@@ -145,6 +151,25 @@ def _mentions(diff: Any, node_id: str) -> bool:
     if isinstance(diff, list):
         return any(_mentions(v, node_id) for v in diff)
     return bool(diff == node_id)
+
+
+#: the layered surface's layers, then the agent tools' (docs/api-layers.md, docs/api-tools.md)
+LAYER_ORDER: tuple[str, ...] = tuple(dict.fromkeys((*LAYERS, *MEMORY_LAYERS)))
+PER_LAYER = 50
+
+
+async def by_layer(svc: Services, viewer: Viewer, scope: str | None) -> list[tuple[str, list[Node]]]:
+    """Layered and tool memories the caller may see, newest first, per layer (every tier)."""
+    out: list[tuple[str, list[Node]]] = []
+    for layer in LAYER_ORDER:
+        found = await svc.reader.find(viewer, scope, limit=PER_LAYER, tiers=(), layers=(layer,))
+        if found:
+            out.append((layer, found))
+    return out
+
+
+def is_note(node: Node) -> bool:
+    return node.slots.get("memory_kind") in ("conversation_note", "agent_note")
 
 
 def queue(job_counts: dict[tuple[str, str], int]) -> list[tuple[str, dict[str, int]]]:

@@ -61,8 +61,9 @@
     var out = document.getElementById(btn.getAttribute("data-out"));
     var headers = credentialHeaders();
     headers["content-type"] = "application/json";
-    fetch(btn.getAttribute("data-api"), { method: "POST", headers: headers, body: JSON.stringify(body) })
-      .then(function (r) { return r.json().then(function (j) { return [r.status, j]; }); })
+    var method = btn.getAttribute("data-method") || "POST";
+    fetch(btn.getAttribute("data-api"), { method: method, headers: headers, body: method === "DELETE" ? undefined : JSON.stringify(body) })
+      .then(function (r) { return r.json().catch(function () { return {}; }).then(function (j) { return [r.status, j]; }); })
       .then(function (res) {
         out.textContent = res[0] < 300 ? "done" : "refused (" + res[0] + "): " + (res[1].message || res[1].detail || "");
         if (res[0] < 300) {
