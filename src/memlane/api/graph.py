@@ -74,6 +74,7 @@ async def _params(body: RecallBase, request: Request, endpoint: str, query_text:
         debug_embeddings_allowed=allowed,
         endpoint=endpoint,
         query_text=query_text,
+        explain=body.explain,
     )
 
 

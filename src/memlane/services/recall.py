@@ -63,6 +63,8 @@ class RecallParams:
     debug_embeddings_allowed: bool = False
     endpoint: str = "recall"
     query_text: str | None = None
+    #: fill ``RecallOutcome.signals`` (why each seed ranked); off on the hot path
+    explain: bool = False
 
     @property
     def tenant_id(self) -> str:
@@ -180,9 +182,10 @@ class RecallService:
             key=lambda t: (-t[2], t[0]),
         )
         ranked = scored[: p.ranked_limit]
-        for nid, act, score in scored:
-            if nid in signals:
-                signals[nid].update(graph=act - base[nid], score=score)
+        if signals:
+            for nid, act, score in scored:
+                if nid in signals:
+                    signals[nid].update(graph=act - base[nid], score=score)
         chosen_ids = [nid for nid, _, _ in scored[: p.max_nodes]]
         context_ids = [nid for nid, _, _ in scored[:CONTEXT_MAX_ITEMS]]
         full = await self._full_nodes(p, [*chosen_ids, *context_ids], index)
@@ -296,17 +299,18 @@ class RecallService:
         if missing:
             sims.update(await self._cosines(p, query, missing))
         seeds = [(index[nid], sims.get(nid, 0.0)) for nid in chosen]
-        keyword_scores = {h.id: h.score for h in keyword_hits}
-        for nid in chosen:
-            entity, time_boost = signals.boosts(index[nid]) if signals.active else (1.0, 1.0)
-            why[nid] = {
-                "similarity": sims.get(nid, 0.0),
-                "keyword": keyword_scores.get(nid, 0.0),
-                "fused": fused[nid],
-                "entity_boost": entity,
-                "time_boost": time_boost,
-                "base": base[nid],
-            }
+        if p.explain:
+            keyword_scores = {h.id: h.score for h in keyword_hits}
+            for nid in chosen:
+                entity, time_boost = signals.boosts(index[nid]) if signals.active else (1.0, 1.0)
+                why[nid] = {
+                    "similarity": sims.get(nid, 0.0),
+                    "keyword": keyword_scores.get(nid, 0.0),
+                    "fused": fused[nid],
+                    "entity_boost": entity,
+                    "time_boost": time_boost,
+                    "base": base[nid],
+                }
         return seeds, {nid: base[nid] for nid in chosen}
 
     async def _keyword(self, p: RecallParams, text: str, depth: int) -> list[ScoredId]:

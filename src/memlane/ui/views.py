@@ -62,7 +62,8 @@ async def search(svc: Services, viewer: Viewer, scope: str, text: str, *, limit:
     """``recall_text`` as the API runs it, with each seed's ranking signals."""
     vector = await svc.embedding.query_vector(text)
     out = await svc.recall.recall(
-        vector, RecallParams(viewer=viewer, scope=scope, limit=limit, query_text=text, endpoint="ui_search")
+        vector,
+        RecallParams(viewer=viewer, scope=scope, limit=limit, query_text=text, endpoint="ui_search", explain=True),
     )
     hits = [SearchHit(n, sim, out.signals.get(n.id, {})) for n, sim in out.seeds]
     return sorted(hits, key=lambda h: -h.signals.get("score", 0.0))
