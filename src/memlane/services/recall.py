@@ -26,6 +26,7 @@ from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import ACTIVE_TIERS, Edge, Node, NodeBrief, RecallAudit
 from memlane.domain.visibility import Viewer
 from memlane.services.ranking.activation import EDGE_TYPE_FACTOR, HOP_DECAY, spread
+from memlane.services.ranking.calibration import RelevanceScale
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import Candidates, fuse
 from memlane.services.ranking.query_text import keyword_query
@@ -77,6 +78,8 @@ class RecallOutcome:
     context_items: list[dict[str, Any]]
     citations: list[dict[str, Any]]
     neighborhood_counts: dict[str, int]
+    #: each seed's cosine on the calibrated relevance scale (ranking/calibration.py), by id
+    seed_relevance: dict[str, float]
     debug_embeddings: list[dict[str, Any]] | None = None
 
 
@@ -112,6 +115,17 @@ def embedding_preview(vectors: dict[str, Vector], ids: list[str]) -> dict[str, d
     return out
 
 
+def keyword_weight(weight: float, scope_size: int, depth: int) -> float:
+    """The keyword list's weight: in full where the dense list was cut at ``depth``; in a scope
+    smaller than that, in proportion to its size. There dense similarity is known for every
+    memory, while BM25 statistics from a handful of memories are noise (a word two of four
+    memories share gets no weight at all, so one rarer word decides): meaning ranks first and a
+    keyword match is evidence, not a veto."""
+    if scope_size >= depth or depth <= 0:
+        return weight
+    return weight * scope_size / depth
+
+
 def is_compression_summary(node: Node) -> bool:
     return node.type == "concept" and node.slots.get("summary_kind") == "compression_rollup"
 
@@ -125,12 +139,14 @@ class RecallService:
         clock: Clock,
         dimension: int,
         ranking: RankingConfig | None = None,
+        relevance: RelevanceScale | None = None,
     ):
         self.store = store
         self.reader = reader
         self.clock = clock
         self.dimension = dimension
         self.ranking = ranking or RankingConfig()
+        self.relevance = relevance or RelevanceScale()
         self.audit_log = RecallAuditLog(store)
 
     @classmethod
@@ -138,7 +154,14 @@ class RecallService:
         cls, store: Store, reader: MemoryReader, settings: Settings, *, clock: Clock, dimension: int
     ) -> RecallService:
         """Ranking signals come from the ``MEMLANE_RECALL_*`` settings."""
-        return cls(store, reader, clock=clock, dimension=dimension, ranking=RankingConfig.from_settings(settings))
+        return cls(
+            store,
+            reader,
+            clock=clock,
+            dimension=dimension,
+            ranking=RankingConfig.from_settings(settings),
+            relevance=RelevanceScale.from_settings(settings),
+        )
 
     def check_dimension(self, vector: list[float] | Vector, field_name: str = "query_embedding") -> None:
         if len(vector) != self.dimension:
@@ -195,6 +218,7 @@ class RecallService:
             context_items=items,
             citations=citations,
             neighborhood_counts={"nodes": len(activation) + len(drafts), "edges": len(edges)},
+            seed_relevance={n.id: self.relevance(s) for n, s in seeds},
         )
         if p.include_embeddings and p.debug_embeddings_allowed:
             outcome.debug_embeddings = await self._debug_embeddings(p, [n for n, _ in seeds[:DEBUG_MAX_SEEDS]])
@@ -254,7 +278,11 @@ class RecallService:
             dense_floor = None if truncated or not dense else min(0.0, min(s for _, s in dense))
             lists = [
                 Candidates(cfg.dense_weight, dense, floor=dense_floor),
-                Candidates(cfg.keyword_weight, [(h.id, h.score) for h in keyword_hits], floor=0.0),
+                Candidates(
+                    keyword_weight(cfg.keyword_weight, len(dense_hits), depth),
+                    [(h.id, h.score) for h in keyword_hits],
+                    floor=0.0,
+                ),
             ]
             fused = fuse(cfg.fusion, lists, rrf_k=cfg.rrf_k)
         else:
