@@ -38,8 +38,8 @@ class Settings(BaseSettings):
     embedding_dimension: int = Field(1536, validation_alias=_env("MEMLANE_EMBEDDING_DIMENSION"))
     embedding_timeout_sec: float = Field(10.0, validation_alias=_env("MEMLANE_EMBEDDING_TIMEOUT_SEC"))
     embedding_batch_size: int = Field(32, validation_alias=_env("MEMLANE_EMBEDDING_BATCH_SIZE"))
-    embedding_context_window: int = Field(0, ge=0, le=8, validation_alias=_env("MEMLANE_EMBEDDING_CONTEXT_WINDOW"))
-    embedding_context_speaker: bool = Field(False, validation_alias=_env("MEMLANE_EMBEDDING_CONTEXT_SPEAKER"))
+    embedding_context_window: int = Field(1, ge=0, le=8, validation_alias=_env("MEMLANE_EMBEDDING_CONTEXT_WINDOW"))
+    embedding_context_speaker: bool = Field(True, validation_alias=_env("MEMLANE_EMBEDDING_CONTEXT_SPEAKER"))
     hashing_dimension: int = Field(384, validation_alias=_env("MEMLANE_HASHING_DIMENSION"))
 
     auto_embed: bool = Field(True, validation_alias=_env("MEMLANE_AUTO_EMBED"))

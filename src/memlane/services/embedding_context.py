@@ -8,9 +8,10 @@ prefixed by its speaker (``slots.speaker``) when it has one. Measured on LoCoMo
 (BENCHMARKS.md, "Retrieval quality"), this is what lets a reply be found by the question it
 answers.
 
-Only neighbours with the same audience count (memory lane, owners, user, session, task): a
-vector must not carry words its node's readers may not see. A neighbour from another
-conversation session (``slots.session`` differs) ends the window. The keyword index and the
+Only memories of one conversation take part (the same session, or turns with a speaker),
+and only neighbours with the same audience count (memory lane, owners, user, session, task):
+a vector must not carry words its node's readers may not see. A memory from another
+conversation ends the window. The keyword index and the
 stored text are untouched; only the vector sees the neighbours. A neighbour edited later does
 not re-embed the nodes after it: the context is the one the node was written in.
 """
@@ -32,7 +33,7 @@ class ContextConfig:
     prefixes each text with ``slots.speaker``."""
 
     window: int = 0
-    speaker: bool = True
+    speaker: bool = False
 
     @property
     def active(self) -> bool:
@@ -52,16 +53,25 @@ def spoken(n: Node, cfg: ContextConfig) -> str:
     return text
 
 
+def conversational(a: Node, b: Node) -> bool:
+    """Whether two memories belong to one conversation: the same session (``slots.session`` or
+    ``session_id``), or both said by someone (``slots.speaker``). Unrelated notes written one
+    after another stay apart: a neighbour's words would raise their similarity to queries
+    about the neighbour, and a threshold would no longer mean what it says."""
+    x, y = a.slots.get("session"), b.slots.get("session")
+    if x is not None and y is not None:
+        return bool(x == y)
+    if a.session_id is not None and a.session_id == b.session_id:
+        return True
+    return isinstance(a.slots.get("speaker"), str) and isinstance(b.slots.get("speaker"), str)
+
+
 def neighbours(node: Node, preceding: Sequence[Node], window: int) -> list[Node]:
-    """The first ``window`` of ``preceding`` (newest first) that share the node's audience and
-    active status, stopping at another conversation session."""
+    """The first ``window`` of ``preceding`` (newest first) of the node's conversation and
+    audience, stopping at the first memory of another conversation."""
     out: list[Node] = []
-    session = node.slots.get("session")
     for prev in preceding:
-        if len(out) >= window:
-            break
-        other = prev.slots.get("session")
-        if session is not None and other is not None and other != session:
+        if len(out) >= window or not conversational(node, prev):
             break
         if prev.status != "active" or audience(prev) != audience(node) or not prev.text:
             continue
