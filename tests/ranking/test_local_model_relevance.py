@@ -27,19 +27,23 @@ def local_server(tmp: Any, **env: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    with local_server(tmp_path_factory.mktemp("local-model")) as server, httpx.Client(
-        base_url=server.url, timeout=60
-    ) as c:
+    with (
+        local_server(tmp_path_factory.mktemp("local-model")) as server,
+        httpx.Client(base_url=server.url, timeout=60) as c,
+    ):
         yield c
 
 
 @pytest.fixture(scope="module")
 def client_without_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    with local_server(
-        tmp_path_factory.mktemp("local-model-plain"),
-        MEMLANE_EMBEDDING_CONTEXT_WINDOW=0,
-        MEMLANE_EMBEDDING_CONTEXT_SPEAKER=False,
-    ) as server, httpx.Client(base_url=server.url, timeout=60) as c:
+    with (
+        local_server(
+            tmp_path_factory.mktemp("local-model-plain"),
+            MEMLANE_EMBEDDING_CONTEXT_WINDOW=0,
+            MEMLANE_EMBEDDING_CONTEXT_SPEAKER=False,
+        ) as server,
+        httpx.Client(base_url=server.url, timeout=60) as c,
+    ):
         yield c
 
 
@@ -56,26 +60,28 @@ def write_alone(client: httpx.Client, scope: str, text: str, **slots: Any) -> st
     return str(r.json()["nodes"][0]["id"])
 
 
-def recall_text(client: httpx.Client, scope: str, text: str) -> dict[str, Any]:
-    """``recall_text`` once every memory of the scope is embedded (the worker runs in the server)."""
+def wait_embedded(client: httpx.Client, scope: str, n: int) -> None:
+    """Until all ``n`` memories of the scope can seed (the server's worker embeds them)."""
     deadline = time.monotonic() + 60
-    while True:
-        r = client.post("/v1/memory/recall_text", json={"scope": scope, "query_text": text})
+    while time.monotonic() < deadline:
+        r = client.post("/v1/memory/recall_text", json={"scope": scope, "query_text": "anything", "limit": 100})
         assert r.status_code == 200, r.text
-        body: dict[str, Any] = r.json()
-        pending = client.post("/v1/memory/recall_text", json={"scope": scope, "query_text": text, "limit": 100})
-        if len(pending.json()["seeds"]) >= expected_sizes.get(scope, 0) or time.monotonic() > deadline:
-            return body
+        if len(r.json()["seeds"]) >= n:
+            return
         time.sleep(0.1)
+    raise AssertionError(f"{scope} was not embedded in time")
 
 
-expected_sizes: dict[str, int] = {}
+def recall_text(client: httpx.Client, scope: str, text: str) -> dict[str, Any]:
+    r = client.post("/v1/memory/recall_text", json={"scope": scope, "query_text": text})
+    assert r.status_code == 200, r.text
+    return dict(r.json())
 
 
 def write_scope(client: httpx.Client, texts: list[str], **slots: Any) -> tuple[str, dict[str, str]]:
     scope = f"local-{uuid.uuid4().hex[:10]}"
     ids = {text: write_alone(client, scope, text, **slots) for text in texts}
-    expected_sizes[scope] = len(texts)
+    wait_embedded(client, scope, len(texts))
     return scope, ids
 
 
@@ -117,7 +123,8 @@ def test_memory_search_default_threshold_finds_the_spec_example_and_leaves_out_u
         r = client.post("/v1/tools/memory_add", json={"content": content}, headers=headers)
         assert r.status_code == 200, r.text
     # the spec's example query, with the spec's default threshold (0.7)
-    r = client.post("/v1/tools/memory_search", json={"query": "What are the user's coding preferences?"}, headers=headers)
+    spec_query = {"query": "What are the user's coding preferences?"}
+    r = client.post("/v1/tools/memory_search", json=spec_query, headers=headers)
     assert r.status_code == 200, r.text
     results = r.json()["results"]
     assert [x["content"] for x in results] == [relevant]
@@ -152,7 +159,7 @@ def test_a_reply_written_alone_is_found_by_the_question_it_answers_through_its_c
     for name, c in (("context", client), ("alone", client_without_context)):
         scope = f"turns-{uuid.uuid4().hex[:10]}"
         ids = [write_alone(c, scope, text, speaker=who, session=1) for who, text in turns]
-        expected_sizes[scope] = len(turns)
+        wait_embedded(c, scope, len(turns))
         ranked = [x["id"] for x in recall_text(c, scope, "Which pet did Bob adopt from the shelter?")["ranked"]]
         ranks[name] = ranked.index(ids[1])
     assert ranks["context"] <= 1
