@@ -117,6 +117,12 @@ class Settings(BaseSettings):
     recall_entity_boost: float = Field(0.3, ge=0, validation_alias=_env("MEMLANE_RECALL_ENTITY_BOOST"))
     recall_time_boost: float = Field(0.5, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_BOOST"))
     recall_time_scale_days: float = Field(3.0, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_SCALE_DAYS"))
+    reranker: Literal["off", "http"] = Field("off", validation_alias=_env("MEMLANE_RERANKER"))
+    rerank_base_url: str | None = Field(None, validation_alias=_env("MEMLANE_RERANK_BASE_URL"))
+    rerank_api_key: str | None = Field(None, validation_alias=_env("MEMLANE_RERANK_API_KEY"))
+    rerank_model: str = Field("rerank", validation_alias=_env("MEMLANE_RERANK_MODEL"))
+    rerank_top_k: int = Field(20, ge=1, le=100, validation_alias=_env("MEMLANE_RERANK_TOP_K"))
+    rerank_timeout_sec: float = Field(2.0, gt=0, validation_alias=_env("MEMLANE_RERANK_TIMEOUT_SEC"))
     relevance_midpoint: float = Field(0.22, ge=-1, le=1, validation_alias=_env("MEMLANE_RELEVANCE_MIDPOINT"))
     relevance_scale: float = Field(0.123, gt=0, le=10, validation_alias=_env("MEMLANE_RELEVANCE_SCALE"))
 

@@ -20,6 +20,7 @@ from memlane.jobs.layers_kinds import KNOWLEDGE_SYNC, LAYERS_SWEEP
 from memlane.jobs.worker import Handler, Worker
 from memlane.llm.client import ChatClient
 from memlane.llm.limits import CallGate
+from memlane.rerank.factory import build_reranker
 from memlane.services.conversation.wiring import ConversationServices, build_conversation
 from memlane.services.embedding import EmbeddingService
 from memlane.services.embedding_context import ContextConfig
@@ -134,6 +135,8 @@ class Services:
         await self.worker.stop()
         await self.recall.drain_audit()
         await self.embedder.aclose()
+        if self.recall.reranker is not None:
+            await self.recall.reranker.aclose()
         await self.store.close()
 
 
@@ -213,7 +216,9 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         embedding=embedding,
         reader=reader,
         writes=writes,
-        recall=RecallService.from_settings(store, reader, settings, clock=clock, dimension=embedder.dimension),
+        recall=RecallService.from_settings(
+            store, reader, settings, clock=clock, dimension=embedder.dimension, reranker=build_reranker(settings)
+        ),
         worker=worker,
         quotas=quotas,
         llm=llm,
