@@ -13,7 +13,7 @@ from memlane.domain.errors import MemlaneError, UpstreamEmbeddingBadResponse
 from memlane.domain.model import Job
 from memlane.embed.base import Embedder
 from memlane.jobs.kinds import EMBED_NODES
-from memlane.services.embedding_context import LOOKBACK_SPAN, ContextConfig, contextual_text
+from memlane.services.embedding_context import LOOKBACK_SPAN, ContextConfig, contextual_text, in_a_conversation
 from memlane.services.ranking.calibration import RelevanceScale
 from memlane.store.base import PendingEmbedding, Store, Vector
 
@@ -102,7 +102,7 @@ class EmbeddingService:
                 await self.store.preceding_nodes(
                     p.tenant_id, p.scope, p.id, limit=cfg.window + LOOKBACK_SPAN // 8, span=LOOKBACK_SPAN
                 )
-                if cfg.window
+                if cfg.window and in_a_conversation(node)
                 else []
             )
             out.append(contextual_text(node, preceding, cfg) or p.text)

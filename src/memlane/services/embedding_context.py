@@ -66,6 +66,12 @@ def conversational(a: Node, b: Node) -> bool:
     return isinstance(a.slots.get("speaker"), str) and isinstance(b.slots.get("speaker"), str)
 
 
+def in_a_conversation(n: Node) -> bool:
+    """Whether a memory can have conversational neighbours at all; the others are embedded
+    alone without a look-up (bulk imports of plain notes cost nothing extra)."""
+    return n.slots.get("session") is not None or n.session_id is not None or isinstance(n.slots.get("speaker"), str)
+
+
 def neighbours(node: Node, preceding: Sequence[Node], window: int) -> list[Node]:
     """The first ``window`` of ``preceding`` (newest first) of the node's conversation and
     audience, stopping at the first memory of another conversation."""
