@@ -8,12 +8,13 @@ which order a working reranker must produce; ``fail`` makes it answer 500.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import serve
 
 
 @dataclass
@@ -53,12 +54,5 @@ def _handler(script: RerankScript) -> type[BaseHTTPRequestHandler]:
 def rerank_server() -> Iterator[tuple[str, RerankScript]]:
     """Yields ``(base_url, script)``; base_url ends in ``/v1``."""
     script = RerankScript()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(script))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", script
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(_handler(script)) as url:
+        yield f"{url}/v1", script
