@@ -114,7 +114,9 @@ def edge_interval(e: EdgeUpsert, prior: StoredEdge | None, now: datetime, where:
     valid = e.valid_at if "valid_at" in e.interval_set or prior is None else prior.valid_at
     invalid = e.invalid_at if "invalid_at" in e.interval_set or prior is None else prior.invalid_at
     check_interval(valid, invalid, f"{where}.invalid_at")
-    if prior is None:
+    if e.expired_at is not None:  # an import keeps what the exporting store knew
+        expired = e.expired_at
+    elif prior is None:
         expired = None
     elif "invalid_at" in e.interval_set:
         expired = expired_at(prior.invalid_at, invalid, prior.expired_at, now)
@@ -151,8 +153,13 @@ def plan_edge_writes(
                 setattr(earlier, name, value)
             (plan.updates if edge_id else plan.inserts)[earlier.id].update(values)
             continue
+        # an import brings the edge's own times and commit; any other write stamps its own
+        created, updated, made_by = e.created_at or now, e.updated_at or now, e.commit_id or commit_id
+        stamp: dict[str, Any] = {"created_at": created, "updated_at": updated, "commit_id": made_by}
         if edge_id:
-            plan.updates[edge_id] = {**values, "updated_at": now, "commit_id": commit_id, "rev": rev}
+            plan.updates[edge_id] = {**values, "updated_at": updated, "commit_id": made_by, "rev": rev}
+            if e.created_at is not None:
+                plan.updates[edge_id]["created_at"] = created
         else:
             edge_id = e.id or make_id()
             plan.inserts[edge_id] = {
@@ -163,9 +170,7 @@ def plan_edge_writes(
                 "src_id": r.src_id,
                 "dst_id": r.dst_id,
                 **values,
-                "created_at": now,
-                "updated_at": now,
-                "commit_id": commit_id,
+                **stamp,
                 "rev": rev,
             }
         edge = Edge(
@@ -175,9 +180,9 @@ def plan_edge_writes(
             type=e.type,
             src_id=r.src_id,
             dst_id=r.dst_id,
-            created_at=now,
-            updated_at=now,
-            commit_id=commit_id,
+            created_at=created,
+            updated_at=updated,
+            commit_id=made_by,
             **values,
         )
         first[r.key] = edge

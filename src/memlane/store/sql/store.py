@@ -13,6 +13,7 @@ and job leasing.
 | lifecycle.py | scans, mutate_nodes, redirect_edges, delete_edges |
 | audit.py | the recall audit log |
 | erasure.py | erase everything of a scope, user, agent or tenant |
+| history.py | a scope's commit chain read out and restored (export/import) |
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from __future__ import annotations
 from memlane.store.sql.audit import RecallAuditLog
 from memlane.store.sql.embeddings import EmbeddingWrites
 from memlane.store.sql.erasure import Erasure
+from memlane.store.sql.history import CommitHistory
 from memlane.store.sql.lifecycle import Lifecycle
 from memlane.store.sql.reads import GraphReads
 from memlane.store.sql.writes import GraphWrites
 
 
-class SqlStore(GraphWrites, GraphReads, EmbeddingWrites, Lifecycle, RecallAuditLog, Erasure):
+class SqlStore(GraphWrites, GraphReads, EmbeddingWrites, Lifecycle, RecallAuditLog, CommitHistory, Erasure):
     """The shared implementation; the backends subclass it."""
 
 
