@@ -43,6 +43,12 @@ class Settings(BaseSettings):
     auto_embed: bool = Field(True, validation_alias=_env("MEMLANE_AUTO_EMBED"))
     worker_in_process: bool = Field(True, validation_alias=_env("MEMLANE_WORKER_IN_PROCESS"))
     worker_poll_interval_sec: float = Field(0.5, validation_alias=_env("MEMLANE_WORKER_POLL_INTERVAL_SEC"))
+    embed_job_batch: int = Field(64, ge=1, le=4096, validation_alias=_env("MEMLANE_EMBED_JOB_BATCH"))
+    #: due queued jobs beyond which writes that queue work answer 503 + Retry-After (0 = never)
+    write_backlog_max: int = Field(2000, ge=0, validation_alias=_env("MEMLANE_WRITE_BACKLOG_MAX"))
+    write_backlog_retry_after_sec: float = Field(
+        1.0, gt=0, validation_alias=_env("MEMLANE_WRITE_BACKLOG_RETRY_AFTER_SEC")
+    )
     job_lease_sec: float = Field(60.0, validation_alias=_env("MEMLANE_JOB_LEASE_SEC"))
     job_max_attempts: int = Field(5, validation_alias=_env("MEMLANE_JOB_MAX_ATTEMPTS"))
 
