@@ -122,6 +122,12 @@ class Settings(BaseSettings):
     recall_time_boost: float = Field(0.5, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_BOOST"))
     recall_time_scale_days: float = Field(3.0, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_SCALE_DAYS"))
 
+    # SQLite durability (docs/operations.md "Durability"): NORMAL survives a crash of the process
+    # with nothing lost; FULL also survives a power loss or OS crash without losing acknowledged writes
+    sqlite_synchronous: Literal["NORMAL", "FULL", "EXTRA"] = Field(
+        "NORMAL", validation_alias=_env("MEMLANE_SQLITE_SYNCHRONOUS")
+    )
+
     # PostgreSQL store tuning
     db_max_overflow: int = Field(10, ge=0, validation_alias=_env("MEMLANE_DB_MAX_OVERFLOW"))
     pg_ef_search: int = Field(100, ge=1, le=1000, validation_alias=_env("MEMLANE_PG_EF_SEARCH"))

@@ -67,6 +67,7 @@ def build_store(settings: Settings, *, dimension: int) -> Store:
         vector_dim=dimension,
         approx_min_rows=settings.vector_approx_min_rows,
         keyword_term_max_docs=settings.keyword_term_max_docs,
+        synchronous=settings.sqlite_synchronous,
     )
 
 
