@@ -167,6 +167,44 @@ async def seed(base_url: str, scopes: list[str], per_scope: int, rng: random.Ran
             await asyncio.sleep(0.5)
 
 
+async def writes_until_searchable(base_url: str, clients: int, total: int) -> dict[str, Any]:
+    """``clients`` concurrent writers, ``total`` one-node writes in all; the clock stops when the
+    last write of every client is found by recall_text (it has been embedded)."""
+    rng = random.Random(3)
+    scope = f"burst-{uuid.uuid4().hex[:6]}"
+    texts = [fact(rng) for _ in range(total)]
+    last: dict[int, tuple[str, str]] = {}
+    limits = httpx.Limits(max_connections=clients + 2)
+    async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits, trust_env=False) as c:
+
+        async def writer(k: int) -> None:
+            for text in texts[k::clients]:
+                r = await c.post("/v1/memory/write", json=write_body(scope, text))
+                r.raise_for_status()
+                last[k] = (r.json()["nodes"][0]["id"], text)
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(writer(k) for k in range(clients)))
+        acked = time.perf_counter() - t0
+        pending = dict(last)
+        while pending:
+            for k, (node_id, text) in list(pending.items()):
+                r = await c.post("/v1/memory/recall_text", json={"scope": scope, "query_text": text, "limit": 10})
+                if any(s["id"] == node_id for s in r.json().get("seeds", [])):
+                    del pending[k]
+            if pending:
+                await asyncio.sleep(0.05)
+        searchable = time.perf_counter() - t0
+    return {
+        "clients": clients,
+        "records": total,
+        "acked_s": round(acked, 2),
+        "searchable_s": round(searchable, 2),
+        "records_per_s_until_searchable": round(total / searchable, 1),
+        "loadavg_1m": os.getloadavg()[0],
+    }
+
+
 def missing_after_restart(db_path: Path, ids: list[str]) -> int:
     con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
@@ -222,6 +260,8 @@ def main() -> None:
     ap.add_argument(
         "--idle-probe", type=float, default=10.0, help="seconds of recall_text alone before the load (0 = skip)"
     )
+    ap.add_argument("--burst", type=int, default=0, help="one-node writes by --burst-clients until searchable")
+    ap.add_argument("--burst-clients", type=int, default=16)
     ap.add_argument("--kill-cycles", type=int, default=0)
     ap.add_argument("--kill-seconds", type=float, default=6.0)
     ap.add_argument("--env", default="", help="extra server env, K=V,K=V")
@@ -247,6 +287,9 @@ def main() -> None:
         t0 = time.monotonic()
         asyncio.run(seed(base_url, scopes, args.seed_nodes, rng))
         result["seed_s"] = round(time.monotonic() - t0, 1)
+        if args.burst:
+            result["burst"] = asyncio.run(writes_until_searchable(base_url, args.burst_clients, args.burst))
+            print(json.dumps(result["burst"]), flush=True)
         if args.idle_probe > 0:
             idle = asyncio.run(Load(base_url, scopes=scopes, pid=pid, seed=1).run(4, args.idle_probe, ["recall_text"]))
             result["idle_recall_text"] = {k: v for k, v in idle["per_op"]["recall_text"].items() if k != "status"}

@@ -49,6 +49,7 @@ class Settings(BaseSettings):
     write_backlog_retry_after_sec: float = Field(
         1.0, gt=0, validation_alias=_env("MEMLANE_WRITE_BACKLOG_RETRY_AFTER_SEC")
     )
+    worker_gather_ms: float = Field(20.0, ge=0, le=5000, validation_alias=_env("MEMLANE_WORKER_GATHER_MS"))
     job_lease_sec: float = Field(60.0, validation_alias=_env("MEMLANE_JOB_LEASE_SEC"))
     job_max_attempts: int = Field(5, validation_alias=_env("MEMLANE_JOB_MAX_ATTEMPTS"))
 

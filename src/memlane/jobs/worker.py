@@ -45,6 +45,7 @@ class Worker:
         worker_id: str | None = None,
         batch_handlers: dict[str, BatchHandler] | None = None,
         batch_limit: int = 64,
+        gather_sec: float = 0.0,
     ):
         self.store = store
         self.handlers = handlers
@@ -52,6 +53,10 @@ class Worker:
         #: one model call and one transaction for many one-node writes instead of one each
         self.batch_handlers: dict[str, BatchHandler] = dict(batch_handlers or {})
         self.batch_limit = batch_limit
+        #: after a wake-up, wait this long so jobs of concurrent or back-to-back writes join one
+        #: batch: a lease, a model call and two commits per one-node write otherwise take the
+        #: single SQLite writer from the writes themselves
+        self.gather_sec = gather_sec
         self.clock = clock
         self.poll_interval = poll_interval
         self.lease_sec = lease_sec
@@ -90,6 +95,8 @@ class Worker:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout=self.poll_interval)
+            if self.gather_sec > 0 and ran < self.batch_limit and not self._stopping.is_set():
+                await asyncio.sleep(self.gather_sec)
 
     async def run_once(self) -> int:
         """One round: a batch of each batched kind, then up to ``batch`` other jobs, so a
