@@ -260,6 +260,7 @@ def main() -> None:
     ap.add_argument(
         "--idle-probe", type=float, default=10.0, help="seconds of recall_text alone before the load (0 = skip)"
     )
+    ap.add_argument("--backlog-probe", type=float, default=0.0, help="seconds of 3:1 writes:recall_text by 16 clients")
     ap.add_argument("--burst", type=int, default=0, help="one-node writes by --burst-clients until searchable")
     ap.add_argument("--burst-clients", type=int, default=16)
     ap.add_argument("--kill-cycles", type=int, default=0)
@@ -293,6 +294,24 @@ def main() -> None:
         if args.idle_probe > 0:
             idle = asyncio.run(Load(base_url, scopes=scopes, pid=pid, seed=1).run(4, args.idle_probe, ["recall_text"]))
             result["idle_recall_text"] = {k: v for k, v in idle["per_op"]["recall_text"].items() if k != "status"}
+        if args.backlog_probe > 0:
+            probe = asyncio.run(
+                Load(base_url, scopes=scopes, pid=pid, seed=3).run(
+                    16, args.backlog_probe, ["write"] * 3 + ["recall_text"]
+                )
+            )
+            result["backlog_probe"] = {
+                "recall_text": {k: v for k, v in probe["per_op"]["recall_text"].items() if k != "status"},
+                "write": probe["per_op"]["write"],
+                "backlog_max": probe["backlog_max"],
+                "shed": probe["shed"],
+                "errors": probe["errors"],
+            }
+            if "idle_recall_text" in result:
+                idle_p95 = result["idle_recall_text"]["p95"]
+                result["backlog_probe"]["recall_text_p95_over_idle"] = round(
+                    probe["per_op"]["recall_text"]["p95"] / idle_p95, 2
+                )
         if args.duration > 0:
             result["load"] = asyncio.run(
                 Load(base_url, scopes=scopes, pid=pid, seed=2).run(args.clients, args.duration)
