@@ -10,10 +10,14 @@ import re
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
+from memlane.api.schema_rules import JsonInt, absent, any_of, both, given, value, with_rules
 from memlane.domain.clock import iso
 from memlane.domain.model import Edge, Node
+from memlane.services.recall import DEBUG_MAX_LIMIT
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 ShortText = Annotated[str, Field(min_length=1, max_length=256)]
@@ -27,14 +31,24 @@ MAX_EDGES_PER_WRITE = 10000
 
 
 class Strict(BaseModel):
-    """Unknown fields are refused: a misspelt bound should fail loudly, not be ignored."""
+    """Unknown fields are refused: a misspelt bound should fail loudly, not be ignored. Values
+    are strict too: ``0`` is not ``false`` and ``2.0`` is not ``2``, as the schema says."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
+
+
+#: a UUID as JSON carries it (a string): strict mode alone would want a ``UUID`` object
+UUIDIn = Annotated[UUID, Field(strict=False)]
 
 
 class Provenance(Strict):
     input_text: str | None = Field(None, max_length=1_000_000)
-    input_sha256: str | None = None
+    input_sha256: str | None = Field(None, json_schema_extra={"pattern": SHA256.pattern})
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = super().__get_pydantic_json_schema__(core, handler)
+        return with_rules(handler, schema, any_of(given("input_text"), given("input_sha256")))
 
     @model_validator(mode="after")
     def _one_input(self) -> Provenance:
@@ -51,7 +65,7 @@ class TenantScoped(Strict):
 
 
 class WriteNodeIn(Strict):
-    id: UUID | None = None
+    id: UUIDIn | None = None
     client_id: ShortText | None = None
     scope: ShortText | None = None
     type: NodeTypeIn
@@ -73,8 +87,14 @@ class WriteNodeIn(Strict):
 
 
 class EdgeEndIn(Strict):
-    id: UUID | None = None
+    id: UUIDIn | None = None
     client_id: ShortText | None = None
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = super().__get_pydantic_json_schema__(core, handler)
+        one = any_of(both(given("id"), absent("client_id")), both(given("client_id"), absent("id")))
+        return with_rules(handler, schema, one)
 
     @model_validator(mode="after")
     def _one_ref(self) -> EdgeEndIn:
@@ -84,7 +104,7 @@ class EdgeEndIn(Strict):
 
 
 class WriteEdgeIn(Strict):
-    id: UUID | None = None
+    id: UUIDIn | None = None
     scope: ShortText | None = None
     type: Literal["part_of", "related_to", "derived_from"]
     src: EdgeEndIn
@@ -96,7 +116,7 @@ class WriteEdgeIn(Strict):
 
 class WriteRequest(TenantScoped, Provenance):
     actor: ShortText | None = None
-    parent_commit_id: UUID | None = None
+    parent_commit_id: UUIDIn | None = None
     model_version: ShortText | None = None
     prompt_version: ShortText | None = None
     auto_embed: bool | None = None
@@ -112,22 +132,28 @@ class WriteRequest(TenantScoped, Provenance):
 class RecallBase(TenantScoped):
     consumer_agent_id: ShortText | None = None
     consumer_team_id: ShortText | None = None
-    limit: int = Field(30, ge=1, le=200)
+    limit: JsonInt = Field(30, ge=1, le=200)
     neighborhood_hops: Literal[1, 2] = 2
-    max_nodes: int = Field(50, ge=1, le=200)
-    max_edges: int = Field(100, ge=0, le=100)
-    ranked_limit: int = Field(100, ge=1, le=500)
+    max_nodes: JsonInt = Field(50, ge=1, le=200)
+    max_edges: JsonInt = Field(100, ge=0, le=100)
+    ranked_limit: JsonInt = Field(100, ge=1, le=500)
     min_edge_weight: float = Field(0.0, ge=0.0, le=1.0)
     min_edge_confidence: float = Field(0.0, ge=0.0, le=1.0)
     include_meta: bool = False
     include_slots: bool = False
     include_slots_preview: bool = False
-    slots_preview_keys: int = Field(10, ge=1, le=50)
+    slots_preview_keys: JsonInt = Field(10, ge=1, le=50)
     return_debug: bool = False
     include_embeddings: bool = False
     rules_context: Any = None
     rules_include_shadow: bool = False
-    rules_limit: int = Field(50, ge=1, le=200)
+    rules_limit: JsonInt = Field(50, ge=1, le=200)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = super().__get_pydantic_json_schema__(core, handler)
+        debug = both(value("return_debug", True), given("limit", {"maximum": DEBUG_MAX_LIMIT}))
+        return with_rules(handler, schema, any_of(value("include_embeddings", False), debug))
 
     @model_validator(mode="after")
     def _debug_needs_return_debug(self) -> RecallBase:
