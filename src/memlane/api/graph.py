@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from fastapi import APIRouter, Depends, Request
 
+from memlane.api import responses_graph as g
 from memlane.api.auth import principal_of
 from memlane.api.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_scope, resolve_tenant
 from memlane.api.graph_dto import (
@@ -30,7 +31,12 @@ router = APIRouter(
 )
 
 
-@router.post("/write", summary="Write nodes and edges in one commit", openapi_extra=json_request_body(WriteRequest))
+@router.post(
+    "/write",
+    response_model=g.WriteReply,
+    summary="Write nodes and edges in one commit",
+    openapi_extra=json_request_body(WriteRequest),
+)
 async def write(request: Request, svc: ServicesDep) -> dict[str, Any]:
     body = await validated_body(request, WriteRequest)
     tenant = resolve_tenant(request, body.tenant_id)
@@ -105,7 +111,7 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
     return response
 
 
-@router.post("/recall", summary="Recall a subgraph by query embedding")
+@router.post("/recall", response_model=g.RecallReply, summary="Recall a subgraph by query embedding")
 async def recall(body: RecallRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     p = await _params(body, request, "recall", None)
     rules_context = recall_rules_context(request, p.tenant_id, body)
@@ -123,7 +129,9 @@ async def recall(body: RecallRequest, request: Request, svc: ServicesDep) -> dic
     return response
 
 
-@router.post("/recall_text", summary="Recall a subgraph by query text, embedded by the server")
+@router.post(
+    "/recall_text", response_model=g.RecallTextReply, summary="Recall a subgraph by query text, embedded by the server"
+)
 async def recall_text(body: RecallTextRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     p = await _params(body, request, "recall_text", body.query_text)
     rules_context = recall_rules_context(request, p.tenant_id, body)
