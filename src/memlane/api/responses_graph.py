@@ -124,15 +124,22 @@ class RecallDebug(TypedDict):
 
 
 @closed
-class RulesBlock(TypedDict):
-    """The rules matched against ``rules_context``, when the recall sent one."""
+class RuleCounts(TypedDict):
+    """What every rule evaluation reports: how many rules were considered and matched, and
+    the merged policy that applies."""
 
-    scope: str
     considered: int
     matched: int
     skipped_invalid_then: int
     invalid_then_sample: list[dict[str, Any]]
     applied: dict[str, Any]
+
+
+@closed
+class RulesBlock(RuleCounts):
+    """The rules matched against ``rules_context``, when the recall sent one."""
+
+    scope: str
 
 
 @closed
@@ -159,30 +166,20 @@ class RecallTextReply(RecallReply):
 
 
 @closed
-class EvaluateReply(TypedDict):
+class EvaluateReply(RuleCounts):
     tenant_id: str
     scope: str
-    considered: int
-    matched: int
-    skipped_invalid_then: int
-    invalid_then_sample: list[dict[str, Any]]
     agent_visibility_summary: dict[str, Any]
     active: list[dict[str, Any]]
     shadow: list[dict[str, Any]]
-    applied: dict[str, Any]
 
 
 @closed
-class SelectionRules(TypedDict):
-    considered: int
-    matched: int
-    skipped_invalid_then: int
-    invalid_then_sample: list[dict[str, Any]]
+class SelectionRules(RuleCounts):
     agent_visibility_summary: dict[str, Any]
-    applied: dict[str, Any]
-    tool_conflicts_summary: list[Any]
+    tool_conflicts_summary: list[str]
     shadow_selection: NotRequired[dict[str, Any]]
-    shadow_tool_conflicts_summary: NotRequired[list[Any]]
+    shadow_tool_conflicts_summary: NotRequired[list[str]]
 
 
 @closed
