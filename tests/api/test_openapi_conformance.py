@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.conftest import make_settings
@@ -75,3 +76,32 @@ def _failures(report: str) -> str:
     if not starts:
         return report[-20_000:]
     return report[min(starts) : min(starts) + 40_000] + "\n...\n" + report[summary:]
+
+
+def test_errors_are_documented_in_each_surfaces_envelope_and_never_as_422(server: LiveServer) -> None:
+    doc = httpx.get(f"{server.url}/openapi.json").json()
+    envelopes = {
+        "/v1/memory/recall": "GraphError",
+        "/api/v1/memories": "ConversationError",
+        "/v1/layers/read": "LayersError",
+        "/v1/knowledge/import": "ToolError",
+    }
+    for path, envelope in envelopes.items():
+        responses = doc["paths"][path]["post"]["responses"]
+        assert "422" not in responses
+        for status in ("400", "401", "403", "413", "429", "503"):
+            assert responses[status]["content"]["application/json"]["schema"]["$ref"].endswith("/" + envelope)
+    names = doc["components"]["schemas"]
+    assert not [n for n in names if "__" in n], "two models share a name: give each a distinct class name"
+    assert "HTTPValidationError" not in names
+
+
+def test_a_405_lists_every_method_of_the_path_in_allow(server: LiveServer) -> None:
+    response = httpx.put(f"{server.url}/v1/knowledge/items/some-id")
+    assert response.status_code == 405
+    assert response.headers["allow"] == "DELETE, GET, HEAD, PATCH"
+    assert response.json()["success"] is False and "errorCode" in response.json()
+    # /memories/query is served by its own route, not by /memories/{memory_id}
+    literal = httpx.put(f"{server.url}/api/v1/memories/query")
+    assert literal.status_code == 405
+    assert literal.headers["allow"] == "GET, HEAD"

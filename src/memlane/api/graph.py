@@ -33,7 +33,7 @@ router = APIRouter(
 
 @router.post(
     "/write",
-    response_model=g.WriteReply,
+    response_model=g.GraphWriteReply,
     summary="Write nodes and edges in one commit",
     openapi_extra=json_request_body(WriteRequest),
 )

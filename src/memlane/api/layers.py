@@ -51,7 +51,7 @@ async def _results(
 
 
 @router.post(
-    "/write", response_model=r.WriteReply, summary="Store a memory in the identity, project or workspace layer"
+    "/write", response_model=r.LayersWriteReply, summary="Store a memory in the identity, project or workspace layer"
 )
 async def write(body: WriteIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
     caller = caller_of(request, body.tenant_id)

@@ -35,7 +35,7 @@ class EmbeddingBackfill(TypedDict):
 
 
 @closed
-class WriteReply(TypedDict):
+class GraphWriteReply(TypedDict):
     tenant_id: str
     scope: str
     commit_id: str

@@ -47,7 +47,7 @@ class Routing(TypedDict):
 
 
 @closed
-class WriteReply(TypedDict):
+class LayersWriteReply(TypedDict):
     success: Literal[True]
     id: str
     layer: str | None
