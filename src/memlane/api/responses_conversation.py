@@ -35,6 +35,7 @@ class Memory(TypedDict):
 class ScoredMemory(Memory):
     composite_score: float
     similarity_score: float
+    cosine_similarity: float
     recency_score: float
     importance_score: float
     query_status: str

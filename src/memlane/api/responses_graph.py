@@ -47,6 +47,8 @@ class GraphWriteReply(TypedDict):
 
 @closed
 class Seed(TypedDict):
+    """``similarity`` is the raw cosine, ``relevance`` the same on the calibrated 0..1 scale."""
+
     id: str
     type: str
     title: str | None
@@ -55,6 +57,7 @@ class Seed(TypedDict):
     salience: float | None
     confidence: float | None
     similarity: float
+    relevance: float
 
 
 @closed
