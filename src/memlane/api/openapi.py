@@ -48,7 +48,7 @@ ERROR_STATUSES: dict[int, str] = {
 
 
 #: paths served by the authenticated surfaces (the rest is /health, / and the document itself)
-SECURED_PREFIXES = ("/v1/memory", "/api/", "/v1/layers", "/v1/tools", "/v1/knowledge")
+SECURED_PREFIXES = ("/v1/memory", "/api/", "/v1/layers", "/v1/tools", "/v1/knowledge", "/v1/admin", "/metrics")
 WRITE_METHODS = ("post", "put", "patch", "delete")
 
 

@@ -155,6 +155,8 @@ class RecallReply(TypedDict):
     context: RecallContext
     debug: NotRequired[RecallDebug]
     rules: NotRequired[RulesBlock]
+    #: with ``explain``: per node id, the signals behind its rank
+    explain: NotRequired[dict[str, dict[str, float]]]
 
 
 @closed

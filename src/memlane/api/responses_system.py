@@ -35,6 +35,7 @@ class Endpoints(TypedDict):
     redoc: str
     openapi: str
     health: str
+    metrics: str
     graph: list[str]
     api: str
     conversation: list[str]
