@@ -9,7 +9,15 @@ from fastapi import APIRouter, Depends, Request
 
 from memlane.api import responses_graph as g
 from memlane.api.auth import principal_of
-from memlane.api.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_scope, resolve_tenant
+from memlane.api.deps import (
+    ServicesDep,
+    admin_authorized,
+    admit_queued_write,
+    authenticated,
+    quota,
+    resolve_scope,
+    resolve_tenant,
+)
 from memlane.api.graph_dto import (
     RecallBase,
     RecallRequest,
@@ -45,6 +53,7 @@ async def write(request: Request, svc: ServicesDep) -> dict[str, Any]:
     owners = default_owners(body, writer)
     check_private_owned(body, writer, owners)
     await quota(request, "write", tenant)
+    await admit_queued_write(request)
     outcome = await svc.writes.write(write_command(body, scope, writer, owners))
     return write_response(scope, tenant, outcome)
 
