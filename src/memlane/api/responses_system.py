@@ -17,6 +17,14 @@ class EmbeddingInfo(TypedDict):
 
 
 @closed
+class Backlog(TypedDict):
+    """Due queued jobs (null when the store does not answer) and the bound beyond which writes get 503."""
+
+    jobs: int | None
+    limit: int
+
+
+@closed
 class Health(TypedDict):
     """200 when the store answers, 503 (same body, ``unhealthy``) when it does not."""
 
@@ -27,6 +35,7 @@ class Health(TypedDict):
     backend: str
     embedding: EmbeddingInfo
     worker: Literal["in-process", "external"]
+    backlog: Backlog
 
 
 @closed
