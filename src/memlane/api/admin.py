@@ -10,6 +10,7 @@ envelope. Imports larger than ``MEMLANE_MAX_REQUEST_BYTES`` go through the CLI.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -57,7 +58,8 @@ async def export(
         async for record in svc.exporter.records(req):
             yield (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
 
-    filename = f"memlane-{tenant}{'-' + scope if scope else ''}.jsonl"
+    # a header is latin-1: any other character of a tenant or scope name would be a 500
+    filename = re.sub(r"[^A-Za-z0-9._-]", "_", f"memlane-{tenant}{'-' + scope if scope else ''}") + ".jsonl"
     return StreamingResponse(
         body(), media_type=NDJSON, headers={"content-disposition": f'attachment; filename="{filename}"'}
     )

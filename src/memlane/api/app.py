@@ -15,6 +15,7 @@ from memlane.api.edge_middleware import EdgeMiddleware
 from memlane.api.errors import install_error_handlers
 from memlane.api.graph_dto import WriteRequest
 from memlane.api.json_body import document_body_models
+from memlane.api.openapi import install_openapi
 from memlane.config import Settings
 from memlane.gc_freeze import freeze_startup_objects
 from memlane.services.container import Services, open_services
@@ -77,4 +78,5 @@ def create_app(
     app.include_router(erasure.router)
     mount_ui(app)
     mcp_http.mount_mcp(app)
+    install_openapi(app, settings)
     return app

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.responses import JSONResponse
 
+from memlane.api import responses_conversation as c
 from memlane.api.conversation_dto import (
     AddMemoryRequest,
     AgentMemoryRequest,
@@ -113,7 +114,12 @@ def _accepted(job_id: str, message: str, body: AddMemoryRequest | AgentMemoryReq
     return JSONResponse(content, status_code=202, headers={"location": f"/api/v1/tasks/{job_id}"})
 
 
-@router.post("/memories", status_code=202, summary="Create memories from conversation messages (async)")
+@router.post(
+    "/memories",
+    response_model=c.Accepted,
+    status_code=202,
+    summary="Create memories from conversation messages (async)",
+)
 async def add_memory(
     body: AddMemoryRequest,
     request: Request,
@@ -137,7 +143,7 @@ async def add_memory(
     return _accepted(job.id, "Memory creation task submitted successfully", body, spec_nulls=True)
 
 
-@router.get("/memories/query", summary="Query memories with composite ranking")
+@router.get("/memories/query", response_model=c.QueryReply, summary="Query memories with composite ranking")
 async def query_memories(
     request: Request,
     svc: ServicesDep,
@@ -173,14 +179,14 @@ async def query_memories(
     return {"memories": memories, "count": len(memories)}
 
 
-@router.get("/memories/{memory_id}", summary="Get one memory")
+@router.get("/memories/{memory_id}", response_model=c.Memory, summary="Get one memory")
 async def get_memory(request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
     viewer = _viewer(request)
     await quota(request, "recall", viewer.tenant_id)
     return memory_view(await svc.conversation.memories.get(viewer, app_id, memory_id))
 
 
-@router.delete("/memories/{memory_id}", summary="Delete one memory")
+@router.delete("/memories/{memory_id}", response_model=c.Deleted, summary="Delete one memory")
 async def delete_memory(request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
     viewer = _viewer(request)
     await quota(request, "write", viewer.tenant_id)
@@ -188,7 +194,11 @@ async def delete_memory(request: Request, svc: ServicesDep, memory_id: MemoryId,
     return {"success": True, "message": f"Memory {memory_id} deleted successfully", "data": None}
 
 
-@router.get("/memories/{memory_id}/evolution", summary="Follow a memory's evolution chain (oldest to newest)")
+@router.get(
+    "/memories/{memory_id}/evolution",
+    response_model=c.EvolutionReply,
+    summary="Follow a memory's evolution chain (oldest to newest)",
+)
 async def memory_evolution(request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
     viewer = _viewer(request)
     await quota(request, "recall", viewer.tenant_id)
@@ -201,7 +211,9 @@ async def memory_evolution(request: Request, svc: ServicesDep, memory_id: Memory
     }
 
 
-@router.post("/agent/memories", status_code=202, summary="Store an agent's memory (fast path, async)")
+@router.post(
+    "/agent/memories", response_model=c.Accepted, status_code=202, summary="Store an agent's memory (fast path, async)"
+)
 async def add_agent_memory(
     body: AgentMemoryRequest,
     request: Request,
@@ -227,8 +239,9 @@ async def add_agent_memory(
 
 @router.post(
     "/agent/summaries",
+    response_model=c.Summary,
     summary="Summarise a conversation: 200 with the summary, or 202 and a webhook delivery",
-    responses={202: {"description": "accepted for callback delivery"}},
+    responses={202: {"model": c.Accepted, "description": "accepted for callback delivery"}},
 )
 async def summarize_conversation(
     body: SummaryRequest,
@@ -271,14 +284,14 @@ async def summarize_conversation(
     return _accepted(job.id, "Conversation summary scheduled for callback delivery", body, spec_nulls=False)
 
 
-@router.get("/tasks/{task_id}", summary="Status, error and result of a background task")
+@router.get("/tasks/{task_id}", response_model=c.Task, summary="Status, error and result of a background task")
 async def get_task(
     request: Request, svc: ServicesDep, task_id: Annotated[str, Path(min_length=1, max_length=64)]
 ) -> dict[str, Any]:
     return await svc.conversation.tasks.view(_viewer(request), task_id)
 
 
-@router.get("/system/pool-stats", summary="Connection pool of the store")
+@router.get("/system/pool-stats", response_model=c.PoolStats, summary="Connection pool of the store")
 async def pool_stats(svc: ServicesDep) -> dict[str, Any]:
     store = svc.store
     stats = await store.pool_stats()

@@ -22,7 +22,14 @@ FORBIDDEN_CALLBACK_HEADERS = frozenset(
 )
 _HEADER_NAME = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
-Ident = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ID_CHARS)]
+#: stripped, then 1..MAX_ID_CHARS: the schema says "some non-space character"
+Ident = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ID_CHARS),
+    Field(json_schema_extra={"pattern": r"\S"}),
+]
+#: an absolute http(s) URL with a host (check_callback_url), as a pattern clients can read
+HTTP_URL_PATTERN = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9\-._~%!$&'()*+,;=]+(:[0-9]*)?([/?#][\x21-\x7e]*)?\s*$"
 OptIdent = Annotated[str | None, StringConstraints(strip_whitespace=True, max_length=MAX_ID_CHARS)]
 
 
@@ -39,9 +46,13 @@ def _check_timestamp(value: str | None) -> str | None:
 class MessageIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    role: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+    role: Annotated[
+        str,
+        StringConstraints(strip_whitespace=True, min_length=1, max_length=64),
+        Field(json_schema_extra={"pattern": r"\S"}),
+    ]
     content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
-    timestamp: str = Field(description="ISO-8601 date-time")
+    timestamp: str = Field(description="ISO-8601 date-time", json_schema_extra={"format": "date-time"})
     id: OptIdent = Field(None, description="optional message id, cited by the notes made from it")
     message_id: OptIdent = Field(None, description="alias of id")
 
@@ -56,7 +67,9 @@ class MessageIn(BaseModel):
 
 
 class AgentMessageIn(MessageIn):
-    timestamp: str | None = Field(None, description="ISO-8601 date-time (optional here)")  # type: ignore[assignment]
+    timestamp: str | None = Field(  # type: ignore[assignment]
+        None, description="ISO-8601 date-time (optional here)", json_schema_extra={"format": "date-time"}
+    )
 
 
 class MemoryBase(BaseModel):
@@ -77,7 +90,14 @@ class AddMemoryRequest(MemoryBase):
 
 
 class AgentMemoryRequest(MemoryBase):
-    messages: Annotated[str, StringConstraints(min_length=1, max_length=MAX_AGENT_TEXT_CHARS)] | list[AgentMessageIn]
+    messages: (
+        Annotated[
+            str,
+            StringConstraints(min_length=1, max_length=MAX_AGENT_TEXT_CHARS),
+            Field(json_schema_extra={"pattern": r"\S"}),
+        ]
+        | list[AgentMessageIn]
+    )
 
     @field_validator("messages")
     @classmethod
@@ -88,7 +108,7 @@ class AgentMemoryRequest(MemoryBase):
 
 
 class SummaryRequest(AgentMemoryRequest):
-    callback_url: str | None = Field(None, max_length=2048)
+    callback_url: str | None = Field(None, max_length=2048, json_schema_extra={"pattern": f"^$|{HTTP_URL_PATTERN}"})
     callback_headers: dict[str, str] | None = None
 
     @field_validator("callback_url")

@@ -10,6 +10,7 @@ plain ``{"error", "message"}``.
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -81,6 +82,27 @@ def render(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+def documented_methods(app: FastAPI, path: str) -> list[str]:
+    """The methods the document lists for ``path``, for a 405's ``Allow``: Starlette names only
+    the first route matching the path, RFC 9110 wants them all. Where templates overlap
+    (``/memories/query`` and ``/memories/{memory_id}``) the one with more literal segments is
+    the one routing serves, as the routers declare the literal path first."""
+    best: tuple[int, set[str]] = (-1, set())
+    for template, path_item in app.openapi()["paths"].items():
+        if not re.fullmatch(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)), path):
+            continue
+        literal = sum(1 for part in template.split("/") if not part.startswith("{"))
+        methods = {m.upper() for m in path_item}
+        if literal > best[0]:
+            best = (literal, methods)
+        elif literal == best[0]:
+            best[1].update(methods)
+    methods = best[1]
+    if "GET" in methods:
+        methods.add("HEAD")
+    return sorted(methods)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(MemlaneError)
     async def _domain(request: Request, exc: MemlaneError) -> JSONResponse:
@@ -111,7 +133,14 @@ def install_error_handlers(app: FastAPI) -> None:
         code = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}.get(
             exc.status_code, "http_error"
         )
-        return render(request.url.path, exc.status_code, code, str(exc.detail))
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            # Starlette names only the first route matching the path; RFC 9110 wants them all
+            allowed = documented_methods(request.app, request.url.path)
+            if allowed:
+                headers = {k: v for k, v in headers.items() if k.lower() != "allow"}
+                headers["allow"] = ", ".join(allowed)
+        return render(request.url.path, exc.status_code, code, str(exc.detail), headers=headers or None)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from fastapi import APIRouter, Depends, Request
 
+from memlane.api import responses_graph as g
 from memlane.api.auth import principal_of
 from memlane.api.deps import (
     ServicesDep,
@@ -39,7 +40,12 @@ router = APIRouter(
 )
 
 
-@router.post("/write", summary="Write nodes and edges in one commit", openapi_extra=json_request_body(WriteRequest))
+@router.post(
+    "/write",
+    response_model=g.GraphWriteReply,
+    summary="Write nodes and edges in one commit",
+    openapi_extra=json_request_body(WriteRequest),
+)
 async def write(request: Request, svc: ServicesDep) -> dict[str, Any]:
     body = await validated_body(request, WriteRequest)
     tenant = resolve_tenant(request, body.tenant_id)
@@ -123,7 +129,7 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
     return response
 
 
-@router.post("/recall", summary="Recall a subgraph by query embedding")
+@router.post("/recall", response_model=g.RecallReply, summary="Recall a subgraph by query embedding")
 async def recall(body: RecallRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     p = await _params(body, request, "recall", None)
     rules_context = recall_rules_context(request, p.tenant_id, body)
@@ -141,7 +147,9 @@ async def recall(body: RecallRequest, request: Request, svc: ServicesDep) -> dic
     return response
 
 
-@router.post("/recall_text", summary="Recall a subgraph by query text, embedded by the server")
+@router.post(
+    "/recall_text", response_model=g.RecallTextReply, summary="Recall a subgraph by query text, embedded by the server"
+)
 async def recall_text(body: RecallTextRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     p = await _params(body, request, "recall_text", body.query_text)
     rules_context = recall_rules_context(request, p.tenant_id, body)

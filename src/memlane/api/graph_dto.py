@@ -10,14 +10,20 @@ import re
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from memlane.api.instants import IntervalIn, TimeQuestionIn
+from memlane.api.schema_rules import JsonInt, absent, any_of, both, given, value, with_rules
 from memlane.domain.clock import iso
 from memlane.domain.model import Edge, Node
+from memlane.services.recall import DEBUG_MAX_LIMIT
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 ShortText = Annotated[str, Field(min_length=1, max_length=256)]
+#: a vector component: beyond this, float32 sums of squares overflow and scores become NaN
+Component = Annotated[float, Field(ge=-1e6, le=1e6)]
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 NodeTypeIn = Literal["event", "entity", "topic", "rule", "evidence", "concept", "procedure", "self_model"]
 TierIn = Literal["hot", "warm", "cold", "archive"]
@@ -28,14 +34,24 @@ MAX_EDGES_PER_WRITE = 10000
 
 
 class Strict(BaseModel):
-    """Unknown fields are refused: a misspelt bound should fail loudly, not be ignored."""
+    """Unknown fields are refused: a misspelt bound should fail loudly, not be ignored. Values
+    are strict too: ``0`` is not ``false`` and ``2.0`` is not ``2``, as the schema says."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
+
+
+#: a UUID as JSON carries it (a string): strict mode alone would want a ``UUID`` object
+UUIDIn = Annotated[UUID, Field(strict=False)]
 
 
 class Provenance(Strict):
     input_text: str | None = Field(None, max_length=1_000_000)
-    input_sha256: str | None = None
+    input_sha256: str | None = Field(None, json_schema_extra={"pattern": SHA256.pattern})
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = super().__get_pydantic_json_schema__(core, handler)
+        return with_rules(handler, schema, any_of(given("input_text"), given("input_sha256")))
 
     @model_validator(mode="after")
     def _one_input(self) -> Provenance:
@@ -52,7 +68,7 @@ class TenantScoped(Strict):
 
 
 class WriteNodeIn(Strict, IntervalIn):
-    id: UUID | None = None
+    id: UUIDIn | None = None
     client_id: ShortText | None = None
     scope: ShortText | None = None
     type: NodeTypeIn
@@ -66,7 +82,7 @@ class WriteNodeIn(Strict, IntervalIn):
     slots: dict[str, Any] | None = None
     raw_ref: str | None = Field(None, max_length=4000)
     evidence_ref: str | None = Field(None, max_length=4000)
-    embedding: list[float] | None = Field(None, min_length=1, max_length=8192)
+    embedding: list[Component] | None = Field(None, min_length=1, max_length=8192)
     embedding_model: ShortText | None = None
     salience: Unit | None = None
     importance: Unit | None = None
@@ -74,8 +90,14 @@ class WriteNodeIn(Strict, IntervalIn):
 
 
 class EdgeEndIn(Strict):
-    id: UUID | None = None
+    id: UUIDIn | None = None
     client_id: ShortText | None = None
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = super().__get_pydantic_json_schema__(core, handler)
+        one = any_of(both(given("id"), absent("client_id")), both(given("client_id"), absent("id")))
+        return with_rules(handler, schema, one)
 
     @model_validator(mode="after")
     def _one_ref(self) -> EdgeEndIn:
@@ -85,7 +107,7 @@ class EdgeEndIn(Strict):
 
 
 class WriteEdgeIn(Strict, IntervalIn):
-    id: UUID | None = None
+    id: UUIDIn | None = None
     scope: ShortText | None = None
     type: Literal["part_of", "related_to", "derived_from"]
     src: EdgeEndIn
@@ -97,7 +119,7 @@ class WriteEdgeIn(Strict, IntervalIn):
 
 class WriteRequest(TenantScoped, Provenance):
     actor: ShortText | None = None
-    parent_commit_id: UUID | None = None
+    parent_commit_id: UUIDIn | None = None
     model_version: ShortText | None = None
     prompt_version: ShortText | None = None
     auto_embed: bool | None = None
@@ -113,24 +135,30 @@ class WriteRequest(TenantScoped, Provenance):
 class RecallBase(TenantScoped, TimeQuestionIn):
     consumer_agent_id: ShortText | None = None
     consumer_team_id: ShortText | None = None
-    limit: int = Field(30, ge=1, le=200)
+    limit: JsonInt = Field(30, ge=1, le=200)
     neighborhood_hops: Literal[1, 2] = 2
-    max_nodes: int = Field(50, ge=1, le=200)
-    max_edges: int = Field(100, ge=0, le=100)
-    ranked_limit: int = Field(100, ge=1, le=500)
+    max_nodes: JsonInt = Field(50, ge=1, le=200)
+    max_edges: JsonInt = Field(100, ge=0, le=100)
+    ranked_limit: JsonInt = Field(100, ge=1, le=500)
     min_edge_weight: float = Field(0.0, ge=0.0, le=1.0)
     min_edge_confidence: float = Field(0.0, ge=0.0, le=1.0)
     include_meta: bool = False
     include_slots: bool = False
     include_slots_preview: bool = False
-    slots_preview_keys: int = Field(10, ge=1, le=50)
+    slots_preview_keys: JsonInt = Field(10, ge=1, le=50)
     return_debug: bool = False
     #: per seed, why it ranked: similarity, keyword, fused, entity_boost, time_boost, base, graph, score
     explain: bool = False
     include_embeddings: bool = False
     rules_context: Any = None
     rules_include_shadow: bool = False
-    rules_limit: int = Field(50, ge=1, le=200)
+    rules_limit: JsonInt = Field(50, ge=1, le=200)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = super().__get_pydantic_json_schema__(core, handler)
+        debug = both(value("return_debug", True), given("limit", {"maximum": DEBUG_MAX_LIMIT}))
+        return with_rules(handler, schema, any_of(value("include_embeddings", False), debug))
 
     @model_validator(mode="after")
     def _debug_needs_return_debug(self) -> RecallBase:
@@ -140,7 +168,7 @@ class RecallBase(TenantScoped, TimeQuestionIn):
 
 
 class RecallRequest(RecallBase):
-    query_embedding: list[float] = Field(..., min_length=1, max_length=8192)
+    query_embedding: list[Component] = Field(..., min_length=1, max_length=8192)
 
 
 class RecallTextRequest(RecallBase):

@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Path, Request
 
+from memlane.api import responses_layers as r
 from memlane.api.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_scope, resolve_tenant
 from memlane.api.identity import header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
@@ -49,7 +50,9 @@ async def _results(
     return [memory_object(h.node, score=h.score, embedding=previews.get(h.node.id)) for h in hits]
 
 
-@router.post("/write", summary="Store a memory in the identity, project or workspace layer")
+@router.post(
+    "/write", response_model=r.LayersWriteReply, summary="Store a memory in the identity, project or workspace layer"
+)
 async def write(body: WriteIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "write", caller.tenant_id)
@@ -74,7 +77,9 @@ async def write(body: WriteIn, request: Request, svc: ServicesDep) -> dict[str, 
     return response
 
 
-@router.post("/read", summary="Read memories of one layer (semantic, keyword, id or task mode)")
+@router.post(
+    "/read", response_model=r.ReadReply, summary="Read memories of one layer (semantic, keyword, id or task mode)"
+)
 async def read(body: ReadIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "recall", caller.tenant_id)
@@ -99,7 +104,7 @@ async def read(body: ReadIn, request: Request, svc: ServicesDep) -> dict[str, An
     }
 
 
-@router.post("/update", summary="Modify a memory")
+@router.post("/update", response_model=r.Done, summary="Modify a memory")
 async def update(body: UpdateIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "write", caller.tenant_id)
@@ -118,7 +123,7 @@ async def update(body: UpdateIn, request: Request, svc: ServicesDep) -> dict[str
     return {"success": True}
 
 
-@router.post("/delete", summary="Remove a memory")
+@router.post("/delete", response_model=r.Done, summary="Remove a memory")
 async def delete(body: DeleteIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "write", caller.tenant_id)
@@ -126,7 +131,9 @@ async def delete(body: DeleteIn, request: Request, svc: ServicesDep) -> dict[str
     return {"success": True}
 
 
-@router.post("/search", summary="Semantic search in one layer, or every layer the role may see")
+@router.post(
+    "/search", response_model=r.SearchReply, summary="Semantic search in one layer, or every layer the role may see"
+)
 async def search(body: SearchIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "recall", caller.tenant_id)
@@ -146,7 +153,11 @@ async def search(body: SearchIn, request: Request, svc: ServicesDep) -> dict[str
     return {"success": True, "results": await _results(request, svc, caller, hits, body.include_embeddings)}
 
 
-@router.post("/tasks/{task_id}/complete", summary="Mark a task complete: its workspace memories are deleted")
+@router.post(
+    "/tasks/{task_id}/complete",
+    response_model=r.TaskCompleted,
+    summary="Mark a task complete: its workspace memories are deleted",
+)
 async def complete_task(
     request: Request, svc: ServicesDep, task_id: str = Path(..., min_length=1, max_length=256)
 ) -> dict[str, Any]:

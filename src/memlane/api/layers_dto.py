@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from memlane.api.instants import IntervalIn, TimeQuestionIn
+from memlane.api.schema_rules import JsonInt, Rule, any_of, both, given, value, with_rules
 from memlane.domain.clock import iso
 from memlane.domain.model import Node
 from memlane.services.layers.ids import to_public
+from memlane.services.layers.roles import LAYERS, READ_MODES
 from memlane.services.layers.service import MemoryMeta
 
 ShortText = Annotated[str, Field(min_length=1, max_length=256)]
@@ -23,7 +27,7 @@ Content = Annotated[str, Field(min_length=1, max_length=100_000)]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
 
 class Scoped(Strict):
@@ -35,7 +39,7 @@ class MetadataIn(Strict, IntervalIn):
     agent: ShortText | None = None
     task_id: ShortText | None = None
     user_visible: bool | None = None
-    expiry: AwareDatetime | None = None
+    expiry: Annotated[AwareDatetime, Field(strict=False)] | None = None
     tags: list[Tag] | None = Field(None, max_length=50)
 
     def to_meta(self) -> MemoryMeta:
@@ -52,7 +56,11 @@ class MetadataIn(Strict, IntervalIn):
 
 
 class WriteIn(Scoped):
-    layer: str | None = Field(None, description="identity | project | workspace; omitted: routed by content")
+    layer: str | None = Field(
+        None,
+        description="identity | project | workspace; omitted: routed by content",
+        json_schema_extra={"enum": [*LAYERS, None]},
+    )
     title: Title
     content: Content
     metadata: MetadataIn = Field(default_factory=MetadataIn)
@@ -60,21 +68,49 @@ class WriteIn(Scoped):
 
 
 class ReadIn(Scoped):
-    layer: str
+    layer: str = Field(..., json_schema_extra={"enum": list(LAYERS)})
     query: str | None = Field(None, min_length=1, max_length=20_000)
     id: ShortText | None = None
     task_id: ShortText | None = None
     agent: ShortText | None = None
-    mode: str | None = Field(None, description="semantic | keyword | id | task (default: by layer and fields)")
-    limit: int = Field(10, ge=1, le=100)
+    mode: str | None = Field(
+        None,
+        description="semantic | keyword | id | task (default: by layer and fields)",
+        json_schema_extra={"enum": ["semantic", "keyword", "id", "task", None]},
+    )
+    limit: JsonInt = Field(10, ge=1, le=100)
     tags: list[Tag] = Field(default_factory=list, max_length=50)
     include_embeddings: bool = False
 
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = super().__get_pydantic_json_schema__(core, handler)
+        return with_rules(handler, schema, any_of(*_read_modes()))
+
+
+def _mode(*modes: str | None) -> Rule:
+    return {"properties": {"mode": {"enum": list(modes)}}}
+
+
+def _read_modes() -> list[Rule]:
+    """What each read mode needs (services/layers/service.py): ``id`` an id (and is the mode
+    when one is given), ``task`` a task_id on the workspace layer (the workspace's mode when
+    no id is given), the query modes a query on the layers that have them."""
+    rules = [both(given("id"), _mode("id", None)), both(value("layer", "workspace"), given("task_id"), _mode("task"))]
+    rules.append(
+        both(value("layer", "workspace"), given("task_id"), _mode(None), {"properties": {"id": {"type": "null"}}})
+    )
+    for layer, modes in READ_MODES.items():
+        query_modes = [m for m in modes if m not in ("id", "task")]
+        if query_modes:
+            rules.append(both(value("layer", layer), given("query"), _mode(*query_modes, None)))
+    return rules
+
 
 class SearchIn(Scoped, TimeQuestionIn):
-    layer: str | None = None
+    layer: str | None = Field(None, json_schema_extra={"enum": [*LAYERS, None]})
     query: str = Field(..., min_length=1, max_length=20_000)
-    top_k: int = Field(10, ge=1, le=100)
+    top_k: JsonInt = Field(10, ge=1, le=100)
     task_id: ShortText | None = None
     agent: ShortText | None = None
     tags: list[Tag] = Field(default_factory=list, max_length=50)

@@ -15,6 +15,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 
+from memlane.api import responses_graph as g
 from memlane.api.auth import principal_of
 from memlane.api.deps import ServicesDep, authenticated, quota, resolve_scope, resolve_tenant
 from memlane.api.identity import viewer_of
@@ -57,7 +58,11 @@ def _common(request: Request, body: ActivateRequest | RehydrateRequest) -> tuple
     return viewer, scope, input_sha, body.actor or principal_of(request).agent_id
 
 
-@router.post("/nodes/activate", summary="Record node activity and feedback (adaptive decay signals)")
+@router.post(
+    "/nodes/activate",
+    response_model=g.ActivateReply,
+    summary="Record node activity and feedback (adaptive decay signals)",
+)
 async def activate(body: ActivateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     viewer, scope, input_sha, actor = _common(request, body)
     tenant = viewer.tenant_id
@@ -83,7 +88,11 @@ async def activate(body: ActivateRequest, request: Request, svc: ServicesDep) ->
     }
 
 
-@router.post("/archive/rehydrate", summary="Move cold or archived nodes back into an active tier")
+@router.post(
+    "/archive/rehydrate",
+    response_model=g.RehydrateReply,
+    summary="Move cold or archived nodes back into an active tier",
+)
 async def rehydrate(body: RehydrateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     viewer, scope, input_sha, actor = _common(request, body)
     tenant = viewer.tenant_id

@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 from typing import Annotated, Literal
-from uuid import UUID
 
-from pydantic import Field, model_validator
+from pydantic import Field, GetJsonSchemaHandler, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
-from memlane.api.graph_dto import Provenance, ShortText, TenantScoped
+from memlane.api.graph_dto import Provenance, ShortText, TenantScoped, UUIDIn
+from memlane.api.schema_rules import any_of, given, with_rules
 
 Reason = Annotated[str, Field(max_length=1000)]
 
 
 class NodeRefs(TenantScoped, Provenance):
     actor: ShortText | None = None
-    node_ids: list[UUID] | None = Field(None, min_length=1, max_length=200)
+    node_ids: list[UUIDIn] | None = Field(None, min_length=1, max_length=200)
     client_ids: list[ShortText] | None = Field(None, min_length=1, max_length=200)
     reason: Reason | None = None
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = super().__get_pydantic_json_schema__(core, handler)
+        return with_rules(handler, schema, any_of(given("node_ids"), given("client_ids")))
 
     @model_validator(mode="after")
     def _some_ref(self) -> NodeRefs:

@@ -15,6 +15,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
+from memlane.api import responses_graph as g
 from memlane.api.auth import principal_of
 from memlane.api.deps import ServicesDep, authenticated, get_services, quota, resolve_scope, resolve_tenant
 from memlane.api.graph_dto import RecallBase
@@ -147,7 +148,9 @@ async def recall_rules_block(
 
 
 # --- endpoints ------------------------------------------------------------------------------
-@router.post("/rules/evaluate", summary="Evaluate SHADOW/ACTIVE rules against a planner context")
+@router.post(
+    "/rules/evaluate", response_model=g.EvaluateReply, summary="Evaluate SHADOW/ACTIVE rules against a planner context"
+)
 async def rules_evaluate(body: EvaluateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
@@ -157,7 +160,9 @@ async def rules_evaluate(body: EvaluateRequest, request: Request, svc: ServicesD
     return {"tenant_id": tenant, "scope": scope, **ev.as_response()}
 
 
-@router.post("/tools/select", summary="Apply ACTIVE rule tool policy to candidate tools")
+@router.post(
+    "/tools/select", response_model=g.ToolsSelectReply, summary="Apply ACTIVE rule tool policy to candidate tools"
+)
 async def tools_select(body: ToolsSelectRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
@@ -194,7 +199,11 @@ async def tools_select(body: ToolsSelectRequest, request: Request, svc: Services
     }
 
 
-@router.post("/tools/feedback", summary="Attribute a tool decision's outcome to the rules behind it")
+@router.post(
+    "/tools/feedback",
+    response_model=g.ToolsFeedbackReply,
+    summary="Attribute a tool decision's outcome to the rules behind it",
+)
 async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
@@ -226,7 +235,7 @@ async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: Serv
     }
 
 
-@router.post("/feedback", summary="Record one outcome for one rule")
+@router.post("/feedback", response_model=g.RuleFeedbackReply, summary="Record one outcome for one rule")
 async def rule_feedback(body: FeedbackRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
@@ -257,7 +266,11 @@ async def rule_feedback(body: FeedbackRequest, request: Request, svc: ServicesDe
     }
 
 
-@router.post("/rules/state", summary="Move a rule through draft -> shadow -> active (or disable it)")
+@router.post(
+    "/rules/state",
+    response_model=g.RuleStateReply,
+    summary="Move a rule through draft -> shadow -> active (or disable it)",
+)
 async def rules_state(body: RuleStateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)

@@ -9,11 +9,11 @@ Unknown fields are refused like everywhere on the graph surface.
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
-from uuid import UUID
 
 from pydantic import Field, field_validator
 
-from memlane.api.graph_dto import Provenance, ShortText, TenantScoped
+from memlane.api.graph_dto import Provenance, ShortText, TenantScoped, UUIDIn
+from memlane.api.schema_rules import JsonInt
 
 ToolName = Annotated[str, Field(min_length=1, max_length=256)]
 OutcomeIn = Literal["positive", "negative", "neutral"]
@@ -50,7 +50,11 @@ def context_problem(value: Any) -> str | None:
 
 
 class WithContext(TenantScoped):
-    context: Any = Field(..., description="planner context (docs/rules.md); any JSON value, not null")
+    context: Any = Field(
+        ...,
+        description="planner context (docs/rules.md); any JSON value, not null",
+        json_schema_extra={"not": {"type": "null"}},
+    )
 
     @field_validator("context")
     @classmethod
@@ -65,13 +69,13 @@ class WithContext(TenantScoped):
 
 class EvaluateRequest(WithContext):
     include_shadow: bool = True
-    limit: int = Field(50, ge=1, le=200)
+    limit: JsonInt = Field(50, ge=1, le=200)
 
 
 class ToolsSelectRequest(WithContext):
     candidates: list[ToolName] = Field(..., min_length=1, max_length=200)
     include_shadow: bool = False
-    rules_limit: int = Field(50, ge=1, le=200)
+    rules_limit: JsonInt = Field(50, ge=1, le=200)
     strict: bool = True
 
 
@@ -83,12 +87,12 @@ class ToolsFeedbackRequest(WithContext, Provenance):
     run_id: ShortText | None = None
     target: Literal["tool", "all"] = "tool"
     include_shadow: bool = False
-    rules_limit: int = Field(50, ge=1, le=200)
+    rules_limit: JsonInt = Field(50, ge=1, le=200)
     note: Note | None = None
 
 
 class FeedbackRequest(TenantScoped, Provenance):
-    rule_node_id: UUID
+    rule_node_id: UUIDIn
     outcome: OutcomeIn
     run_id: ShortText | None = None
     note: Note | None = None
@@ -96,6 +100,6 @@ class FeedbackRequest(TenantScoped, Provenance):
 
 
 class RuleStateRequest(TenantScoped, Provenance):
-    rule_node_id: UUID
+    rule_node_id: UUIDIn
     state: Literal["draft", "shadow", "active", "disabled"]
     actor: ShortText | None = None

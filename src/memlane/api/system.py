@@ -8,13 +8,19 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from memlane import __version__
+from memlane.api import responses_system as s
 from memlane.api.deps import ServicesDep
 from memlane.api.json_body import JsonBodyRoute
 
 router = APIRouter(route_class=JsonBodyRoute, tags=["system"])
 
 
-@router.get("/health", summary="Liveness and store health")
+@router.get(
+    "/health",
+    response_model=s.Health,
+    responses={503: {"model": s.Health, "description": "the store does not answer"}},
+    summary="Liveness and store health",
+)
 async def health(svc: ServicesDep) -> JSONResponse:
     db_ok = await svc.store.ping()
     body: dict[str, Any] = {
@@ -38,7 +44,7 @@ async def health(svc: ServicesDep) -> JSONResponse:
     return JSONResponse(body, status_code=200 if db_ok else 503)
 
 
-@router.get("/", summary="API information")
+@router.get("/", response_model=s.Index, summary="API information")
 async def index() -> dict[str, Any]:
     return {
         "name": "memlane",

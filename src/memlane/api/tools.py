@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
+from memlane.api import responses_tools as t
 from memlane.api.deps import ServicesDep, authenticated, get_services, quota, resolve_tenant
 from memlane.api.identity import header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
@@ -56,7 +57,9 @@ def _header(request: Request, name: str) -> str | None:
     return raw.strip() if raw and raw.strip() else None
 
 
-@router.get("", summary="The tools with their JSON Schemas, also in OpenAI function-calling form")
+@router.get(
+    "", response_model=t.ToolList, summary="The tools with their JSON Schemas, also in OpenAI function-calling form"
+)
 async def list_tools() -> dict[str, Any]:
     return {
         "tools": [{"name": n, "description": DESCRIPTIONS[n], "inputSchema": SCHEMAS[n]} for n in TOOL_NAMES],
@@ -64,7 +67,7 @@ async def list_tools() -> dict[str, Any]:
     }
 
 
-@router.post("/{name}", summary="Call a tool; the body is its arguments object")
+@router.post("/{name}", response_model=t.ToolResult, summary="Call a tool; the body is its arguments object")
 async def call_tool(name: str, request: Request, svc: ServicesDep) -> dict[str, Any]:
     ctx = tool_context(request)
     raw = await request.body()
@@ -88,7 +91,7 @@ def _author(request: Request, tenant: str) -> dict[str, str | None]:
     return {"author": viewer.agent_id or viewer.role, "user_id": viewer.user_id}
 
 
-@knowledge_router.get("/items", summary="List knowledge items")
+@knowledge_router.get("/items", response_model=t.ItemList, summary="List knowledge items")
 async def list_items(
     request: Request,
     svc: ServicesDep,
@@ -102,7 +105,7 @@ async def list_items(
     return {"success": True, "items": [item_dto(i, include_constraints=True) for i in items], "totalCount": len(items)}
 
 
-@knowledge_router.post("/items", summary="Create a knowledge item", status_code=201)
+@knowledge_router.post("/items", response_model=t.ItemReply, summary="Create a knowledge item", status_code=201)
 async def create_item(body: KnowledgeItemIn, request: Request, svc: ServicesDep) -> JSONResponse:
     tenant = resolve_tenant(request, None)
     await quota(request, "write", tenant)
@@ -124,7 +127,7 @@ async def create_item(body: KnowledgeItemIn, request: Request, svc: ServicesDep)
     return JSONResponse({"success": True, "item": item_dto(rec)}, status_code=201)
 
 
-@knowledge_router.get("/items/{item_id}", summary="One knowledge item")
+@knowledge_router.get("/items/{item_id}", response_model=t.ItemReply, summary="One knowledge item")
 async def get_item(item_id: str, request: Request, svc: ServicesDep, include_history: bool = False) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     rec = await svc.knowledge.get(tenant, item_id)
@@ -134,7 +137,9 @@ async def get_item(item_id: str, request: Request, svc: ServicesDep, include_his
     return out
 
 
-@knowledge_router.patch("/items/{item_id}", summary="Change a knowledge item (a new version)")
+@knowledge_router.patch(
+    "/items/{item_id}", response_model=t.ItemReply, summary="Change a knowledge item (a new version)"
+)
 async def update_item(item_id: str, body: KnowledgeItemPatch, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     await quota(request, "write", tenant)
@@ -143,7 +148,7 @@ async def update_item(item_id: str, body: KnowledgeItemPatch, request: Request, 
     return {"success": True, "item": item_dto(rec)}
 
 
-@knowledge_router.delete("/items/{item_id}", summary="Delete a knowledge item")
+@knowledge_router.delete("/items/{item_id}", response_model=t.ItemDeleted, summary="Delete a knowledge item")
 async def delete_item(item_id: str, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     await quota(request, "write", tenant)
@@ -151,13 +156,17 @@ async def delete_item(item_id: str, request: Request, svc: ServicesDep) -> dict[
     return {"success": True, "message": f"Knowledge item {item_id!r} deleted; run sync_now to remove it from memory"}
 
 
-@knowledge_router.get("/items/{item_id}/history", summary="Version history of a knowledge item")
+@knowledge_router.get(
+    "/items/{item_id}/history", response_model=t.History, summary="Version history of a knowledge item"
+)
 async def item_history(item_id: str, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     return {"success": True, "history": [version_dto(v) for v in await svc.knowledge.history(tenant, item_id)]}
 
 
-@knowledge_router.post("/import", summary="Import Markdown documents with YAML front matter (ADRs etc.)")
+@knowledge_router.post(
+    "/import", response_model=t.ImportReply, summary="Import Markdown documents with YAML front matter (ADRs etc.)"
+)
 async def import_documents(body: ImportIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     await quota(request, "write", tenant)

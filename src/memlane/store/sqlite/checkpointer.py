@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
+import threading
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +35,10 @@ class Checkpointer:
         self._dirty = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._conn: sqlite3.Connection | None = None
+        # Cancelling the task does not stop a checkpoint already running on its thread; the
+        # connection is closed only under this lock, never while that thread still uses it
+        # (closing it under a running statement crashed the process: a segfault in a test run).
+        self._lock = threading.Lock()
 
     def start(self) -> None:
         self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -55,8 +60,10 @@ class Checkpointer:
 
     def checkpoint(self) -> tuple[int, int, int]:
         """``(busy, wal pages, pages copied)`` of one PASSIVE checkpoint."""
-        assert self._conn is not None, "checkpointer is not started"
-        busy, frames, copied = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        with self._lock:
+            if self._conn is None:
+                raise sqlite3.ProgrammingError("checkpointer is not started")
+            busy, frames, copied = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         return int(busy), int(frames), int(copied)
 
     async def stop(self) -> None:
@@ -68,5 +75,6 @@ class Checkpointer:
         if self._conn is not None:
             with contextlib.suppress(sqlite3.Error):
                 await asyncio.to_thread(self.checkpoint)
-            self._conn.close()
-            self._conn = None
+            with self._lock:
+                self._conn.close()
+                self._conn = None
