@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from memlane.api.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_tenant
 from memlane.api.identity import header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
+from memlane.api.responses_graph import ErasureReply
 from memlane.domain.erasure import ErasureSubject
 
 router = APIRouter(route_class=JsonBodyRoute, prefix="/v1", tags=["erasure"], dependencies=[Depends(authenticated)])
@@ -51,7 +52,11 @@ class ErasureRequest(BaseModel):
         return ErasureSubject(tenant_id, "tenant", tenant_id)
 
 
-@router.post("/erasure", summary="Erase everything of a scope, user, agent or tenant; answers a receipt")
+@router.post(
+    "/erasure",
+    summary="Erase everything of a scope, user, agent or tenant; answers a receipt",
+    response_model=ErasureReply,
+)
 async def erase(body: ErasureRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, body.tenant_id)
     viewer = viewer_of(request, tenant, header_claims(request))

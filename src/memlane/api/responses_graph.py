@@ -45,8 +45,17 @@ class GraphWriteReply(TypedDict):
     embedding_backfill: NotRequired[EmbeddingBackfill]
 
 
+class Interval(TypedDict):
+    """When a fact with an interval was true (null: that end is open) and when the server
+    learned that it ended; absent for facts that never had an interval."""
+
+    valid_at: NotRequired[str | None]
+    invalid_at: NotRequired[str | None]
+    expired_at: NotRequired[str | None]
+
+
 @closed
-class Seed(TypedDict):
+class Seed(Interval):
     """``similarity`` is the raw cosine, ``relevance`` the same on the calibrated 0..1 scale."""
 
     id: str
@@ -68,7 +77,7 @@ class Ranked(TypedDict):
 
 
 @closed
-class GraphNode(TypedDict):
+class GraphNode(Interval):
     """A node of the recalled subgraph; the optional parts follow the request's include_* flags."""
 
     id: str
@@ -97,7 +106,7 @@ class GraphNode(TypedDict):
 
 
 @closed
-class GraphEdge(TypedDict):
+class GraphEdge(Interval):
     from_id: str
     to_id: str
     type: str
@@ -274,3 +283,21 @@ class RehydrateReply(TypedDict):
     commit_id: str | None
     commit_hash: str | None
     rehydrated: Rehydrated
+
+
+@closed
+class ErasureSubjectDigest(TypedDict):
+    """What was erased, named only by a digest: the receipt keeps no content."""
+
+    kind: str
+    sha256: str
+
+
+@closed
+class ErasureReply(TypedDict):
+    erasure_id: str
+    tenant_id: str
+    subject: ErasureSubjectDigest
+    counts: dict[str, Any]
+    scopes: int
+    erased_at: str | None

@@ -19,6 +19,9 @@ class MemoryMetadata(TypedDict):
     agent: NotRequired[str]
     task_id: NotRequired[str]
     expiry: NotRequired[str | None]
+    valid_at: NotRequired[str | None]
+    invalid_at: NotRequired[str | None]
+    expired_at: NotRequired[str | None]
 
 
 @closed
