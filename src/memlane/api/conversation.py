@@ -8,6 +8,7 @@ a memory id is the note's node id.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
@@ -16,7 +17,7 @@ from fastapi.responses import JSONResponse
 from memlane.api.conversation_dto import (
     AddMemoryRequest,
     AgentMemoryRequest,
-    AgentMessageIn,
+    BatcherRequest,
     MessageIn,
     SummaryRequest,
     check_callback_url,
@@ -35,7 +36,8 @@ from memlane.jobs.conversation_kinds import (
 )
 from memlane.llm.errors import LLMBudgetExhausted, LLMOutputInvalid
 from memlane.services.conversation.memories import QueryParams, memory_view
-from memlane.services.conversation.messages import RAW_TEXT_ROLE, messages_from_payload
+from memlane.services.conversation.messages import RAW_TEXT_ROLE, messages_from_payload, stamp_arrivals
+from memlane.store.batcher import BufferKey
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/api/v1", tags=["conversation memory"], dependencies=[Depends(authenticated)]
@@ -67,8 +69,9 @@ def _request_sha(kind: str, body: dict[str, Any]) -> str:
     return sha256_hex(kind + "\n" + json.dumps(body, sort_keys=True, separators=(",", ":"), default=str))
 
 
-def _message_list(items: list[MessageIn] | list[AgentMessageIn], limit: int, now: str) -> list[dict[str, Any]]:
-    """Checks the count bound and unique ids; a message without a timestamp gets ``now``."""
+def _message_list(items: list[MessageIn], limit: int, now: datetime) -> list[dict[str, Any]]:
+    """Checks the count bound and unique ids; a message without a timestamp takes its arrival
+    time, in the order sent (``stamp_arrivals``)."""
     if not 1 <= len(items) <= limit:
         raise InvalidRequest(
             f"messages must contain between 1 and {limit} messages (got {len(items)}); MAX_MESSAGES is {limit}",
@@ -85,15 +88,13 @@ def _message_list(items: list[MessageIn] | list[AgentMessageIn], limit: int, now
                     details={"field": f"messages[{i}].id"},
                 )
             seen[given] = i
-        payload = m.to_payload()
-        payload["timestamp"] = payload["timestamp"] or now
-        out.append(payload)
-    return out
+        out.append(m.to_payload())
+    return stamp_arrivals(out, now)
 
 
-def _flexible_messages(body: AgentMemoryRequest, limit: int, now: str, raw_role: str) -> list[dict[str, Any]]:
+def _flexible_messages(body: AgentMemoryRequest, limit: int, now: datetime, raw_role: str) -> list[dict[str, Any]]:
     if isinstance(body.messages, str):
-        return [{"id": None, "role": raw_role, "content": body.messages, "timestamp": now}]
+        return [{"id": None, "role": raw_role, "content": body.messages, "timestamp": iso(now)}]
     return _message_list(body.messages, limit, now)
 
 
@@ -121,7 +122,7 @@ async def add_memory(
     viewer = _viewer(request)
     key = _idempotency_key(idempotency_key)
     await quota(request, "write", viewer.tenant_id)
-    messages = _message_list(body.messages, svc.settings.max_messages, iso(svc.clock.now()) or "")
+    messages = _message_list(body.messages, svc.settings.max_messages, svc.clock.now())
     payload = {
         "app_id": body.app_id,
         "user_id": body.user_id,
@@ -201,7 +202,7 @@ async def add_agent_memory(
     viewer = _viewer(request)
     key = _idempotency_key(idempotency_key)
     await quota(request, "write", viewer.tenant_id)
-    messages = _flexible_messages(body, svc.settings.max_messages, iso(svc.clock.now()) or "", "agent")
+    messages = _flexible_messages(body, svc.settings.max_messages, svc.clock.now(), "agent")
     payload = {
         "app_id": body.app_id,
         "user_id": body.user_id,
@@ -229,7 +230,7 @@ async def summarize_conversation(
     conv = svc.conversation
     viewer = _viewer(request)
     await quota(request, "write", viewer.tenant_id)
-    now = iso(svc.clock.now()) or ""
+    now = svc.clock.now()
     messages = _flexible_messages(body, svc.settings.max_messages, now, RAW_TEXT_ROLE)
     callback = body.callback_url
     if callback is None and x_callback_url:
@@ -258,6 +259,36 @@ async def summarize_conversation(
     }
     job, _ = await conv.tasks.submit(viewer, CONVERSATION_SUMMARY_CALLBACK, payload, idempotency_key=key)
     return _accepted(job.id, "Conversation summary scheduled for callback delivery", body, spec_nulls=False)
+
+
+@router.post("/memory-batcher/messages", summary="Buffer streamed messages; full or idle buffers become tasks")
+async def batcher_messages(body: BatcherRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+    viewer = _viewer(request)
+    await quota(request, "write", viewer.tenant_id)
+    limit = svc.settings.max_messages
+    if len(body.messages) > limit:
+        raise InvalidRequest(
+            f"messages must contain at most {limit} messages per request (got {len(body.messages)})",
+            details={"field": "messages"},
+        )
+    messages = [{"role": m.role, "content": m.content, "timestamp": m.timestamp} for m in body.messages]
+    key = BufferKey(viewer.tenant_id, body.app_id, body.user_id, body.session_id)
+    outcome = await svc.conversation.batcher.append(viewer, key, messages)
+    return outcome.view()
+
+
+@router.get("/memory-batcher/buffers", summary="State of one memory batcher buffer")
+async def batcher_buffer(
+    request: Request,
+    svc: ServicesDep,
+    app_id: AppId,
+    user_id: Annotated[str, Query(min_length=1, max_length=200)],
+    session_id: Annotated[str | None, Query(max_length=200)] = None,
+) -> dict[str, Any]:
+    viewer = _viewer(request)
+    await quota(request, "recall", viewer.tenant_id)
+    key = BufferKey(viewer.tenant_id, app_id, user_id, session_id or None)
+    return (await svc.conversation.batcher.status(key)).view()
 
 
 @router.get("/tasks/{task_id}", summary="Status, error and result of a background task")

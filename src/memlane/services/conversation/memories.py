@@ -19,6 +19,7 @@ from memlane.services.conversation.notes import ACTIVE, NOTE_TYPE, event_time, n
 from memlane.services.conversation.ranking import composite
 from memlane.services.embedding import EmbeddingService
 from memlane.services.reading import MemoryReader
+from memlane.services.relevance import RelevanceScale
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
 from memlane.store.base import Store
 
@@ -66,8 +67,10 @@ class MemoryService:
         self.half_life_days = half_life_days
 
     async def query(self, p: QueryParams) -> list[dict[str, Any]]:
-        """Active notes by composite score; ``similarity_threshold`` applies to relevance."""
+        """Active notes by composite score; ``similarity_threshold`` applies to relevance (the
+        0..1 scale of services/relevance.py; the raw cosine is ``cosine_similarity``)."""
         vector = await self.embedding.query_vector(p.query)
+        scale = RelevanceScale(self.embedding.embedder.model_id)
         pool = min(MAX_POOL, max(MIN_POOL, p.n_results * POOL_FACTOR))
         hits = await self.reader.nearest(
             p.viewer,
@@ -80,7 +83,9 @@ class MemoryService:
             user_id=p.user_id,
             session_id=p.session_id,
         )
-        hits = [h for h in hits if h.score >= p.similarity_threshold]
+        relevance = {h.id: scale.relevance(h.score) for h in hits}
+        cosines = {h.id: h.score for h in hits}
+        hits = [h for h in hits if relevance[h.id] >= p.similarity_threshold]
         index = {n.id: n for n in await self.reader.nodes(p.viewer, p.app_id, [h.id for h in hits])}
         now = self.clock.now()
         scored = []
@@ -89,7 +94,7 @@ class MemoryService:
             if node is None:
                 continue
             s = composite(
-                h.score,
+                relevance[h.id],
                 occurred_at=event_time(node),
                 importance=node.importance,
                 now=now,
@@ -106,6 +111,7 @@ class MemoryService:
                 "similarity_score": round(s.relevance, 6),
                 "recency_score": round(s.recency_boost, 6),
                 "importance_score": round(s.importance_boost, 6),
+                "cosine_similarity": round(cosines[node.id], 6),
                 "query_status": "completed",
             }
             for s, node in scored[: p.n_results]

@@ -11,7 +11,8 @@ memories need their identifier; project and org memories without one are tenant-
 synced knowledge items, which memory_search also finds); project and org are labels that
 narrow a search, not access boundaries.
 
-Ranking: cosine similarity (0..1); equal scores (to 3 decimals) follow layer precedence
+Ranking: ``score`` is the relevance scale of services/relevance.py (0..1, what ``threshold``
+compares; the raw cosine is ``cosine`` beside it); equal scores (to 3 decimals) follow layer precedence
 agent > session > user > project > team > org > company, and when the same content is stored
 in several layers only the most specific one is returned.
 """
@@ -28,6 +29,7 @@ from memlane.domain.model import CommitInfo, Node
 from memlane.services.embedding import EmbeddingService
 from memlane.services.layers.ids import to_node_id, to_public
 from memlane.services.reading import MemoryReader
+from memlane.services.relevance import RelevanceScale
 from memlane.services.tools.context import ToolContext
 from memlane.services.writing import WriteCommand, WriteNodeSpec, WriteService
 
@@ -187,7 +189,7 @@ class MemoryTools:
             raise InvalidRequest("query must not be empty", code="INVALID_INPUT", details={"field": "query"})
         limit = int(args.get("limit", 10))
         threshold = float(args.get("threshold", 0.7))
-        wanted_tags = {t.lower() for t in args.get("tags") or []}
+        wanted_tags = _wanted_tags(args)
         requested = list(dict.fromkeys(args.get("layers") or PRECEDENCE))
         searched = [layer for layer in PRECEDENCE if layer in requested and _missing(ctx, layer) is None]
         skipped = [
@@ -196,9 +198,10 @@ class MemoryTools:
             if layer in requested and layer not in searched
         ]
         qvec = await self.embedding.query_vector(query)
+        scale = RelevanceScale(self.embedding.embedder.model_id)
         k = min(max(limit * 5, 50), 500)
         now = self.clock.now()
-        found: list[tuple[Node, float]] = []
+        found: list[tuple[Node, float, float]] = []
         for layer in searched:
             hits = await self.reader.nearest(
                 ctx.viewer,
@@ -220,18 +223,18 @@ class MemoryTools:
                     continue
                 if wanted_tags and not wanted_tags <= {t.lower() for t in n.tags}:
                     continue
-                score = min(max(scores[n.id], 0.0), 1.0)
+                score = scale.relevance(scores[n.id])
                 if score >= threshold:
-                    found.append((n, score))
+                    found.append((n, score, scores[n.id]))
         found.sort(key=lambda t: (-round(t[1], 3), PRECEDENCE.index(str(t[0].layer)), t[0].id))
         seen: set[str] = set()
-        unique: list[tuple[Node, float]] = []
-        for n, s in found:
+        unique: list[tuple[Node, float, float]] = []
+        for n, s, cosine in found:
             key = " ".join(_content(n).lower().split())
             if key in seen:
                 continue
             seen.add(key)
-            unique.append((n, s))
+            unique.append((n, s, cosine))
         results = [
             {
                 "content": _content(n),
@@ -239,8 +242,9 @@ class MemoryTools:
                 "score": round(s, 4),
                 "memoryId": to_public(n.id),
                 "tags": list(n.tags),
+                "cosine": round(cosine, 4),
             }
-            for n, s in unique[:limit]
+            for n, s, cosine in unique[:limit]
         ]
         out: dict[str, Any] = {
             "success": True,
@@ -272,6 +276,13 @@ class MemoryTools:
             "success": True,
             "message": f"Memory {to_public(node.id)} deleted ({node.layer} layer, stored {iso(node.created_at)})",
         }
+
+
+def _wanted_tags(args: dict[str, Any]) -> set[str]:
+    """The flat ``tags`` argument (the schema's) and ``filter.tags`` (the spec's advanced
+    example) together: a result must carry every tag named in either."""
+    flt = args.get("filter") or {}
+    return {t.lower() for t in [*(args.get("tags") or []), *(flt.get("tags") or [])]}
 
 
 def _content(n: Node) -> str:

@@ -1,7 +1,9 @@
 """The tools' names, descriptions and JSON Schemas, served as the agent-tools contract writes them (docs/api-tools.md).
 
-memory_add, memory_search, knowledge_query and knowledge_check are the spec's JSON Schemas
-verbatim; memory_delete, knowledge_show, sync_now and sync_status are the spec's TypeScript
+memory_add, knowledge_query and knowledge_check are the spec's JSON Schemas verbatim;
+memory_search is the spec's plus ``filter`` (``{tags}``), which the spec's own "advanced usage"
+example sends (unknown filter keys are refused rather than ignored); memory_delete,
+knowledge_show, sync_now and sync_status are the spec's TypeScript
 inputs written as JSON Schema in the same style.
 """
 
@@ -98,6 +100,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "description": "Minimum similarity threshold",
             },
             "tags": {"type": "array", "items": {"type": "string"}, "description": "Filter by tags"},
+            "filter": {
+                "type": "object",
+                "properties": {
+                    "tags": {"type": "array", "items": {"type": "string"}, "description": "Filter by tags"},
+                },
+                "additionalProperties": False,
+                "description": "Filters (the same as the flat arguments); a result must carry every tag named",
+            },
         },
         "required": ["query"],
     },
