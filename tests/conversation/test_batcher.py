@@ -98,7 +98,8 @@ def test_an_empty_request_reports_the_buffer_and_buffers_are_per_session(c: http
     assert append(c, app, [])["status"] == "empty"
     append(c, app, [said(FACTS[0])], session_id="morning")
     append(c, app, [said(FACTS[1])], session_id="evening")
-    morning = c.get("/api/v1/memory-batcher/buffers", params={"app_id": app, "user_id": "dana", "session_id": "morning"})
+    where = {"app_id": app, "user_id": "dana", "session_id": "morning"}
+    morning = c.get("/api/v1/memory-batcher/buffers", params=where)
     assert morning.json()["pending_messages"] == 1 and morning.json()["status"] == "pending"
     assert append(c, app, [], session_id="evening")["pending_messages"] == 1
     assert append(c, app, [])["pending_messages"] == 0

@@ -104,7 +104,7 @@ KNOWLEDGE_CHECK = _json(
 ERROR_SHOW = ToolExample(
     "error example: unknown knowledge item",
     "knowledge_show",
-    "\"message\": \"Knowledge item 'adr-999' not found\"",
+    '"message": "Knowledge item \'adr-999\' not found"',
     {"id": "adr-999"},
 )
 SHOW = ToolExample(
