@@ -1,6 +1,5 @@
 """The memory batcher's buffers: one row per (tenant, app, user, session) with its pending
-messages, on the store's own engine (like store/knowledge.py, beside the Store protocol: one
-surface uses it).
+messages, a side table on the store's own engine (store/side_tables.py).
 
 A buffer changes only inside ``BatcherStore.change``: one transaction that locks the row
 (``FOR UPDATE`` on PostgreSQL; SQLite has one writer), lets the caller compute the new state,
@@ -18,11 +17,10 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncEngine
 
-from memlane.domain.errors import ServiceUnavailable
 from memlane.domain.model import Job
 from memlane.store.schema import jobs
+from memlane.store.side_tables import SideTables
 from memlane.store.sql.jobs import job_row
 from memlane.store.types import JSONType, UTCDateTime
 
@@ -128,16 +126,8 @@ def _state(key: BufferKey, row: Any) -> BufferState:
     )
 
 
-class BatcherStore:
-    def __init__(self, engine_source: Any):
-        self._source = engine_source
-
-    @property
-    def engine(self) -> AsyncEngine:
-        engine = getattr(self._source, "engine", None)
-        if not isinstance(engine, AsyncEngine):
-            raise ServiceUnavailable("the memory batcher needs an SQL store (SQLite or PostgreSQL)")
-        return engine
+class BatcherStore(SideTables):
+    purpose = "the memory batcher"
 
     async def get(self, key: BufferKey) -> BufferState | None:
         async with self.engine.connect() as conn:
@@ -147,7 +137,7 @@ class BatcherStore:
     async def change(self, key: BufferKey, change: Change, *, now: datetime) -> tuple[BufferState, list[Job]]:
         """Lock the buffer (creating it empty if new), apply ``change`` to it, store the
         result and insert the jobs ``change`` returns, all in one transaction."""
-        async with self.engine.begin() as conn:
+        async with self._tx() as conn:
             insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
             await conn.execute(
                 insert(batcher_buffers)
