@@ -37,7 +37,6 @@ from memlane.jobs.conversation_kinds import (
 from memlane.llm.errors import LLMBudgetExhausted, LLMOutputInvalid
 from memlane.services.conversation.memories import QueryParams, memory_view
 from memlane.services.conversation.messages import RAW_TEXT_ROLE, messages_from_payload, stamp_arrivals
-from memlane.store.batcher import BufferKey
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/api/v1", tags=["conversation memory"], dependencies=[Depends(authenticated)]
@@ -272,8 +271,7 @@ async def batcher_messages(body: BatcherRequest, request: Request, svc: Services
             details={"field": "messages"},
         )
     messages = [{"role": m.role, "content": m.content, "timestamp": m.timestamp} for m in body.messages]
-    key = BufferKey(viewer.tenant_id, body.app_id, body.user_id, body.session_id)
-    outcome = await svc.conversation.batcher.append(viewer, key, messages)
+    outcome = await svc.conversation.batcher.append(viewer, body.app_id, body.user_id, body.session_id, messages)
     return outcome.view()
 
 
@@ -287,8 +285,7 @@ async def batcher_buffer(
 ) -> dict[str, Any]:
     viewer = _viewer(request)
     await quota(request, "recall", viewer.tenant_id)
-    key = BufferKey(viewer.tenant_id, app_id, user_id, session_id or None)
-    return (await svc.conversation.batcher.status(key)).view()
+    return (await svc.conversation.batcher.status(viewer, app_id, user_id, session_id or None)).view()
 
 
 @router.get("/tasks/{task_id}", summary="Status, error and result of a background task")

@@ -93,8 +93,11 @@ class BatcherService:
         self.idle_timeout_sec = idle_timeout_sec
         self.max_attempts = max_attempts
 
-    async def append(self, viewer: Viewer, key: BufferKey, messages: list[dict[str, Any]]) -> BatchOutcome:
+    async def append(
+        self, viewer: Viewer, app_id: str, user_id: str, session_id: str | None, messages: list[dict[str, Any]]
+    ) -> BatchOutcome:
         """Buffer ``messages`` (role, content, optional timestamp) and flush full batches."""
+        key = BufferKey(viewer.tenant_id, app_id, user_id, session_id)
         now = self.clock.now()
         flushed: list[str] = []
 
@@ -121,7 +124,8 @@ class BatcherService:
             self.tasks.notify()
         return BatchOutcome(state, self.batch_size, self.idle_timeout_sec, flushed)
 
-    async def status(self, key: BufferKey) -> BatchOutcome:
+    async def status(self, viewer: Viewer, app_id: str, user_id: str, session_id: str | None) -> BatchOutcome:
+        key = BufferKey(viewer.tenant_id, app_id, user_id, session_id)
         state = await self.store.get(key) or BufferState(key=key)
         return BatchOutcome(state, self.batch_size, self.idle_timeout_sec)
 
