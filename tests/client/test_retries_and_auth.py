@@ -15,6 +15,7 @@ import pytest
 
 from memlane.client import (
     AuthenticationError,
+    BadRequestError,
     MemlaneClient,
     MemlaneConnectionError,
     PermissionDeniedError,
@@ -162,3 +163,11 @@ def test_no_credentials_is_an_authentication_error_in_each_surfaces_envelope(sec
             client.recall_text(query_text="x")
     assert set(conversation.value.envelope) == {"detail"}
     assert graph.value.envelope["error"] == graph.value.code
+
+
+def test_with_auth_on_a_key_without_a_user_is_told_to_use_credentials_for_one(secured: LiveServer) -> None:
+    with MemlaneClient(secured.url, jwt=token(tenant_id="acme", sub="agent-3")) as client:
+        with pytest.raises(BadRequestError) as refused:
+            client.tools.memory_add("a personal fact")
+        assert "credentials (API key or JWT) issued for a user" in refused.value.message
+        assert client.tools.memory_add("a project fact", layer="project").success is True

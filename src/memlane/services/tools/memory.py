@@ -50,9 +50,13 @@ FIELDS = frozenset(
 
 
 def _missing(ctx: ToolContext, layer: str) -> str | None:
+    """How the caller can name the identifier a layer needs, or None when it is known. With
+    auth on only the credentials name it (a header would be ``identity_mismatch``)."""
     need = NEEDS.get(layer)
     if need is None or getattr(ctx, need[0]):
         return None
+    if ctx.viewer.authenticated and layer != "session":
+        return f"credentials (API key or JWT) issued for a {layer} ({need[0]})"
     return need[1]
 
 
