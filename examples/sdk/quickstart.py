@@ -33,7 +33,7 @@ def main() -> None:
                 break
             time.sleep(0.1)
         for seed in recalled.seeds:
-            print(f"seed {seed.similarity:.3f} {seed.title}: {seed.text_summary}")
+            print(f"seed {seed.relevance or 0:.3f} {seed.title}: {seed.text_summary}")
 
         # agent tools: no identity needed with auth off (the configured defaults are used)
         added = client.tools.memory_add("User prefers functional programming patterns over OOP", tags=["style"])

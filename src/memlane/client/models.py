@@ -46,6 +46,7 @@ class Seed(Result):
     salience: float | None = None
     confidence: float | None = None
     similarity: float
+    relevance: float | None = None
 
 
 class RankedNode(Result):
@@ -291,7 +292,7 @@ class MemoryHit(Result):
     score: float
     memory_id: str = Field(alias="memoryId")
     tags: list[str] = Field(default_factory=list)
-    cosine: float | None = None
+    similarity: float | None = None
 
 
 class MemorySearchResult(ToolResult):

@@ -127,6 +127,12 @@ class Store(Protocol):
 
     async def resolve_client_ids(self, tenant_id: str, scope: str, client_ids: Sequence[str]) -> dict[str, str]: ...
 
+    async def preceding_nodes(self, tenant_id: str, scope: str, node_id: str, *, limit: int, span: int) -> list[Node]:
+        """Up to ``limit`` nodes of ``scope`` inserted just before ``node_id``, newest first,
+        looking back at most ``span`` insertions of the tenant (so a scope written in
+        between many others finds no neighbours rather than scanning far)."""
+        ...
+
     async def find_nodes(
         self,
         tenant_id: str,

@@ -11,8 +11,8 @@ memories need their identifier; project and org memories without one are tenant-
 synced knowledge items, which memory_search also finds); project and org are labels that
 narrow a search, not access boundaries.
 
-Ranking: ``score`` is the relevance scale of services/relevance.py (0..1, what ``threshold``
-compares; the raw cosine is ``cosine`` beside it); equal scores (to 3 decimals) follow layer precedence
+Ranking: ``score`` is the calibrated relevance (services/ranking/calibration.py, what
+``threshold`` compares; the raw cosine is ``similarity``); equal scores (to 3 decimals) follow layer precedence
 agent > session > user > project > team > org > company, and when the same content is stored
 in several layers only the most specific one is returned.
 """
@@ -29,7 +29,6 @@ from memlane.domain.model import CommitInfo, Node
 from memlane.services.embedding import EmbeddingService
 from memlane.services.layers.ids import to_node_id, to_public
 from memlane.services.reading import MemoryReader
-from memlane.services.relevance import RelevanceScale
 from memlane.services.tools.context import ToolContext
 from memlane.services.writing import WriteCommand, WriteNodeSpec, WriteService
 
@@ -202,7 +201,6 @@ class MemoryTools:
             if layer in requested and layer not in searched
         ]
         qvec = await self.embedding.query_vector(query)
-        scale = RelevanceScale(self.embedding.embedder.model_id)
         k = min(max(limit * 5, 50), 500)
         now = self.clock.now()
         found: list[tuple[Node, float, float]] = []
@@ -227,28 +225,28 @@ class MemoryTools:
                     continue
                 if wanted_tags and not wanted_tags <= {t.lower() for t in n.tags}:
                     continue
-                score = scale.relevance(scores[n.id])
+                score = self.embedding.relevance(scores[n.id])
                 if score >= threshold:
                     found.append((n, score, scores[n.id]))
         found.sort(key=lambda t: (-round(t[1], 3), PRECEDENCE.index(str(t[0].layer)), t[0].id))
         seen: set[str] = set()
         unique: list[tuple[Node, float, float]] = []
-        for n, s, cosine in found:
+        for n, s, cos in found:
             key = " ".join(_content(n).lower().split())
             if key in seen:
                 continue
             seen.add(key)
-            unique.append((n, s, cosine))
+            unique.append((n, s, cos))
         results = [
             {
                 "content": _content(n),
                 "layer": n.layer,
                 "score": round(s, 4),
+                "similarity": round(cos, 4),
                 "memoryId": to_public(n.id),
                 "tags": list(n.tags),
-                "cosine": round(cosine, 4),
             }
-            for n, s, cosine in unique[:limit]
+            for n, s, cos in unique[:limit]
         ]
         out: dict[str, Any] = {
             "success": True,
