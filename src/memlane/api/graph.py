@@ -74,6 +74,7 @@ async def _params(body: RecallBase, request: Request, endpoint: str, query_text:
         debug_embeddings_allowed=allowed,
         endpoint=endpoint,
         query_text=query_text,
+        explain=body.explain,
     )
 
 
@@ -97,6 +98,8 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
         },
         "context": {"text": out.context_text, "items": out.context_items, "citations": out.citations},
     }
+    if body.explain:
+        response["explain"] = {nid: {k: round(v, 6) for k, v in why.items()} for nid, why in out.signals.items()}
     if body.return_debug:
         debug: dict[str, Any] = {"neighborhood_counts": out.neighborhood_counts}
         if out.debug_embeddings is not None:

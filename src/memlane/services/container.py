@@ -37,6 +37,8 @@ from memlane.services.recall import RecallService
 from memlane.services.rules_service import RulesService
 from memlane.services.tools.memory import MemoryTools
 from memlane.services.tools.service import ToolService
+from memlane.services.transfer.export import Exporter
+from memlane.services.transfer.importer import Importer
 from memlane.services.writing import WriteService
 from memlane.store import migrate
 from memlane.store.base import Store
@@ -121,6 +123,8 @@ class Services:
     sync: SyncService
     sweeper: ExpirySweeper
     tools: ToolService
+    exporter: Exporter
+    importer: Importer
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -245,6 +249,10 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         knowledge=knowledge,
         sync=sync,
         sweeper=sweeper,
+        exporter=Exporter(
+            store, reader, knowledge, clock=clock, model_id=embedder.model_id, dimension=embedder.dimension
+        ),
+        importer=Importer(reader, writes, knowledge, model_id=embedder.model_id, dimension=embedder.dimension),
         tools=ToolService(
             store,
             memory_tools,

@@ -13,6 +13,7 @@ from memlane.domain.errors import MemlaneError, UpstreamEmbeddingBadResponse
 from memlane.domain.model import Job
 from memlane.embed.base import Embedder
 from memlane.jobs.kinds import EMBED_NODES
+from memlane.metrics import recall_stage
 from memlane.services.embedding_context import LOOKBACK_SPAN, ContextConfig, contextual_text, in_a_conversation
 from memlane.services.ranking.calibration import RelevanceScale
 from memlane.store.base import PendingEmbedding, Store, Vector
@@ -59,7 +60,8 @@ class EmbeddingService:
         return out
 
     async def query_vector(self, text: str) -> Vector:
-        return (await self.vectors([text]))[0]
+        with recall_stage("embed"):
+            return (await self.vectors([text]))[0]
 
     async def run_embed_job(self, job: Job) -> dict[str, Any]:
         """Embed the job's pending nodes; nodes whose text changed meanwhile are re-read."""

@@ -215,6 +215,27 @@ class Store(Protocol):
 
     async def count_jobs(self, status: str | None = None) -> int: ...
 
+    async def job_counts(self) -> dict[tuple[str, str], int]:
+        """Jobs of every tenant by ``(kind, status)``: the queue depth an operator watches."""
+        ...
+
+    async def embedding_counts(self) -> dict[str, int]:
+        """Nodes of every tenant whose vector is not ready, by ``embedding_status``
+        (``pending``, ``failed``): the embedding backlog."""
+        ...
+
+    # --- history (export / import) ---------------------------------------------------------
+    async def commit_rows(self, tenant_id: str, scope: str, *, after_seq: int, limit: int) -> list[dict[str, Any]]:
+        """The scope's commits as column dicts, oldest first, after sequence ``after_seq``."""
+        ...
+
+    async def restore_commits(
+        self, tenant_id: str, scope: str, rows: Sequence[dict[str, Any]], *, now: datetime
+    ) -> int:
+        """Insert exported commit rows verbatim and move the head to the last; only into a
+        scope with no history (returns 0 and writes nothing otherwise)."""
+        ...
+
     # --- audit --------------------------------------------------------------------------
     async def node_briefs(self, tenant_id: str, scope: str, ids: Sequence[str]) -> list[NodeBrief]:
         """``NodeBrief`` of the given nodes of the scope, in the order asked; unknown ids are skipped."""
