@@ -95,6 +95,9 @@ class Settings(BaseSettings):
     llm_rate_limit_rps: float = Field(5.0, gt=0, validation_alias=_env("MEMLANE_LLM_RATE_LIMIT_RPS"))
     llm_rate_limit_burst: int = Field(10, ge=1, validation_alias=_env("MEMLANE_LLM_RATE_LIMIT_BURST"))
     webhook_timeout_sec: float = Field(10.0, gt=0, validation_alias=_env("MEMLANE_WEBHOOK_TIMEOUT_SEC"))
+    # memory batcher (POST /api/v1/memory-batcher/messages): flush by size, or when idle
+    batcher_batch_size: int = Field(10, ge=1, le=1000, validation_alias=_env("MEMLANE_BATCHER_BATCH_SIZE"))
+    batcher_idle_timeout_sec: float = Field(300.0, gt=0, validation_alias=_env("MEMLANE_BATCHER_IDLE_TIMEOUT_SEC"))
     recency_half_life_days: float = Field(30.0, gt=0, validation_alias=_env("MEMLANE_RECENCY_HALF_LIFE_DAYS"))
 
     # layered memory and agent tools
@@ -163,6 +166,15 @@ class Settings(BaseSettings):
             raise ValueError(
                 "decay thresholds must grow: MEMLANE_DECAY_WARM_AFTER_DAYS < MEMLANE_DECAY_COLD_AFTER_DAYS "
                 "< MEMLANE_DECAY_ARCHIVE_AFTER_DAYS"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _batch_fits_ingestion(self) -> Settings:
+        if self.batcher_batch_size > self.max_messages:
+            raise ValueError(
+                f"MEMLANE_BATCHER_BATCH_SIZE ({self.batcher_batch_size}) must not exceed MEMLANE_MAX_MESSAGES "
+                f"({self.max_messages}): a flushed batch is one ingestion request"
             )
         return self
 

@@ -88,6 +88,7 @@ def test_a_forbidden_dependency_blocks(kclient: httpx.Client) -> None:
         "violations": [],
         "summary": {"info": 0, "warn": 0, "block": 0},
         "checked": ok["checked"],
+        "identity": ok["identity"],
     }
 
 

@@ -31,6 +31,8 @@ async def exercise_every_tool(session: ClientSession) -> None:
 
     err, added = await call(session, "memory_add", {"content": "The user prefers tabs over spaces", "tags": ["style"]})
     assert not err and added["success"] is True
+    # both transports act for user-1: the stdio server's option, the HTTP key's binding
+    assert added["identity"]["user"] == "user-1" and added["identity"]["source"] in ("options", "credentials")
     err, found = await call(session, "memory_search", {"query": "tabs over spaces", "threshold": 0.3})
     assert not err and found["results"][0]["memoryId"] == added["memoryId"]
     assert found["results"][0]["layer"] == "user"

@@ -165,3 +165,25 @@ def test_memory_add_honours_an_expiry(client: httpx.Client) -> None:
     assert r.status_code == 400 and "future" in r.json()["message"]
     r = call(client, "memory_add", {"content": "kept a while", "metadata": {"expiresAt": "2999-01-01T00:00:00Z"}}, h)
     assert r.status_code == 200
+
+
+def test_each_result_says_which_identity_it_acted_for(client: httpx.Client) -> None:
+    t = tenant()
+    named = call(client, "memory_add", {"content": "named user fact"}, {**t, "X-User-Id": "user-9"}).json()
+    assert named["identity"]["user"] == "user-9" and named["identity"]["source"] == "headers"
+    assert named["identity"]["defaulted"] == ["agent", "session"] and named["identity"]["agent"] == "default"
+    anonymous = call(client, "sync_status", {}, t).json()
+    assert anonymous["identity"]["source"] == "defaults" and anonymous["identity"]["tenant"] == t["X-Tenant-Id"]
+
+
+def test_filter_tags_narrow_a_search_and_unknown_filters_are_refused(client: httpx.Client) -> None:
+    h = {**tenant(), **H}
+    call(client, "memory_add", {"content": "Postgres is the main database", "layer": "project", "tags": ["db"]}, h)
+    call(client, "memory_add", {"content": "Postgres backups run nightly", "layer": "project", "tags": ["ops"]}, h)
+    r = call(client, "memory_search", {"query": "Postgres", "threshold": 0.0, "filter": {"tags": ["ops"]}}, h)
+    assert [x["content"] for x in r.json()["results"]] == ["Postgres backups run nightly"]
+    both = {"query": "Postgres", "threshold": 0.0, "tags": ["db"], "filter": {"tags": ["ops"]}}
+    assert call(client, "memory_search", both, h).json()["results"] == []
+    r = call(client, "memory_search", {"query": "Postgres", "filter": {"kind": "x"}}, h)
+    assert r.status_code == 400 and r.json()["errorCode"] == "INVALID_INPUT"
+    assert r.json()["details"]["errors"][0]["field"] == "filter"

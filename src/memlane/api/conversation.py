@@ -8,6 +8,7 @@ a memory id is the note's node id.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
@@ -17,7 +18,7 @@ from memlane.api import responses_conversation as c
 from memlane.api.conversation_dto import (
     AddMemoryRequest,
     AgentMemoryRequest,
-    AgentMessageIn,
+    BatcherRequest,
     MessageIn,
     SummaryRequest,
     check_callback_url,
@@ -38,7 +39,7 @@ from memlane.jobs.conversation_kinds import (
 )
 from memlane.llm.errors import LLMBudgetExhausted, LLMOutputInvalid
 from memlane.services.conversation.memories import QueryParams, memory_view
-from memlane.services.conversation.messages import RAW_TEXT_ROLE, messages_from_payload
+from memlane.services.conversation.messages import RAW_TEXT_ROLE, messages_from_payload, stamp_arrivals
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/api/v1", tags=["conversation memory"], dependencies=[Depends(authenticated)]
@@ -70,8 +71,9 @@ def _request_sha(kind: str, body: dict[str, Any]) -> str:
     return sha256_hex(kind + "\n" + json.dumps(body, sort_keys=True, separators=(",", ":"), default=str))
 
 
-def _message_list(items: list[MessageIn] | list[AgentMessageIn], limit: int, now: str) -> list[dict[str, Any]]:
-    """Checks the count bound and unique ids; a message without a timestamp gets ``now``."""
+def _message_list(items: list[MessageIn], limit: int, now: datetime) -> list[dict[str, Any]]:
+    """Checks the count bound and unique ids; a message without a timestamp takes its arrival
+    time, in the order sent (``stamp_arrivals``)."""
     if not 1 <= len(items) <= limit:
         raise InvalidRequest(
             f"messages must contain between 1 and {limit} messages (got {len(items)}); MAX_MESSAGES is {limit}",
@@ -88,15 +90,13 @@ def _message_list(items: list[MessageIn] | list[AgentMessageIn], limit: int, now
                     details={"field": f"messages[{i}].id"},
                 )
             seen[given] = i
-        payload = m.to_payload()
-        payload["timestamp"] = payload["timestamp"] or now
-        out.append(payload)
-    return out
+        out.append(m.to_payload())
+    return stamp_arrivals(out, now)
 
 
-def _flexible_messages(body: AgentMemoryRequest, limit: int, now: str, raw_role: str) -> list[dict[str, Any]]:
+def _flexible_messages(body: AgentMemoryRequest, limit: int, now: datetime, raw_role: str) -> list[dict[str, Any]]:
     if isinstance(body.messages, str):
-        return [{"id": None, "role": raw_role, "content": body.messages, "timestamp": now}]
+        return [{"id": None, "role": raw_role, "content": body.messages, "timestamp": iso(now)}]
     return _message_list(body.messages, limit, now)
 
 
@@ -130,7 +130,7 @@ async def add_memory(
     key = _idempotency_key(idempotency_key)
     await quota(request, "write", viewer.tenant_id)
     await admit_queued_write(request)
-    messages = _message_list(body.messages, svc.settings.max_messages, iso(svc.clock.now()) or "")
+    messages = _message_list(body.messages, svc.settings.max_messages, svc.clock.now())
     payload = {
         "app_id": body.app_id,
         "user_id": body.user_id,
@@ -224,7 +224,7 @@ async def add_agent_memory(
     key = _idempotency_key(idempotency_key)
     await quota(request, "write", viewer.tenant_id)
     await admit_queued_write(request)
-    messages = _flexible_messages(body, svc.settings.max_messages, iso(svc.clock.now()) or "", "agent")
+    messages = _flexible_messages(body, svc.settings.max_messages, svc.clock.now(), "agent")
     payload = {
         "app_id": body.app_id,
         "user_id": body.user_id,
@@ -253,7 +253,7 @@ async def summarize_conversation(
     conv = svc.conversation
     viewer = _viewer(request)
     await quota(request, "write", viewer.tenant_id)
-    now = iso(svc.clock.now()) or ""
+    now = svc.clock.now()
     messages = _flexible_messages(body, svc.settings.max_messages, now, RAW_TEXT_ROLE)
     callback = body.callback_url
     if callback is None and x_callback_url:
@@ -282,6 +282,38 @@ async def summarize_conversation(
     }
     job, _ = await conv.tasks.submit(viewer, CONVERSATION_SUMMARY_CALLBACK, payload, idempotency_key=key)
     return _accepted(job.id, "Conversation summary scheduled for callback delivery", body, spec_nulls=False)
+
+
+@router.post(
+    "/memory-batcher/messages",
+    response_model=c.BatcherReply,
+    summary="Buffer streamed messages; full or idle buffers become tasks",
+)
+async def batcher_messages(body: BatcherRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+    viewer = _viewer(request)
+    await quota(request, "write", viewer.tenant_id)
+    limit = svc.settings.max_messages
+    if len(body.messages) > limit:
+        raise InvalidRequest(
+            f"messages must contain at most {limit} messages per request (got {len(body.messages)})",
+            details={"field": "messages"},
+        )
+    messages = [{"role": m.role, "content": m.content, "timestamp": m.timestamp} for m in body.messages]
+    outcome = await svc.conversation.batcher.append(viewer, body.app_id, body.user_id, body.session_id, messages)
+    return outcome.view()
+
+
+@router.get("/memory-batcher/buffers", response_model=c.BatcherReply, summary="State of one memory batcher buffer")
+async def batcher_buffer(
+    request: Request,
+    svc: ServicesDep,
+    app_id: AppId,
+    user_id: Annotated[str, Query(min_length=1, max_length=200)],
+    session_id: Annotated[str | None, Query(max_length=200)] = None,
+) -> dict[str, Any]:
+    viewer = _viewer(request)
+    await quota(request, "recall", viewer.tenant_id)
+    return (await svc.conversation.batcher.status(viewer, app_id, user_id, session_id or None)).view()
 
 
 @router.get("/tasks/{task_id}", response_model=c.Task, summary="Status, error and result of a background task")

@@ -52,7 +52,11 @@ class MessageIn(BaseModel):
         Field(json_schema_extra={"pattern": r"\S"}),
     ]
     content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
-    timestamp: str = Field(description="ISO-8601 date-time", json_schema_extra={"format": "date-time"})
+    timestamp: str | None = Field(
+        None,
+        description="ISO-8601 date-time; without one a message takes its arrival time, in the order sent",
+        json_schema_extra={"format": "date-time"},
+    )
     id: OptIdent = Field(None, description="optional message id, cited by the notes made from it")
     message_id: OptIdent = Field(None, description="alias of id")
 
@@ -64,12 +68,6 @@ class MessageIn(BaseModel):
 
     def to_payload(self) -> dict[str, Any]:
         return {"id": self.given_id, "role": self.role, "content": self.content, "timestamp": self.timestamp}
-
-
-class AgentMessageIn(MessageIn):
-    timestamp: str | None = Field(  # type: ignore[assignment]
-        None, description="ISO-8601 date-time (optional here)", json_schema_extra={"format": "date-time"}
-    )
 
 
 class MemoryBase(BaseModel):
@@ -89,6 +87,12 @@ class AddMemoryRequest(MemoryBase):
     messages: list[MessageIn]
 
 
+class BatcherRequest(MemoryBase):
+    """OmniMemory's memory batcher body; ``messages`` may be empty to read the buffer's state."""
+
+    messages: list[MessageIn] = Field(default_factory=list)
+
+
 class AgentMemoryRequest(MemoryBase):
     messages: (
         Annotated[
@@ -96,12 +100,12 @@ class AgentMemoryRequest(MemoryBase):
             StringConstraints(min_length=1, max_length=MAX_AGENT_TEXT_CHARS),
             Field(json_schema_extra={"pattern": r"\S"}),
         ]
-        | list[AgentMessageIn]
+        | list[MessageIn]
     )
 
     @field_validator("messages")
     @classmethod
-    def _not_blank(cls, v: str | list[AgentMessageIn]) -> str | list[AgentMessageIn]:
+    def _not_blank(cls, v: str | list[MessageIn]) -> str | list[MessageIn]:
         if isinstance(v, str) and not v.strip():
             raise ValueError("must not be blank")
         return v

@@ -101,3 +101,22 @@ class PoolStats(TypedDict):
     active_handlers: int
     available_handlers: int
     initialized: bool
+
+
+@closed
+class BatcherReply(TypedDict):
+    """One memory batcher buffer after the request (OmniMemory's fields first)."""
+
+    app_id: str
+    user_id: str
+    session_id: str | None
+    pending_messages: int
+    batch_size: int
+    status: str
+    last_delivery: str | None
+    last_task_id: str | None
+    flushed_task_ids: list[str]
+    last_flush_at: str | None
+    last_flush_reason: str | None
+    flushed_messages: int
+    idle_flush_at: str | None

@@ -65,6 +65,7 @@ async def index() -> dict[str, Any]:
                 "/api/v1/memories/{memory_id}/evolution",
                 "/api/v1/agent/memories",
                 "/api/v1/agent/summaries",
+                "/api/v1/memory-batcher/messages",
                 "/api/v1/tasks/{task_id}",
                 "/api/v1/system/pool-stats",
             ],

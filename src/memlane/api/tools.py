@@ -11,12 +11,12 @@ from fastapi.responses import JSONResponse
 
 from memlane.api import responses_tools as t
 from memlane.api.deps import ServicesDep, authenticated, get_services, quota, resolve_tenant
-from memlane.api.identity import header_claims, viewer_of
+from memlane.api.identity import DIMENSIONS, NOUNS, header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
 from memlane.api.tools_dto import ImportIn, KnowledgeItemIn, KnowledgeItemPatch, item_dto, version_dto
 from memlane.domain.errors import InvalidRequest
 from memlane.services.knowledge.model import ItemInput
-from memlane.services.tools.context import ToolContext
+from memlane.services.tools.context import IdentitySource, ToolContext
 from memlane.services.tools.schemas import DESCRIPTIONS, SCHEMAS, TOOL_NAMES, openai_functions
 from memlane.store.knowledge import ItemFilter
 
@@ -33,22 +33,28 @@ knowledge_router = APIRouter(
 
 def tool_context(request: Request) -> ToolContext:
     """The caller (credentials, or with auth off the ``X-*`` headers, then the configured
-    ``MEMORY_DEFAULT_*`` identity) and the project and org labels it works in."""
+    ``MEMORY_DEFAULT_*`` identity) and the project and org labels it works in; the context
+    also records where the identity came from, for the ``identity`` of every result."""
     settings = get_services(request).settings
-    viewer = viewer_of(
-        request,
-        resolve_tenant(request, None),
-        header_claims(request),
-        defaults={
-            "agent_id": settings.default_agent_id,
-            "user_id": settings.default_user_id,
-            "session_id": settings.default_session_id,
-        },
-    )
+    claims = header_claims(request)
+    defaults = {
+        "agent_id": settings.default_agent_id,
+        "user_id": settings.default_user_id,
+        "session_id": settings.default_session_id,
+    }
+    viewer = viewer_of(request, resolve_tenant(request, None), claims, defaults=defaults)
+    named = [d for d in DIMENSIONS if claims.given(d)]
+    defaulted: tuple[str, ...] = ()
+    source: IdentitySource = "credentials"
+    if not viewer.authenticated:
+        defaulted = tuple(NOUNS[d] for d in defaults if not claims.given(d))
+        source = "headers" if named else "defaults"
     return ToolContext(
         viewer=viewer,
         project_id=_header(request, "x-project-id"),
         org_id=_header(request, "x-org-id"),
+        source=source,
+        defaulted=defaulted,
     )
 
 

@@ -37,4 +37,13 @@ def mcp(
         session_id=session_id or settings.default_session_id,
         role=canonical_role(role),
     )
-    asyncio.run(serve_stdio(settings, ToolContext(viewer=viewer, project_id=project_id, org_id=org_id)))
+    named = {"agent": agent_id, "user": user_id, "session": session_id}
+    defaulted = tuple(noun for noun, value in named.items() if not value)
+    ctx = ToolContext(
+        viewer=viewer,
+        project_id=project_id,
+        org_id=org_id,
+        source="options" if len(defaulted) < len(named) or tenant or team_id else "defaults",
+        defaulted=defaulted,
+    )
+    asyncio.run(serve_stdio(settings, ctx))

@@ -1,28 +1,24 @@
 """Knowledge repository tables, and the expiry queries of the layered surface.
 
-Both sit beside the Store protocol rather than in it: they are used by one surface only, so
-they run SQLAlchemy Core against the store's own engine (``SqlStore.engine``) instead of
-widening the protocol every backend implements. Every query takes ``tenant_id`` first.
-
-On SQLite the store's engine is its single writer connection: never call a Store write while
-a connection from this module is open (they would wait on each other); every method here
-opens and closes its own connection.
+Side tables on the store's own engine (store/side_tables.py, which also says what to avoid on
+SQLite). Every query takes ``tenant_id`` first; every method opens and closes its own
+connection.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from memlane.domain.errors import Conflict, ServiceUnavailable
+from memlane.domain.errors import Conflict
 from memlane.store.schema import nodes
+from memlane.store.side_tables import SideTables
 from memlane.store.types import JSONType, UTCDateTime
 
 metadata = sa.MetaData()
@@ -244,23 +240,10 @@ class ItemFilter:
     source_prefix: str | None = None
 
 
-class KnowledgeStore:
+class KnowledgeStore(SideTables):
     """Knowledge items with version history, sync state and sync runs, on the store's engine."""
 
-    def __init__(self, engine_source: Any):
-        self._source = engine_source
-
-    @property
-    def engine(self) -> AsyncEngine:
-        engine = getattr(self._source, "engine", None)
-        if not isinstance(engine, AsyncEngine):
-            raise ServiceUnavailable("the knowledge repository needs an SQL store (SQLite or PostgreSQL)")
-        return engine
-
-    @contextlib.asynccontextmanager
-    async def _tx(self) -> AsyncIterator[AsyncConnection]:
-        async with self.engine.begin() as conn:
-            yield conn
+    purpose = "the knowledge repository"
 
     # --- items --------------------------------------------------------------------------
     async def get(self, tenant_id: str, item_id: str) -> KnowledgeRecord | None:

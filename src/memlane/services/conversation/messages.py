@@ -46,6 +46,24 @@ def parse_timestamp(value: str) -> datetime:
     return parse_instant(value)
 
 
+def stamp_arrivals(items: list[dict[str, Any]], now: datetime, after: datetime | None = None) -> list[dict[str, Any]]:
+    """Give each message without a ``timestamp`` its arrival time (OmniMemory clients send only
+    role and content), never earlier than the message before it (``after``: the last one
+    already buffered), so ordering by time keeps the order the messages were sent in."""
+    out = []
+    previous = after
+    for item in items:
+        raw = item.get("timestamp")
+        if isinstance(raw, str) and raw:
+            previous = parse_timestamp(raw)
+            out.append(item)
+            continue
+        stamp = now if previous is None or now >= previous else previous
+        out.append({**item, "timestamp": iso(stamp)})
+        previous = stamp
+    return out
+
+
 def derived_message_id(task_id: str, index: int) -> str:
     return f"{task_id}:{index}"
 

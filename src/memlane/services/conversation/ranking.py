@@ -1,6 +1,7 @@
 """Composite ranking: ``composite = relevance x (1 + recency_boost + importance_boost)``.
 
-* ``relevance`` is the cosine similarity of the query and the note, clamped to [0, 1].
+* ``relevance`` is the calibrated relevance of the note to the query (a logistic of their
+  cosine, services/ranking/calibration.py), in [0, 1].
 * ``recency_boost = RECENCY_WEIGHT x 0.5 ** (age_days / half_life_days)``: 0.10 for a note
   said just now, 0.05 after one half-life (``MEMLANE_RECENCY_HALF_LIFE_DAYS``, default 30),
   tending to 0. Age counts from the note's latest source message, not from when it was stored,

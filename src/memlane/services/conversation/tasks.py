@@ -45,24 +45,8 @@ class TaskService:
 
         The job keeps the submitter (``payload.viewer``): it reads and writes with the
         submitter's reach, and only the submitter sees the task."""
-        tenant_id = viewer.tenant_id
-        task_id = new_id()
-        payload = {**payload, "viewer": viewer.to_payload()}
-        if "messages" in payload:
-            payload = {
-                **payload,
-                "messages": [{**m, "id": m.get("id") or f"{task_id}:{i}"} for i, m in enumerate(payload["messages"])],
-            }
-        attempts = WEBHOOK_ATTEMPTS + 2 if kind == CONVERSATION_SUMMARY_CALLBACK else self.max_attempts
-        job = Job(
-            tenant_id=tenant_id,
-            id=task_id,
-            kind=kind,
-            scope=payload.get("app_id"),
-            payload=payload,
-            max_attempts=attempts,
-            idempotency_key=idempotency_key,
-        )
+        job = self.new_job(viewer, kind, payload, idempotency_key=idempotency_key)
+        task_id = job.id
         stored = (await self.store.enqueue([job], now=self.clock.now()))[0]
         if stored.id != task_id:
             if stored.payload.get("request_sha256") != payload.get("request_sha256"):
@@ -72,9 +56,32 @@ class TaskService:
                     code="idempotency_key_reused",
                 )
             return stored, False
+        self.notify()
+        return stored, True
+
+    def new_job(self, viewer: Viewer, kind: str, payload: dict[str, Any], *, idempotency_key: str | None = None) -> Job:
+        """The task's job row, not yet stored (the batcher stores it in its own transaction)."""
+        task_id = new_id()
+        payload = {**payload, "viewer": viewer.to_payload()}
+        if "messages" in payload:
+            payload = {
+                **payload,
+                "messages": [{**m, "id": m.get("id") or f"{task_id}:{i}"} for i, m in enumerate(payload["messages"])],
+            }
+        attempts = WEBHOOK_ATTEMPTS + 2 if kind == CONVERSATION_SUMMARY_CALLBACK else self.max_attempts
+        return Job(
+            tenant_id=viewer.tenant_id,
+            id=task_id,
+            kind=kind,
+            scope=payload.get("app_id"),
+            payload=payload,
+            max_attempts=attempts,
+            idempotency_key=idempotency_key,
+        )
+
+    def notify(self) -> None:
         if self._notify is not None:
             self._notify()
-        return stored, True
 
     async def view(self, viewer: Viewer, task_id: str) -> dict[str, Any]:
         job = await self.store.get_job(viewer.tenant_id, task_id)

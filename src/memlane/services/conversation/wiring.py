@@ -8,11 +8,13 @@ from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.jobs.conversation_kinds import (
     CONVERSATION_AGENT_MEMORY,
+    CONVERSATION_BATCHER_IDLE,
     CONVERSATION_INGEST,
     CONVERSATION_SUMMARY_CALLBACK,
 )
 from memlane.jobs.worker import Handler
 from memlane.llm.client import ChatClient
+from memlane.services.conversation.batcher import BatcherService
 from memlane.services.conversation.ingestion import IngestionService
 from memlane.services.conversation.memories import MemoryService
 from memlane.services.conversation.pipeline import LLMPipeline
@@ -23,6 +25,7 @@ from memlane.services.embedding import EmbeddingService
 from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteService
 from memlane.store.base import Store
+from memlane.store.batcher import BatcherStore
 
 
 @dataclass
@@ -32,12 +35,14 @@ class ConversationServices:
     tasks: TaskService
     summarizer: Summarizer
     callbacks: SummaryCallbacks
+    batcher: BatcherService
 
     def handlers(self) -> dict[str, Handler]:
         return {
             CONVERSATION_INGEST: self.ingestion.run_ingest,
             CONVERSATION_AGENT_MEMORY: self.ingestion.run_agent_memory,
             CONVERSATION_SUMMARY_CALLBACK: self.callbacks.run,
+            CONVERSATION_BATCHER_IDLE: self.batcher.run_idle_flush,
         }
 
 
@@ -56,6 +61,7 @@ def build_conversation(
     concurrency cap and rate limit hold for the whole process); the offline extractor otherwise."""
     pipeline = LLMPipeline(llm) if llm is not None else None
     summarizer = Summarizer(clock=clock, pipeline=pipeline)
+    tasks = TaskService(store=store, clock=clock, max_attempts=settings.job_max_attempts, notify=notify)
     return ConversationServices(
         ingestion=IngestionService(
             store=store, reader=reader, embedding=embedding, writes=writes, clock=clock, pipeline=pipeline
@@ -68,9 +74,17 @@ def build_conversation(
             clock=clock,
             half_life_days=settings.recency_half_life_days,
         ),
-        tasks=TaskService(store=store, clock=clock, max_attempts=settings.job_max_attempts, notify=notify),
+        tasks=tasks,
         summarizer=summarizer,
         callbacks=SummaryCallbacks(
             store=store, clock=clock, summarizer=summarizer, timeout_sec=settings.webhook_timeout_sec
+        ),
+        batcher=BatcherService(
+            store=BatcherStore(store),
+            tasks=tasks,
+            clock=clock,
+            batch_size=settings.batcher_batch_size,
+            idle_timeout_sec=settings.batcher_idle_timeout_sec,
+            max_attempts=settings.job_max_attempts,
         ),
     )

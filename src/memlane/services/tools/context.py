@@ -5,13 +5,21 @@ HTTP callers send identifiers as headers (``X-Agent-Id``, ``X-User-Id``, ``X-Ses
 ``X-Project-Id``, ``X-Team-Id``, ``X-Org-Id``); with auth on, identity comes from the
 credentials (api/identity.py); the stdio MCP server takes it from its command line.
 Project and org are labels, not access boundaries: they narrow a search, they never widen it.
+
+Every tool result carries ``identity`` (``identity_view``): whom the call acted for and where
+that came from, so an agent that sent no identifiers can see which defaults it got.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Literal
 
 from memlane.domain.visibility import Viewer
+
+#: where a call's identity came from: verified credentials (auth on), the request's ``X-*``
+#: headers, the configured ``MEMORY_DEFAULT_*`` values, or ``memlane mcp``'s options
+IdentitySource = Literal["credentials", "headers", "defaults", "options"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +27,9 @@ class ToolContext:
     viewer: Viewer
     project_id: str | None = None
     org_id: str | None = None
+    source: IdentitySource = "headers"
+    #: identity fields (agent, user, session) filled from the configured defaults
+    defaulted: tuple[str, ...] = ()
 
     @property
     def tenant_id(self) -> str:
@@ -43,6 +54,21 @@ class ToolContext:
     @property
     def actor(self) -> str:
         return self.viewer.agent_id or self.viewer.role or "tool-caller"
+
+    def identity_view(self) -> dict[str, Any]:
+        v = self.viewer
+        return {
+            "tenant": v.tenant_id,
+            "agent": v.agent_id,
+            "user": v.user_id,
+            "session": v.session_id,
+            "team": v.team_id,
+            "project": self.project_id,
+            "org": self.org_id,
+            "role": v.role,
+            "source": self.source,
+            "defaulted": list(self.defaulted),
+        }
 
 
 HEADER_FIELDS: dict[str, str] = {

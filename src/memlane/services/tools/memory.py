@@ -11,7 +11,8 @@ memories need their identifier; project and org memories without one are tenant-
 synced knowledge items, which memory_search also finds); project and org are labels that
 narrow a search, not access boundaries.
 
-Ranking: cosine similarity (0..1); equal scores (to 3 decimals) follow layer precedence
+Ranking: ``score`` is the calibrated relevance (services/ranking/calibration.py, what
+``threshold`` compares; the raw cosine is ``similarity``); equal scores (to 3 decimals) follow layer precedence
 agent > session > user > project > team > org > company, and when the same content is stored
 in several layers only the most specific one is returned.
 """
@@ -50,9 +51,13 @@ FIELDS = frozenset(
 
 
 def _missing(ctx: ToolContext, layer: str) -> str | None:
+    """How the caller can name the identifier a layer needs, or None when it is known. With
+    auth on only the credentials name it (a header would be ``identity_mismatch``)."""
     need = NEEDS.get(layer)
     if need is None or getattr(ctx, need[0]):
         return None
+    if ctx.viewer.authenticated and layer != "session":
+        return f"credentials (API key or JWT) issued for a {layer} ({need[0]})"
     return need[1]
 
 
@@ -196,7 +201,7 @@ class MemoryTools:
             raise InvalidRequest("query must not be empty", code="INVALID_INPUT", details={"field": "query"})
         limit = int(args.get("limit", 10))
         threshold = float(args.get("threshold", 0.7))
-        wanted_tags = {t.lower() for t in args.get("tags") or []}
+        wanted_tags = _wanted_tags(args)
         requested = list(dict.fromkeys(args.get("layers") or PRECEDENCE))
         searched = [layer for layer in PRECEDENCE if layer in requested and _missing(ctx, layer) is None]
         skipped = [
@@ -311,6 +316,13 @@ def _interval(n: Node) -> dict[str, Any]:
     if n.valid_at is None and n.invalid_at is None:
         return {}
     return {"validAt": iso(n.valid_at), "invalidAt": iso(n.invalid_at)}
+
+
+def _wanted_tags(args: dict[str, Any]) -> set[str]:
+    """The flat ``tags`` argument (the schema's) and ``filter.tags`` (the spec's advanced
+    example) together: a result must carry every tag named in either."""
+    flt = args.get("filter") or {}
+    return {t.lower() for t in [*(args.get("tags") or []), *(flt.get("tags") or [])]}
 
 
 def _content(n: Node) -> str:

@@ -1,11 +1,12 @@
 """The tools' names, descriptions and JSON Schemas, served as the agent-tools contract writes them (docs/api-tools.md).
 
 memory_add, memory_search, knowledge_query and knowledge_check are the spec's JSON Schemas
-verbatim, plus optional properties for facts over time (``validAt``/``invalidAt`` on
-memory_add, ``asOf``/``includeInvalid`` on memory_search): optional and without defaults,
-so every call the spec's schema accepts is accepted the same. memory_delete, knowledge_show,
-sync_now and sync_status are the spec's TypeScript inputs written as JSON Schema in the same
-style.
+verbatim, plus optional properties: for facts over time (``validAt``/``invalidAt`` on
+memory_add, ``asOf``/``includeInvalid`` on memory_search), optional and without defaults, so
+every call the spec's schema accepts is accepted the same; and on memory_search ``filter``
+(``{tags}``), which the spec's own "advanced usage" example sends (unknown filter keys are
+refused rather than ignored). memory_delete, knowledge_show, sync_now and sync_status are the
+spec's TypeScript inputs written as JSON Schema in the same style.
 """
 
 from __future__ import annotations
@@ -119,6 +120,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "includeInvalid": {
                 "type": "boolean",
                 "description": "Also memories no longer (or not yet) true, with their validAt/invalidAt",
+            },
+            "filter": {
+                "type": "object",
+                "properties": {
+                    "tags": {"type": "array", "items": {"type": "string"}, "description": "Filter by tags"},
+                },
+                "additionalProperties": False,
+                "description": "Filters (the same as the flat arguments); a result must carry every tag named",
             },
         },
         "required": ["query"],

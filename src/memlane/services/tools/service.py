@@ -88,6 +88,7 @@ class ToolService:
         checked = validate(name, args)
         handler = getattr(self, f"_{name}")
         result: dict[str, Any] = await handler(ctx, checked)
+        result["identity"] = ctx.identity_view()
         return result
 
     async def _memory_add(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -35,9 +35,9 @@ class Checkpointer:
         self._dirty = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._conn: sqlite3.Connection | None = None
-        # Cancelling the task does not stop a checkpoint already running on its thread; the
-        # connection is closed only under this lock, never while that thread still uses it
-        # (closing it under a running statement crashed the process: a segfault in a test run).
+        # cancelling the task does not stop a checkpoint already running on its thread: the
+        # connection is used and closed under this lock, never closed in the middle of a PRAGMA
+        # (that crashed the process)
         self._lock = threading.Lock()
 
     def start(self) -> None:
@@ -62,9 +62,19 @@ class Checkpointer:
         """``(busy, wal pages, pages copied)`` of one PASSIVE checkpoint."""
         with self._lock:
             if self._conn is None:
-                raise sqlite3.ProgrammingError("checkpointer is not started")
+                raise sqlite3.ProgrammingError("the checkpointer is not running")
             busy, frames, copied = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         return int(busy), int(frames), int(copied)
+
+    def _close(self) -> None:
+        """A last checkpoint, then close; waits for a checkpoint still running on another thread."""
+        with self._lock:
+            if self._conn is None:
+                return
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self._conn.close()
+            self._conn = None
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -72,9 +82,4 @@ class Checkpointer:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
-        if self._conn is not None:
-            with contextlib.suppress(sqlite3.Error):
-                await asyncio.to_thread(self.checkpoint)
-            with self._lock:
-                self._conn.close()
-                self._conn = None
+        await asyncio.to_thread(self._close)

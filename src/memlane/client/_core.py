@@ -1,0 +1,110 @@
+"""What the sync and async clients share: how a call is described, which failures are
+retried and how long to wait, credentials, and turning answers into typed results."""
+
+from __future__ import annotations
+
+import email.utils
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel
+
+from memlane.client.errors import MemlaneAPIError, error_from
+
+M = TypeVar("M", bound=BaseModel)
+
+#: statuses worth retrying: rate limited (the request was refused, so always safe) and the
+#: server or a proxy in front of it being unavailable (safe only for a call that is safe twice)
+RATE_LIMITED = 429
+UNAVAILABLE = frozenset({502, 503, 504})
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One HTTP call. ``safe_to_repeat``: doing it twice is the same as once (reads, deletes,
+    and POSTs carrying an Idempotency-Key), so it may be retried after a 5xx or a lost
+    connection; any call is retried after a 429."""
+
+    method: str
+    path: str
+    json: Any = None
+    params: dict[str, Any] | None = None
+    safe_to_repeat: bool = False
+    headers: dict[str, str] = field(default_factory=dict)
+    timeout: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    max_retries: int = 3
+    backoff_sec: float = 0.5
+    max_wait_sec: float = 60.0
+
+    def wait(self, attempt: int, retry_after: float | None) -> float:
+        """``Retry-After`` when the server sent one, else exponential backoff; never more than
+        ``max_wait_sec``."""
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_wait_sec)
+        return float(min(self.backoff_sec * (2**attempt), self.max_wait_sec))
+
+    def retry_status(self, call: Call, status: int, attempt: int) -> bool:
+        if attempt >= self.max_retries:
+            return False
+        return status == RATE_LIMITED or (status in UNAVAILABLE and call.safe_to_repeat)
+
+    def retry_transport(self, call: Call, attempt: int) -> bool:
+        return attempt < self.max_retries and call.safe_to_repeat
+
+
+def retry_after_of(response: httpx.Response) -> float | None:
+    """``Retry-After`` as seconds (it may be a number or an HTTP date)."""
+    raw = response.headers.get("retry-after")
+    if not raw:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def auth_headers(api_key: str | None, jwt: str | None) -> dict[str, str]:
+    headers = {"user-agent": "memlane-python-client"}
+    if api_key:
+        headers["X-Api-Key"] = api_key
+    if jwt:
+        headers["Authorization"] = f"Bearer {jwt}"
+    return headers
+
+
+def body(**fields: Any) -> dict[str, Any]:
+    """A JSON body of the fields that are set (``None`` means: let the server's default hold)."""
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def with_idempotency_key(call: Call, key: str | None) -> Call:
+    """The call with an ``Idempotency-Key`` (the caller's, else a new one): the same key is
+    sent on every retry, so a retried POST never creates a second task."""
+    headers = {**call.headers, "Idempotency-Key": key or uuid.uuid4().hex}
+    return Call(call.method, call.path, call.json, call.params, True, headers, call.timeout)
+
+
+def checked(response: httpx.Response) -> httpx.Response:
+    if response.status_code >= 400:
+        raise error_from(response, retry_after_of(response))
+    return response
+
+
+def parse(model: type[M], response: httpx.Response) -> M:
+    return model.model_validate(response.json())
+
+
+__all__ = ["Call", "MemlaneAPIError", "RetryPolicy", "auth_headers", "body", "checked", "parse", "retry_after_of",
+           "with_idempotency_key"]  # fmt: skip
