@@ -127,7 +127,8 @@ def plan_node_writes(
     """Every row is planned already stamped with the commit: a second UPDATE per row to
     stamp it halved bulk-write throughput, and on PostgreSQL re-inserted each row into every
     index. Raises ``Conflict`` for a stored node the writer may not see (lanes hold for
-    writes) and ``InvalidRequest`` for a node given twice."""
+    writes), and ``InvalidRequest`` for a node given twice or one that would be stored
+    private with no owner (``check_owned``)."""
     plan = NodePlan()
     seen: set[str] = set()
     for position, up in enumerate(ups):
@@ -151,6 +152,7 @@ def plan_node_writes(
             )
         seen.add(node.id)
         if prior is None:
+            check_owned(node, position, writer, created=True)
             node.created_at = node.updated_at = now
             node.commit_id = commit_id
             row = node_insert_row(node, vectors[position], rev)
@@ -158,6 +160,7 @@ def plan_node_writes(
             status, op = row["embedding_status"], "create"
         else:
             values, node = node_update(prior, up, vectors[position], rev, now)
+            check_owned(node, position, writer, created=False)
             values["commit_id"] = node.commit_id = commit_id
             plan.updates.append((prior.id, values))
             status, op = values.get("embedding_status", prior.embedding_status), "update"
@@ -175,6 +178,30 @@ def plan_node_writes(
             }
         )
     return plan
+
+
+def check_owned(node: Node, position: int, writer: Visibility | None, *, created: bool) -> None:
+    """A node as it will be stored (created, or updated: the stored node with the given
+    fields applied) that is private with no owner is refused when it is a rule (it could never
+    apply to anyone), and when a restricted writer (a tenant-wide key) creates it: no one but
+    an admin could ever read it back. Judged on the stored result, so updating a shared node
+    without repeating its lane is no private write."""
+    if node.memory_lane != "private" or node.owner_agent_id or node.owner_team_id:
+        return
+    where = f"nodes[{position}]"
+    if node.type == "rule":
+        raise InvalidRequest(
+            f"{where}: a rule in the private lane needs owner_agent_id or owner_team_id",
+            code="invalid_private_rule_owner",
+            details={"field": f"{where}.owner_agent_id"},
+        )
+    if created and writer is not None and writer.lanes_enforced:
+        raise InvalidRequest(
+            f"{where} would be private with no owner, and your credentials carry no agent or team: write it "
+            "with memory_lane 'shared', or with a key bound to an agent or team",
+            code="invalid_private_owner",
+            details={"field": f"{where}.memory_lane"},
+        )
 
 
 def node_insert_row(node: Node, vector: UnitVector | None, rev: int) -> dict[str, Any]:
