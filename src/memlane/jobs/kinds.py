@@ -1,4 +1,3 @@
 """Job kind names, stable because they are stored in the jobs table."""
 
 EMBED_NODES = "embed_nodes"
-REEMBED_STALE = "reembed_stale"

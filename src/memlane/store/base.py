@@ -278,6 +278,22 @@ class Store(Protocol):
         ...
 
 
+SCAN_PAGE = 1000
+
+
+async def scan_all_nodes(store: Store, tenant_id: str, scope: str, *, types: Sequence[str]) -> list[Node]:
+    """Every node of the given types in a scope, read in keyset pages (no silent cap): offline
+    jobs (consolidation, compression) and the rules cache read whole scopes this way."""
+    out: list[Node] = []
+    after: str | None = None
+    while True:
+        page = await store.scan_nodes(tenant_id, scope, after_id=after, limit=SCAN_PAGE, types=types)
+        out.extend(page)
+        if len(page) < SCAN_PAGE:
+            return out
+        after = page[-1].id
+
+
 def edge_from_row(row: Any) -> Edge:
     return edge_from_mapping(row._mapping)
 
