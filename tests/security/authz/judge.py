@@ -68,6 +68,8 @@ class Tally:
     found: Counter[str] = field(default_factory=Counter)
     denied_changes: Counter[str] = field(default_factory=Counter)
     recreated: Counter[str] = field(default_factory=Counter)
+    #: attempts per transport and surface (graph, conversation, layers, tools, mcp)
+    surfaces: Counter[str] = field(default_factory=Counter)
     leaks: int = 0
 
     @property
@@ -98,6 +100,7 @@ class Judge:
         obs = op.run(a)
         where = f"{op.name} by {a.caller.name} on {t.name} ({a.forgery}, variant {a.variant})"
         self.tally.attempts[op.name] += 1
+        self.tally.surfaces[obs.surface] += 1
         assert obs.status < 500, f"{where}: {obs.status} {obs.text[:500]}"
 
         pattern = self.forbidden_pattern(who, obs.sent)
@@ -166,6 +169,7 @@ class Judge:
                 for name in sorted(y.attempts)
             },
             "recreated": dict(y.recreated),
+            "by_surface": dict(y.surfaces),
         }
 
 

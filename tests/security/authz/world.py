@@ -321,9 +321,9 @@ class Writer:
             "messages": [{"role": "user", "content": t.content, "timestamp": "2024-05-01T10:00:00Z"}],
         }
         task = self.post(t.owner, "/api/v1/memories", body)["task_id"]
-        result = self.wait_task(t.owner, task)
-        ids = [m["memory_id"] for m in result["result"]["memories"] if m["operation"] in ("ADD", "UPDATE", "add")]
-        t.id = ids[0] if ids else result["result"]["memories"][0]["memory_id"]
+        notes = self.wait_task(t.owner, task)["result"]["memories"]
+        assert notes, f"ingestion of {t.name} made no note"
+        t.id = notes[0]["memory_id"]
 
     def _create_task(self, t: Target) -> None:
         body = {"app_id": CONV + "-tasks", "user_id": "u-task", "messages": f"{t.words} task of {t.name}"}
