@@ -3,6 +3,8 @@
 graph (``/v1/memory``): ``{"error", "message", "details"?}``; conversation (``/api/v1``):
 ``{"detail"}``; layered (``/v1/layers``): ``{"success": false, "error_type", "message"}``; tools
 (``/v1/tools``): ``{"success": false, "errorCode", "message", "details"?, "retryable"}``.
+Operator endpoints (``/metrics``, ``/v1/admin``) and everything else answer the graph's
+plain ``{"error", "message"}``.
 """
 
 from __future__ import annotations

@@ -72,6 +72,7 @@ async def _params(body: RecallBase, request: Request, endpoint: str, query_text:
         debug_embeddings_allowed=allowed,
         endpoint=endpoint,
         query_text=query_text,
+        explain=body.explain,
     )
 
 
@@ -85,7 +86,7 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
     response: dict[str, Any] = {
         "tenant_id": p.tenant_id,
         "scope": p.scope,
-        "seeds": [seed_dto(n, s) for n, s in out.seeds],
+        "seeds": [seed_dto(n, s, out.seed_relevance[n.id]) for n, s in out.seeds],
         "ranked": [
             {"id": nid, "activation": round(act, 6), "score": round(score, 6)} for nid, act, score in out.ranked
         ],
@@ -95,6 +96,8 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
         },
         "context": {"text": out.context_text, "items": out.context_items, "citations": out.citations},
     }
+    if body.explain:
+        response["explain"] = {nid: {k: round(v, 6) for k, v in why.items()} for nid, why in out.signals.items()}
     if body.return_debug:
         debug: dict[str, Any] = {"neighborhood_counts": out.neighborhood_counts}
         if out.debug_embeddings is not None:

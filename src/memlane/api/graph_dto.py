@@ -124,6 +124,8 @@ class RecallBase(TenantScoped):
     include_slots_preview: bool = False
     slots_preview_keys: int = Field(10, ge=1, le=50)
     return_debug: bool = False
+    #: per seed, why it ranked: similarity, keyword, fused, entity_boost, time_boost, base, graph, score
+    explain: bool = False
     include_embeddings: bool = False
     rules_context: Any = None
     rules_include_shadow: bool = False
@@ -193,7 +195,8 @@ def edge_dto(e: Edge, *, include_meta: bool) -> dict[str, Any]:
     return out
 
 
-def seed_dto(n: Node, similarity: float) -> dict[str, Any]:
+def seed_dto(n: Node, similarity: float, relevance: float) -> dict[str, Any]:
+    """``similarity`` is the raw cosine; ``relevance`` the same on the calibrated 0..1 scale."""
     return {
         "id": n.id,
         "type": n.type,
@@ -203,4 +206,5 @@ def seed_dto(n: Node, similarity: float) -> dict[str, Any]:
         "salience": n.salience,
         "confidence": n.confidence,
         "similarity": round(similarity, 6),
+        "relevance": round(relevance, 6),
     }

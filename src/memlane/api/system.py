@@ -44,6 +44,7 @@ async def index() -> dict[str, Any]:
             "redoc": "/redoc",
             "openapi": "/openapi.json",
             "health": "/health",
+            "metrics": "/metrics",
             "graph": ["/v1/memory/write", "/v1/memory/recall", "/v1/memory/recall_text"],
             "api": "/api/v1",
             "conversation": [

@@ -14,7 +14,8 @@ import asyncio
 import contextlib
 import json
 import logging
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,9 +24,12 @@ from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.hashing import sha256_hex
-from memlane.domain.model import ACTIVE_TIERS, Edge, Node, NodeBrief, RecallAudit
+from memlane.domain.model import ACTIVE_TIERS, Edge, Node, NodeBrief, RecallAudit, ScoredId
 from memlane.domain.visibility import Viewer
+from memlane.metrics import observe_stage, recall_stage
+from memlane.rerank.base import Reranker, RerankFailed
 from memlane.services.ranking.activation import EDGE_TYPE_FACTOR, HOP_DECAY, spread
+from memlane.services.ranking.calibration import RelevanceScale
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import Candidates, fuse
 from memlane.services.ranking.query_text import keyword_query
@@ -61,6 +65,8 @@ class RecallParams:
     debug_embeddings_allowed: bool = False
     endpoint: str = "recall"
     query_text: str | None = None
+    #: fill ``RecallOutcome.signals`` (why each seed ranked); off on the hot path
+    explain: bool = False
 
     @property
     def tenant_id(self) -> str:
@@ -77,7 +83,12 @@ class RecallOutcome:
     context_items: list[dict[str, Any]]
     citations: list[dict[str, Any]]
     neighborhood_counts: dict[str, int]
+    #: each seed's cosine on the calibrated relevance scale (ranking/calibration.py), by id
+    seed_relevance: dict[str, float]
     debug_embeddings: list[dict[str, Any]] | None = None
+    #: why each seed ranked: similarity, keyword score, their fusion, the entity and time
+    #: boosts, and what graph activation added (docs/api-graph.md, "Ranking signals")
+    signals: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def vector_sha256(vector: Vector) -> str:
@@ -112,6 +123,17 @@ def embedding_preview(vectors: dict[str, Vector], ids: list[str]) -> dict[str, d
     return out
 
 
+def keyword_weight(weight: float, scope_size: int, depth: int) -> float:
+    """The keyword list's weight: in full where the dense list was cut at ``depth``; in a scope
+    smaller than that, in proportion to its size. There dense similarity is known for every
+    memory, while BM25 statistics from a handful of memories are noise (a word two of four
+    memories share gets no weight at all, so one rarer word decides): meaning ranks first and a
+    keyword match is evidence, not a veto."""
+    if scope_size >= depth or depth <= 0:
+        return weight
+    return weight * scope_size / depth
+
+
 def is_compression_summary(node: Node) -> bool:
     return node.type == "concept" and node.slots.get("summary_kind") == "compression_rollup"
 
@@ -125,20 +147,42 @@ class RecallService:
         clock: Clock,
         dimension: int,
         ranking: RankingConfig | None = None,
+        relevance: RelevanceScale | None = None,
+        reranker: Reranker | None = None,
+        rerank_top_k: int = 20,
     ):
         self.store = store
         self.reader = reader
         self.clock = clock
         self.dimension = dimension
         self.ranking = ranking or RankingConfig()
+        self.relevance = relevance or RelevanceScale()
+        self.reranker = reranker
+        self.rerank_top_k = rerank_top_k
         self.audit_log = RecallAuditLog(store)
 
     @classmethod
     def from_settings(
-        cls, store: Store, reader: MemoryReader, settings: Settings, *, clock: Clock, dimension: int
+        cls,
+        store: Store,
+        reader: MemoryReader,
+        settings: Settings,
+        *,
+        clock: Clock,
+        dimension: int,
+        reranker: Reranker | None = None,
     ) -> RecallService:
         """Ranking signals come from the ``MEMLANE_RECALL_*`` settings."""
-        return cls(store, reader, clock=clock, dimension=dimension, ranking=RankingConfig.from_settings(settings))
+        return cls(
+            store,
+            reader,
+            clock=clock,
+            dimension=dimension,
+            ranking=RankingConfig.from_settings(settings),
+            relevance=RelevanceScale.from_settings(settings),
+            reranker=reranker,
+            rerank_top_k=settings.rerank_top_k,
+        )
 
     def check_dimension(self, vector: list[float] | Vector, field_name: str = "query_embedding") -> None:
         if len(vector) != self.dimension:
@@ -157,19 +201,30 @@ class RecallService:
                 details={"field": "limit", "max": DEBUG_MAX_LIMIT},
             )
         seed_index: dict[str, Node] = {}
-        seeds, base = await self._seeds(query, p, seed_index)
+        signals: dict[str, dict[str, float]] = {}
+        seeds, base = await self._seeds(query, p, seed_index, signals)
         index: dict[str, Node | NodeBrief] = dict(seed_index)
 
-        edges, drafts = await self._neighbourhood(p, [n.id for n, _ in seeds], index)
-        if self.ranking.graph:
-            activation = spread(base, edges, index, hops=p.neighborhood_hops, graph_weight=self.ranking.graph_weight)
-        else:
-            activation = dict(base)
+        with recall_stage("graph"):
+            edges, drafts = await self._neighbourhood(p, [n.id for n, _ in seeds], index)
+            if self.ranking.graph:
+                activation = spread(
+                    base, edges, index, hops=p.neighborhood_hops, graph_weight=self.ranking.graph_weight
+                )
+            else:
+                activation = dict(base)
+        ranking_started = time.perf_counter()
         scored = sorted(
             ((nid, act, act * self._node_weight(index[nid])) for nid, act in activation.items() if nid in index),
             key=lambda t: (-t[2], t[0]),
         )
+        if self.reranker is not None and p.query_text and p.query_text.strip():
+            scored = await self._rerank(p, p.query_text, scored, index)
         ranked = scored[: p.ranked_limit]
+        if signals:
+            for nid, act, score in scored:
+                if nid in signals:
+                    signals[nid].update(graph=act - base[nid], score=score)
         chosen_ids = [nid for nid, _, _ in scored[: p.max_nodes]]
         context_ids = [nid for nid, _, _ in scored[:CONTEXT_MAX_ITEMS]]
         full = await self._full_nodes(p, [*chosen_ids, *context_ids], index)
@@ -195,11 +250,38 @@ class RecallService:
             context_items=items,
             citations=citations,
             neighborhood_counts={"nodes": len(activation) + len(drafts), "edges": len(edges)},
+            seed_relevance={n.id: self.relevance(s) for n, s in seeds},
+            signals=signals,
         )
+        observe_stage("rank", time.perf_counter() - ranking_started)
         if p.include_embeddings and p.debug_embeddings_allowed:
             outcome.debug_embeddings = await self._debug_embeddings(p, [n for n, _ in seeds[:DEBUG_MAX_SEEDS]])
         self._audit(p, [n.id for n, _ in seeds], len(chosen))
         return outcome
+
+    async def _rerank(
+        self,
+        p: RecallParams,
+        query: str,
+        scored: list[tuple[str, float, float]],
+        index: dict[str, Node | NodeBrief],
+    ) -> list[tuple[str, float, float]]:
+        """The reranker's order for the ``rerank_top_k`` best; the scores stay where they were
+        (position k keeps the k-th best score, so ``ranked`` stays sorted). If the reranker
+        fails, recall's own order stands: it is a valid ranking, only a less refined one."""
+        assert self.reranker is not None
+        head = scored[: self.rerank_top_k]
+        full = await self._full_nodes(p, [nid for nid, _, _ in head], index)
+        head = [t for t in head if t[0] in full]
+        try:
+            scores = await self.reranker.rerank(query, [full[nid].text for nid, _, _ in head])
+        except RerankFailed as exc:
+            log.warning("reranker %s failed, keeping recall's order: %s", self.reranker.model_id, exc)
+            return scored
+        order = sorted(range(len(head)), key=lambda i: (-scores[i], i))
+        kept = {nid for nid, _, _ in head}
+        reranked = [(head[i][0], head[i][1], head[pos][2]) for pos, i in enumerate(order)]
+        return reranked + [t for t in scored if t[0] not in kept]
 
     async def _full_nodes(self, p: RecallParams, ids: list[str], index: dict[str, Node | NodeBrief]) -> dict[str, Node]:
         """Whole nodes for what the response shows; the neighbourhood was ranked on briefs.
@@ -212,7 +294,7 @@ class RecallService:
         return full
 
     async def _seeds(
-        self, query: Vector, p: RecallParams, index: dict[str, Node]
+        self, query: Vector, p: RecallParams, index: dict[str, Node], why: dict[str, dict[str, float]]
     ) -> tuple[list[tuple[Node, float]], dict[str, float]]:
         """The ``limit`` best candidates with their true cosine similarity, and their base score.
 
@@ -220,7 +302,8 @@ class RecallService:
         dense recall). With keyword fusion it is the fusion (relative scores, or reciprocal
         ranks) of the dense and keyword lists; entity and time boosts then multiply it.
         Candidates come from both lists, ``candidates`` deep, so a strong keyword match the
-        dense list missed can still seed. Fills ``index`` with the eligible nodes it loaded.
+        dense list missed can still seed. Fills ``index`` with the eligible nodes it loaded,
+        and ``why`` with each seed's signals.
         """
         cfg = self.ranking
         text = p.query_text if p.query_text and p.query_text.strip() else None
@@ -232,13 +315,10 @@ class RecallService:
         # The keyword search runs while the dense search does, after the query is embedded: run
         # during the embedding it slowed the embedder's two threads on two cores by more than
         # its own ~1.5 ms (measured at 100k nodes).
-        keyword_task = (
-            asyncio.ensure_future(self.reader.keyword(p.viewer, p.scope, kw_text, depth, tiers=ACTIVE_TIERS))
-            if kw_text
-            else None
-        )
+        keyword_task = asyncio.ensure_future(self._keyword(p, kw_text, depth)) if kw_text else None
         try:
-            dense_hits = await self.reader.nearest(p.viewer, p.scope, query, depth, tiers=ACTIVE_TIERS)
+            with recall_stage("vector"):
+                dense_hits = await self.reader.nearest(p.viewer, p.scope, query, depth, tiers=ACTIVE_TIERS)
             keyword_hits = await keyword_task if keyword_task is not None else []
         finally:
             if keyword_task is not None and not keyword_task.done():
@@ -254,7 +334,11 @@ class RecallService:
             dense_floor = None if truncated or not dense else min(0.0, min(s for _, s in dense))
             lists = [
                 Candidates(cfg.dense_weight, dense, floor=dense_floor),
-                Candidates(cfg.keyword_weight, [(h.id, h.score) for h in keyword_hits], floor=0.0),
+                Candidates(
+                    keyword_weight(cfg.keyword_weight, len(dense_hits), depth),
+                    [(h.id, h.score) for h in keyword_hits],
+                    floor=0.0,
+                ),
             ]
             fused = fuse(cfg.fusion, lists, rrf_k=cfg.rrf_k)
         else:
@@ -283,7 +367,23 @@ class RecallService:
         if missing:
             sims.update(await self._cosines(p, query, missing))
         seeds = [(index[nid], sims.get(nid, 0.0)) for nid in chosen]
+        if p.explain:
+            keyword_scores = {h.id: h.score for h in keyword_hits}
+            for nid in chosen:
+                entity, time_boost = signals.boosts(index[nid]) if signals.active else (1.0, 1.0)
+                why[nid] = {
+                    "similarity": sims.get(nid, 0.0),
+                    "keyword": keyword_scores.get(nid, 0.0),
+                    "fused": fused[nid],
+                    "entity_boost": entity,
+                    "time_boost": time_boost,
+                    "base": base[nid],
+                }
         return seeds, {nid: base[nid] for nid in chosen}
+
+    async def _keyword(self, p: RecallParams, text: str, depth: int) -> list[ScoredId]:
+        with recall_stage("keyword"):
+            return await self.reader.keyword(p.viewer, p.scope, text, depth, tiers=ACTIVE_TIERS)
 
     async def _cosines(self, p: RecallParams, query: Vector, ids: list[str]) -> dict[str, float]:
         """True cosine similarity of keyword-only seeds, so every seed reports it."""

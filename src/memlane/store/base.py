@@ -127,6 +127,12 @@ class Store(Protocol):
 
     async def resolve_client_ids(self, tenant_id: str, scope: str, client_ids: Sequence[str]) -> dict[str, str]: ...
 
+    async def preceding_nodes(self, tenant_id: str, scope: str, node_id: str, *, limit: int, span: int) -> list[Node]:
+        """Up to ``limit`` nodes of ``scope`` inserted just before ``node_id``, newest first,
+        looking back at most ``span`` insertions of the tenant (so a scope written in
+        between many others finds no neighbours rather than scanning far)."""
+        ...
+
     async def find_nodes(
         self,
         tenant_id: str,
@@ -208,6 +214,27 @@ class Store(Protocol):
     async def get_job(self, tenant_id: str, job_id: str) -> Job | None: ...
 
     async def count_jobs(self, status: str | None = None) -> int: ...
+
+    async def job_counts(self) -> dict[tuple[str, str], int]:
+        """Jobs of every tenant by ``(kind, status)``: the queue depth an operator watches."""
+        ...
+
+    async def embedding_counts(self) -> dict[str, int]:
+        """Nodes of every tenant whose vector is not ready, by ``embedding_status``
+        (``pending``, ``failed``): the embedding backlog."""
+        ...
+
+    # --- history (export / import) ---------------------------------------------------------
+    async def commit_rows(self, tenant_id: str, scope: str, *, after_seq: int, limit: int) -> list[dict[str, Any]]:
+        """The scope's commits as column dicts, oldest first, after sequence ``after_seq``."""
+        ...
+
+    async def restore_commits(
+        self, tenant_id: str, scope: str, rows: Sequence[dict[str, Any]], *, now: datetime
+    ) -> int:
+        """Insert exported commit rows verbatim and move the head to the last; only into a
+        scope with no history (returns 0 and writes nothing otherwise)."""
+        ...
 
     # --- audit --------------------------------------------------------------------------
     async def node_briefs(self, tenant_id: str, scope: str, ids: Sequence[str]) -> list[NodeBrief]:

@@ -146,5 +146,10 @@ class JobQueue(SqlCore):
         async with self._read() as conn:
             return int((await conn.execute(q)).scalar_one())
 
+    async def job_counts(self) -> dict[tuple[str, str], int]:
+        q = sa.select(jobs.c.kind, jobs.c.status, sa.func.count()).group_by(jobs.c.kind, jobs.c.status)
+        async with self._read() as conn:
+            return {(r[0], r[1]): int(r[2]) for r in await conn.execute(q)}
+
 
 __all__ = ["JobQueue", "job_row", "leasable", "stored_job"]

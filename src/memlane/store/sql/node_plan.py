@@ -128,7 +128,7 @@ def plan_node_writes(
     stamp it halved bulk-write throughput, and on PostgreSQL re-inserted each row into every
     index. Raises ``Conflict`` for a stored node the writer may not see (lanes hold for
     writes), and ``InvalidRequest`` for a node given twice or one that would be stored
-    private with no owner (``check_owned``)."""
+    private with no owner (``check_owned``; an import restores what it finds)."""
     plan = NodePlan()
     seen: set[str] = set()
     for position, up in enumerate(ups):
@@ -152,16 +152,24 @@ def plan_node_writes(
             )
         seen.add(node.id)
         if prior is None:
-            check_owned(node, position, writer, created=True)
-            node.created_at = node.updated_at = now
-            node.commit_id = commit_id
+            if not up.restore:
+                check_owned(node, position, writer, created=True)
+                node.created_at = node.updated_at = now
+                node.commit_id = commit_id
+            node.created_at = node.created_at or now
+            node.updated_at = node.updated_at or now
+            node.commit_id = node.commit_id or commit_id
             row = node_insert_row(node, vectors[position], rev)
             plan.inserts.append(row)
             status, op = row["embedding_status"], "create"
         else:
+            given = up.node
             values, node = node_update(prior, up, vectors[position], rev, now)
-            check_owned(node, position, writer, created=False)
             values["commit_id"] = node.commit_id = commit_id
+            if up.restore:
+                restored_provenance(values, node, given)
+            else:
+                check_owned(node, position, writer, created=False)
             plan.updates.append((prior.id, values))
             status, op = values.get("embedding_status", prior.embedding_status), "update"
         node.embedding_status = status
@@ -202,6 +210,15 @@ def check_owned(node: Node, position: int, writer: Visibility | None, *, created
             code="invalid_private_owner",
             details={"field": f"{where}.memory_lane"},
         )
+
+
+def restored_provenance(values: dict[str, Any], node: Node, given: Node) -> None:
+    """An imported node's own times and commit replace this write's, where it has them."""
+    for name in ("created_at", "updated_at", "last_activated", "commit_id"):
+        value = getattr(given, name)
+        if value is not None:
+            values[name] = value
+            setattr(node, name, value)
 
 
 def node_insert_row(node: Node, vector: UnitVector | None, rev: int) -> dict[str, Any]:
