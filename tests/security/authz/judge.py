@@ -47,13 +47,13 @@ def code_of(obs: Observation) -> str | None:
         return p.get("error_type")
     if obs.surface in ("tools", "mcp"):
         return p.get("errorCode")
-    return None  # the conversation surface answers {"detail": message}
+    return None  # conversation: {"detail": message}; /ui: an HTML fragment with the status
 
 
 def expected_code(obs: Observation, refusal: Refusal) -> str | None:
     if obs.surface in ("tools", "mcp"):
         return refusal.code if refusal.code.isupper() else TOOL_CODES[refusal.status]
-    if obs.surface == "conversation":
+    if obs.surface in ("conversation", "ui"):
         return None
     return refusal.code
 
@@ -83,11 +83,14 @@ class Judge:
         self.tally = Tally()
 
     def forbidden_pattern(self, who: Who, sent: str) -> re.Pattern[str] | None:
+        """Markers and ids of what ``who`` may not see, except what the request itself sent
+        and ids its tenant planted in its own store."""
+        planted = self.world.planted.get(who.tenant, set())
         tokens: list[str] = []
         for t in self.world.targets.values():
             if t.kind == "task" or may_see(who, t.tenant, t.audience):
                 continue  # a task's id is in its notes' metadata: tasks are judged by id alone
-            tokens += [x for x in (t.marker, t.id) if x and x not in sent]
+            tokens += [x for x in (t.marker, t.id) if x and x not in sent and x not in planted]
         return re.compile("|".join(map(re.escape, tokens))) if tokens else None
 
     def attempt(self, a: Attempt) -> None:
@@ -122,6 +125,7 @@ class Judge:
             after = self.world.inspector.fingerprint(t)
             assert after == before, f"{where}: the target changed without being allowed to: {before} -> {after}"
         if op.name == "graph.write_over" and obs.status == 200 and who.tenant != t.tenant:
+            self.world.planted.setdefault(who.tenant, set()).add(str(t.id))
             self.world.writer.erase(who.tenant, t.scope, str(t.id))
 
     def _refused(self, a: Attempt, obs: Observation, refusals: frozenset[Refusal], where: str) -> None:

@@ -213,7 +213,9 @@ def rules_evaluate(a: Attempt) -> Observation:
 
 
 def _tool_of(t: Target) -> str:
-    return f"tool{t.marker}"
+    """The tool a rule target prefers (named after the target, not its marker: requests carry
+    it, and what a request carries may be stored, e.g. in a commit)."""
+    return f"tool_{t.name}"
 
 
 def tools_select(a: Attempt) -> Observation:
@@ -270,9 +272,10 @@ def rehydrate(a: Attempt) -> Observation:
 
 
 def write_over(a: Attempt) -> Observation:
-    """Overwrite a stored node by its id (the marker stays: only the title changes)."""
+    """Overwrite a stored node by its id. Only its scores change: its text, and so its vector
+    and the searches that find it, stay as they are."""
     t = a.target
-    node = {"id": t.id, "type": t.node_type, "title": f"{t.words} rewritten {a.variant}"}
+    node = {"id": t.id, "type": t.node_type, "importance": round(a.variant / 11, 3), "confidence": 0.9}
     obs = _post(a, "/v1/memory/write", a.body(scope=t.scope, input_text="overwrite", nodes=[node]), "graph")
     # another tenant writing the same id creates its own node; only the target's tenant counts
     obs.found = _ok(obs).get("tenant_id") == t.tenant
@@ -521,6 +524,44 @@ def knowledge_show(a: Attempt) -> Observation:
     return obs
 
 
+# --- the memory browser's fragments (/ui/part/*) and the admin export ------------------------
+def _html(a: Attempt, path: str, params: dict[str, Any] | None) -> Observation:
+    obs = _get(a, path, params, "ui")
+    obs.found = obs.status == 200 and str(a.target.id) in obs.text
+    return obs
+
+
+def ui_search(a: Attempt) -> Observation:
+    return _html(a, "/ui/part/search", {"scope": a.target.scope, "q": a.target.words})
+
+
+def ui_memory(a: Attempt) -> Observation:
+    return _html(a, f"/ui/part/memory/{a.target.id}", {"scope": a.target.scope})
+
+
+def ui_layers(a: Attempt) -> Observation:
+    return _html(a, "/ui/part/layers", {"scope": a.target.scope})
+
+
+def ui_knowledge(a: Attempt) -> Observation:
+    return _html(a, "/ui/part/knowledge", None)
+
+
+def admin_export(a: Attempt) -> Observation:
+    params: dict[str, Any] = {"scope": a.target.scope}
+    if a.tenant_in_body:
+        params["tenant_id"] = a.forgery.tenant
+    obs = _get(a, "/v1/admin/export", params, "graph")
+    records = [json.loads(line) for line in obs.text.splitlines() if line.strip()] if obs.status == 200 else []
+    obs.found = any(r.get("record") == "node" and r.get("id") == a.target.id for r in records)
+    return obs
+
+
+def admin_only(a: Attempt, who: Who) -> Refusal | None:
+    """docs/security.md: `/v1/admin/export` needs the admin role (for the credentials' own tenant)."""
+    return None if who.admin else Refusal(403, "admin_required")
+
+
 def is_rule(t: Target, who: Who, a: Attempt) -> bool:
     return t.kind == "rule"
 
@@ -604,6 +645,12 @@ OPS: list[Op] = [
     Op("tools.search", tools_search, "headers", False, ("tool", "graph", "layered"), addressed, mcp=True),
     Op("tools.delete", tools_delete, "headers", False, NODE_KINDS, addressed, mutation="delete", mcp=True),
     Op("tools.add", tools_add, "headers", False, ("tool",), policy=needs_identifier, aimed=False, mcp=True),
+    Op("ui.search", ui_search, "headers", False, NODE_KINDS, seedable),
+    Op("ui.memory", ui_memory, "headers", False, NODE_KINDS),
+    # the newest 50 memories per layer: tool layers fill up with the suite's own new memories
+    Op("ui.layers", ui_layers, "headers", False, ("layered", "tool"), is_layered),
+    Op("ui.knowledge", ui_knowledge, "headers", False, ("knowledge",)),
+    Op("admin.export", admin_export, "none", True, NODE_KINDS, policy=admin_only),
     Op("knowledge.list", knowledge_list, "none", False, ("knowledge",)),
     Op("knowledge.get", knowledge_get, "none", False, ("knowledge",)),
     Op("knowledge.query", knowledge_query, "headers", False, ("knowledge",), mcp=True),

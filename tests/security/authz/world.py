@@ -281,8 +281,8 @@ class Writer:
         return r.json()
 
     def erase(self, tenant: str, scope: str | None, node_id: str) -> None:
-        """Remove a node by its tenant's admin (a node another tenant wrote with a target's id,
-        which would otherwise carry that id into this tenant's answers)."""
+        """Remove a node by its tenant's admin: one another tenant's write made with a target's
+        id, which would otherwise answer that tenant's reads of the id."""
         admin = next(c for c in CALLERS.values() if c.who.tenant == tenant and c.who.admin)
         r = self.http.delete(f"/api/v1/memories/{node_id}", params={"app_id": scope}, headers=admin.auth())
         assert r.status_code == 200, r.text
@@ -312,7 +312,7 @@ class Writer:
         t.id = self.post(t.owner, "/v1/memory/write", body)["nodes"][0]["id"]
 
     def _create_rule(self, t: Target) -> None:
-        self._create_graph(t, {"state": "active", "if": {}, "then": {"tool": {"prefer": [f"tool{t.marker}"]}}})
+        self._create_graph(t, {"state": "active", "if": {}, "then": {"tool": {"prefer": [f"tool_{t.name}"]}}})
 
     def _create_note(self, t: Target) -> None:
         body = {
@@ -389,6 +389,9 @@ class World:
     writer: Writer
     mcp: Any
     targets: dict[str, Target]
+    #: ids of other tenants' memories that a tenant wrote into its own store itself (a write
+    #: naming a foreign id makes a node of its own, erased at once, but its commit keeps the id)
+    planted: dict[str, set[str]] = field(default_factory=dict)
 
     def caller(self, name: str) -> Caller:
         return CALLERS[name]
