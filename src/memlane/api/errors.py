@@ -19,7 +19,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from memlane.domain.errors import MemlaneError, RateLimited, UpstreamError
+from memlane.domain.errors import MemlaneError, Overloaded, RateLimited, UpstreamError
 from memlane.services.tools.errors import tool_envelope
 
 log = logging.getLogger(__name__)
@@ -86,7 +86,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _domain(request: Request, exc: MemlaneError) -> JSONResponse:
         headers: dict[str, str] = {}
         retry_after = getattr(exc, "retry_after", None)
-        if isinstance(exc, RateLimited | UpstreamError) and retry_after is not None:
+        if isinstance(exc, RateLimited | UpstreamError | Overloaded) and retry_after is not None:
             headers["retry-after"] = str(max(1, round(float(retry_after))))
         return render(request.url.path, exc.status, exc.code, exc.message, exc.details, headers)
 

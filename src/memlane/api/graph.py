@@ -8,7 +8,15 @@ import numpy as np
 from fastapi import APIRouter, Depends, Request
 
 from memlane.api.auth import principal_of
-from memlane.api.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_scope, resolve_tenant
+from memlane.api.deps import (
+    ServicesDep,
+    admin_authorized,
+    admit_queued_write,
+    authenticated,
+    quota,
+    resolve_scope,
+    resolve_tenant,
+)
 from memlane.api.graph_dto import (
     RecallBase,
     RecallRequest,
@@ -37,6 +45,7 @@ async def write(request: Request, svc: ServicesDep) -> dict[str, Any]:
     scope = resolve_scope(request, body.scope)
     writer = viewer_of(request, tenant, write_claims(body) if principal_of(request).authenticated else None)
     await quota(request, "write", tenant)
+    await admit_queued_write(request)
     outcome = await svc.writes.write(write_command(body, scope, writer))
     return write_response(scope, tenant, outcome)
 

@@ -21,6 +21,7 @@ from memlane.jobs.worker import Handler, Worker
 from memlane.llm.client import ChatClient
 from memlane.llm.limits import CallGate
 from memlane.rerank.factory import build_reranker
+from memlane.services.backlog import BacklogGate
 from memlane.services.conversation.wiring import ConversationServices, build_conversation
 from memlane.services.embedding import EmbeddingService
 from memlane.services.embedding_context import ContextConfig
@@ -71,6 +72,7 @@ def build_store(settings: Settings, *, dimension: int) -> Store:
         vector_dim=dimension,
         approx_min_rows=settings.vector_approx_min_rows,
         keyword_term_max_docs=settings.keyword_term_max_docs,
+        synchronous=settings.sqlite_synchronous,
     )
 
 
@@ -113,6 +115,7 @@ class Services:
     writes: WriteService
     recall: RecallService
     worker: Worker
+    backlog: BacklogGate
     quotas: QuotaGuard
     llm: ChatClient | None
     rules: RulesService
@@ -170,7 +173,14 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         relevance=RelevanceScale.from_settings(settings),
     )
     worker = Worker(
-        store, {}, clock=clock, poll_interval=settings.worker_poll_interval_sec, lease_sec=settings.job_lease_sec
+        store,
+        {},
+        clock=clock,
+        poll_interval=settings.worker_poll_interval_sec,
+        lease_sec=settings.job_lease_sec,
+        batch_handlers={EMBED_NODES: embedding.run_embed_jobs},
+        batch_limit=settings.embed_job_batch,
+        gather_sec=settings.worker_gather_ms / 1000,
     )
     notify = worker.notify
     reader = MemoryReader(store)
@@ -224,6 +234,12 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
             store, reader, settings, clock=clock, dimension=embedder.dimension, reranker=build_reranker(settings)
         ),
         worker=worker,
+        backlog=BacklogGate(
+            store,
+            clock=clock,
+            limit=settings.write_backlog_max,
+            retry_after_sec=settings.write_backlog_retry_after_sec,
+        ),
         quotas=quotas,
         llm=llm,
         rules=RulesService(store, clock=clock),

@@ -106,9 +106,26 @@ class JobQueue(SqlCore):
         return bool(res.rowcount)
 
     async def complete_job(self, job: Job, result: dict[str, Any] | None, *, now: datetime) -> None:
-        await self._update_job(
-            job, status="done", result=result, lease_owner=None, lease_expires_at=None, updated_at=now, last_error=None
-        )
+        await self.complete_jobs([(job, result)], now=now)
+
+    async def complete_jobs(self, done: Sequence[tuple[Job, dict[str, Any] | None]], *, now: datetime) -> None:
+        """A batch of jobs finished together, recorded in one transaction."""
+        if not done:
+            return
+        async with self._write_tx() as conn:
+            for job, result in done:
+                await conn.execute(
+                    jobs.update()
+                    .where(jobs.c.tenant_id == job.tenant_id, jobs.c.id == job.id)
+                    .values(
+                        status="done",
+                        result=result,
+                        lease_owner=None,
+                        lease_expires_at=None,
+                        updated_at=now,
+                        last_error=None,
+                    )
+                )
 
     async def fail_job(self, job: Job, error: str, *, retry_at: datetime | None, now: datetime) -> None:
         values: dict[str, Any] = {
@@ -138,6 +155,12 @@ class JobQueue(SqlCore):
                 await conn.execute(sa.select(jobs).where(jobs.c.tenant_id == tenant_id, jobs.c.id == job_id))
             ).first()
         return job_from_row(row) if row else None
+
+    async def count_due_jobs(self, *, now: datetime) -> int:
+        """Queued jobs whose time has come: the backlog a worker has yet to start."""
+        q = sa.select(sa.func.count()).select_from(jobs).where(jobs.c.status == "queued", jobs.c.run_after <= now)
+        async with self._read() as conn:
+            return int((await conn.execute(q)).scalar_one())
 
     async def count_jobs(self, status: str | None = None) -> int:
         q = sa.select(sa.func.count()).select_from(jobs)
