@@ -13,6 +13,7 @@ from memlane.config import Settings
 from memlane.domain.clock import new_id
 from memlane.domain.model import CommitInfo, Node, NodeUpsert
 from memlane.services.container import build_store
+from memlane.store.base import NodePatch
 from tests.api.helpers import new_scope, write
 from tests.graph_rules.helpers import evaluate, rule, set_state, write_rules
 from tests.support.server import LiveServer
@@ -31,18 +32,22 @@ STATE_KEYS = {
 
 
 def insert_legacy_rule(server: LiveServer, scope: str, slots: dict[str, Any]) -> str:
-    """A private rule without an owner, as legacy data holds them (the write API refuses new ones)."""
+    """A private rule without an owner, as legacy data holds them: writes refuse to store one,
+    so a shared rule is written and its lane flipped underneath."""
 
     async def go() -> str:
         store = build_store(Settings(MEMLANE_DATABASE_URL=server.settings.database_url), dimension=384)
         await store.open()
         try:
-            node = Node(tenant_id="default", id=new_id(), scope=scope, type="rule", slots=slots, memory_lane="private")
+            node = Node(tenant_id="default", id=new_id(), scope=scope, type="rule", slots=slots, memory_lane="shared")
             up = NodeUpsert(node=node, fields_set=frozenset({"type", "slots", "memory_lane"}))
-            res = await store.apply_write(
-                "default", scope, [up], [], CommitInfo(actor="legacy", input_sha256="0" * 64), now=datetime.now(UTC)
-            )
-            return res.nodes[0].id
+            info = CommitInfo(actor="legacy", input_sha256="0" * 64)
+            now = datetime.now(UTC)
+            res = await store.apply_write("default", scope, [up], [], info, now=now)
+            rid = res.nodes[0].id
+            flip = [NodePatch(id=rid, memory_lane="private")]
+            await store.mutate_nodes("default", scope, [rid], lambda found: (flip, {"legacy": rid}), info, now=now)
+            return rid
         finally:
             await store.close()
 

@@ -168,6 +168,11 @@ TABLE = [
         ACTIVE - PERSONAL | {"u1", "alice_u1", "s2"},
         Visibility(lanes_enforced=False, user_id="u1", session_id="s2"),
     ),
+    row(
+        "personal, user u2 naming u1's session s1: a session narrows within the user",
+        ACTIVE - PERSONAL | {"u2"},
+        Visibility(lanes_enforced=False, user_id="u2", session_id="s1"),
+    ),
     row("personal not enforced", ACTIVE, Visibility(lanes_enforced=False, personal_enforced=False, user_id="u9")),
     # all rules at once, and with attribute filters
     row(

@@ -28,7 +28,7 @@ from memlane.api.graph_dto import (
     node_dto,
     seed_dto,
 )
-from memlane.api.graph_write import check_private_owned, default_owners, write_claims, write_command, write_response
+from memlane.api.graph_write import write_claims, write_command, write_response
 from memlane.api.identity import Claims, header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute, json_request_body, validated_body
 from memlane.api.rules import recall_rules_block, recall_rules_context
@@ -55,11 +55,9 @@ async def write(request: Request, svc: ServicesDep) -> dict[str, Any]:
     user = header_claims(request).user_id
     claims = write_claims(body) if principal_of(request).authenticated else Claims()
     writer = viewer_of(request, tenant, replace(claims, user_id=user))
-    owners = default_owners(body, writer)
-    check_private_owned(body, writer, owners)
     await quota(request, "write", tenant)
     await admit_queued_write(request)
-    outcome = await svc.writes.write(write_command(body, scope, writer, owners))
+    outcome = await svc.writes.write(write_command(body, scope, writer))
     return write_response(scope, tenant, outcome)
 
 

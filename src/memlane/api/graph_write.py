@@ -3,16 +3,14 @@ response DTO, each step a small pure function."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from memlane.api.graph_dto import WriteEdgeIn, WriteNodeIn, WriteRequest
 from memlane.api.identity import Claims
-from memlane.domain.errors import InvalidRequest
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import EdgeRef
 from memlane.domain.visibility import Viewer
-from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteOutcome
+from memlane.services.writing import Authorship, WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteOutcome
 
 #: node fields copied as they are from the request into the write
 NODE_FIELDS = (
@@ -35,37 +33,14 @@ def write_claims(body: WriteRequest) -> Claims:
     return Claims(agent_id=agents, team_id=teams)
 
 
-@dataclass(frozen=True, slots=True)
-class Owners:
-    producer: str | None
-    agent: str | None
-    team: str | None
-
-
-def default_owners(body: WriteRequest, writer: Viewer) -> Owners:
-    """Identity auto-injection: the producer is the writer, and nodes without an owner belong
-    to the writer (its agent, else its team)."""
-    agent, team = body.owner_agent_id, body.owner_team_id
-    if agent is None and team is None:
-        agent = writer.agent_id
-        team = writer.team_id if writer.agent_id is None else None
-    return Owners(producer=body.producer_agent_id or writer.agent_id, agent=agent, team=team)
-
-
-def check_private_owned(body: WriteRequest, writer: Viewer, owners: Owners) -> None:
-    """An authenticated writer that is neither an agent nor a team (a tenant-wide key) cannot
-    store private nodes without an owner: no one but an admin could ever read them back."""
-    if not writer.authenticated or writer.admin or writer.agent_id or writer.team_id:
-        return
-    for i, n in enumerate(body.nodes):
-        lane = n.memory_lane or body.memory_lane or "private"
-        if lane == "private" and not (n.owner_agent_id or n.owner_team_id or owners.agent or owners.team):
-            raise InvalidRequest(
-                f"nodes[{i}] would be private with no owner, and your credentials carry no agent or team: "
-                "write it with memory_lane 'shared', or with a key bound to an agent or team",
-                code="invalid_private_owner",
-                details={"field": f"nodes[{i}].memory_lane"},
-            )
+def author_of(writer: Viewer) -> Authorship:
+    """Identity auto-injection: nodes the write creates without an owner belong to the writer
+    (its agent, else its team), and the writer produced them."""
+    return Authorship(
+        producer_agent_id=writer.agent_id,
+        owner_agent_id=writer.agent_id,
+        owner_team_id=writer.team_id if writer.agent_id is None else None,
+    )
 
 
 def node_spec(n: WriteNodeIn, user_id: str | None = None) -> WriteNodeSpec:
@@ -96,9 +71,11 @@ def edge_spec(e: WriteEdgeIn) -> WriteEdgeSpec:
     )
 
 
-def write_command(body: WriteRequest, scope: str, writer: Viewer, owners: Owners) -> WriteCommand:
+def write_command(body: WriteRequest, scope: str, writer: Viewer) -> WriteCommand:
     """With auth on, lanes hold for the writer's upserts and edge endpoints; with auth off the
-    writer is anonymous and identities are taken at their word (the contract's default)."""
+    writer is anonymous and identities are taken at their word (the contract's default). The
+    owner fields the request names apply to every node it writes; the writer's own identity
+    only to the nodes it creates without one."""
     return WriteCommand(
         tenant_id=writer.tenant_id,
         scope=scope,
@@ -110,10 +87,11 @@ def write_command(body: WriteRequest, scope: str, writer: Viewer, owners: Owners
         auto_embed=body.auto_embed,
         force_reembed=body.force_reembed,
         memory_lane=body.memory_lane,
-        producer_agent_id=owners.producer,
-        owner_agent_id=owners.agent,
-        owner_team_id=owners.team,
+        producer_agent_id=body.producer_agent_id,
+        owner_agent_id=body.owner_agent_id,
+        owner_team_id=body.owner_team_id,
         viewer=writer if writer.authenticated else None,
+        author=author_of(writer),
         nodes=[node_spec(n, writer.user_id) for n in body.nodes],
         edges=[edge_spec(e) for e in body.edges],
     )

@@ -11,7 +11,8 @@ the tenant three rules apply, all at once, on every surface:
 * **Hidden layers.** A layer in ``hidden_layers`` is never visible (the workspace layer, for
   readers that are not system agents).
 * **Personal layers.** ``user`` and ``session`` memories are visible only to the reader acting
-  for that user or session.
+  for that user or session; a session memory of another user stays hidden even to a reader
+  naming its session id (a session only narrows within the user).
 
 A caller is a ``Viewer``; ``visibility_of(viewer)`` is the one function that decides what it
 may see. Every surface turns its request into a Viewer (api/identity.py: from the credentials,
@@ -84,7 +85,12 @@ class Visibility:
         if self.user_id is not None:
             own.append(all_of(Eq("layer", USER_LAYER), Eq("user_id", self.user_id)))
         if self.session_id is not None:
-            own.append(all_of(Eq("layer", SESSION_LAYER), Eq("session_id", self.session_id)))
+            session: list[Term] = [Eq("layer", SESSION_LAYER), Eq("session_id", self.session_id)]
+            if self.user_id is not None:
+                # a session only narrows within the user: naming another user's session id
+                # (X-Session-Id under a key that carries a user) must not open its memories
+                session.append(any_of(Eq("user_id", self.user_id), Eq("user_id", None)))
+            own.append(all_of(*session))
         return any_of(*own)
 
 

@@ -80,6 +80,18 @@ class WriteEdgeSpec:
     interval_set: frozenset[str] = frozenset()
 
 
+@dataclass(frozen=True, slots=True)
+class Authorship:
+    """Who a node the write *creates* belongs to when it names no owner (identity
+    auto-injection: the writer's agent, else its team), and who produced it. An update keeps
+    the stored owner and producer unless the request names them, so editing a node never
+    re-owns it."""
+
+    producer_agent_id: str | None = None
+    owner_agent_id: str | None = None
+    owner_team_id: str | None = None
+
+
 @dataclass(slots=True)
 class WriteCommand:
     tenant_id: str
@@ -101,6 +113,8 @@ class WriteCommand:
     #: who writes; lanes then hold for upserts and edge endpoints too (None: the system itself,
     #: e.g. an ingestion job writing notes it planned)
     viewer: Viewer | None = None
+    #: owner and producer of the nodes this write creates, when they name none
+    author: Authorship | None = None
 
 
 @dataclass(slots=True)
@@ -266,16 +280,16 @@ class WriteService:
                 return request_default
             return NODE_DEFAULTS.get(name)
 
+        # defaults that are not in ``given`` (lane, author) shape a created node only: an
+        # update keeps the stored values (store/sql/node_plan.py decides which it is)
         lane = pick("memory_lane", cmd.memory_lane) or "private"
         owner_agent = pick("owner_agent_id", cmd.owner_agent_id)
         owner_team = pick("owner_team_id", cmd.owner_team_id)
         producer = pick("producer_agent_id", cmd.producer_agent_id)
-        if spec.type == "rule" and lane == "private" and not owner_agent and not owner_team:
-            raise InvalidRequest(
-                f"{where}: a rule in the private lane needs owner_agent_id or owner_team_id",
-                code="invalid_private_rule_owner",
-                details={"field": f"{where}.owner_agent_id"},
-            )
+        if cmd.author is not None:
+            if owner_agent is None and owner_team is None:
+                owner_agent, owner_team = cmd.author.owner_agent_id, cmd.author.owner_team_id
+            producer = producer or cmd.author.producer_agent_id
         if spec.embedding is not None and len(spec.embedding) != self.dimension:
             raise InvalidRequest(
                 f"{where}.embedding has {len(spec.embedding)} dimensions; the configured embedder uses "

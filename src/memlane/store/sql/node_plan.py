@@ -130,7 +130,8 @@ def plan_node_writes(
     """Every row is planned already stamped with the commit: a second UPDATE per row to
     stamp it halved bulk-write throughput, and on PostgreSQL re-inserted each row into every
     index. Raises ``Conflict`` for a stored node the writer may not see (lanes hold for
-    writes) and ``InvalidRequest`` for a node given twice."""
+    writes), and ``InvalidRequest`` for a node given twice or one that would be stored
+    private with no owner (``check_owned``; an import restores what it finds)."""
     plan = NodePlan()
     seen: set[str] = set()
     for position, up in enumerate(ups):
@@ -155,6 +156,7 @@ def plan_node_writes(
         seen.add(node.id)
         if prior is None:
             if not up.restore:
+                check_owned(node, position, writer, created=True)
                 node.created_at = node.updated_at = now
                 node.commit_id = commit_id
             node.created_at = node.created_at or now
@@ -169,6 +171,8 @@ def plan_node_writes(
             values["commit_id"] = node.commit_id = commit_id
             if up.restore:
                 restored_provenance(values, node, given)
+            else:
+                check_owned(node, position, writer, created=False)
             plan.updates.append((prior.id, values))
             status, op = values.get("embedding_status", prior.embedding_status), "update"
         check_interval(node.valid_at, node.invalid_at, f"nodes[{position}].invalid_at")
@@ -186,6 +190,30 @@ def plan_node_writes(
             }
         )
     return plan
+
+
+def check_owned(node: Node, position: int, writer: Visibility | None, *, created: bool) -> None:
+    """A node as it will be stored (created, or updated: the stored node with the given
+    fields applied) that is private with no owner is refused when it is a rule (it could never
+    apply to anyone), and when a restricted writer (a tenant-wide key) creates it: no one but
+    an admin could ever read it back. Judged on the stored result, so updating a shared node
+    without repeating its lane is no private write."""
+    if node.memory_lane != "private" or node.owner_agent_id or node.owner_team_id:
+        return
+    where = f"nodes[{position}]"
+    if node.type == "rule":
+        raise InvalidRequest(
+            f"{where}: a rule in the private lane needs owner_agent_id or owner_team_id",
+            code="invalid_private_rule_owner",
+            details={"field": f"{where}.owner_agent_id"},
+        )
+    if created and writer is not None and writer.lanes_enforced:
+        raise InvalidRequest(
+            f"{where} would be private with no owner, and your credentials carry no agent or team: write it "
+            "with memory_lane 'shared', or with a key bound to an agent or team",
+            code="invalid_private_owner",
+            details={"field": f"{where}.memory_lane"},
+        )
 
 
 def restored_provenance(values: dict[str, Any], node: Node, given: Node) -> None:

@@ -1,0 +1,658 @@
+"""The operations the suite attempts, one per endpoint and purpose, on every surface.
+
+Each operation knows how to ask (the request, with the attempt's forged fields placed on the
+channels that surface reads) and what its answer shows (whether the target came back, or
+whether a change took effect). What the answer *must* be is not here: that is the model's
+(model.py) and the judge's (judge.py). The only surface knowledge an operation adds is its
+*domain*: which memories it can return at all when the caller may see them (a conversation
+query returns events of the app's scope, a tool search its tool memories...), taken from the
+API documentation, so that a caller allowed to see a memory is shown to find it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from tests.security.authz.model import Refusal, Who
+from tests.security.authz.world import GRAPH, LAYERS, PROJECT, Caller, Target, World, embed
+
+NODE_KINDS = ("graph", "rule", "note", "layered", "tool")
+LAYERED_LAYERS = ("identity", "project", "workspace")
+
+
+@dataclass(frozen=True)
+class Forgery:
+    """What a request claims beyond its credentials. ``None``: the field is not sent."""
+
+    tenant: str | None = None
+    tenant_in_body: bool = False
+    agent: str | None = None
+    team: str | None = None
+    user: str | None = None
+    session: str | None = None
+    role: str | None = None
+
+    def identity(self) -> dict[str, str]:
+        return {d: v for d in ("agent", "team", "user", "session") if (v := getattr(self, d)) is not None}
+
+
+@dataclass
+class Attempt:
+    world: World
+    caller: Caller
+    op: Op
+    target: Target
+    forgery: Forgery
+    variant: int
+
+    @property
+    def tenant_in_body(self) -> bool:
+        return self.forgery.tenant is not None and self.forgery.tenant_in_body and self.op.body_tenant
+
+    def headers(self, **extra: str) -> dict[str, str]:
+        """Credentials plus every forged header. Identity headers go out on every surface; only
+        the surfaces that read them (``op.channel == "headers"``) count them as claims."""
+        f = self.forgery
+        h = dict(self.caller.auth())
+        if f.tenant is not None and not self.tenant_in_body:
+            h["X-Tenant-Id"] = f.tenant
+        for dim, header in (
+            ("agent", "X-Agent-Id"),
+            ("team", "X-Team-Id"),
+            ("user", "X-User-Id"),
+            ("session", "X-Session-Id"),
+        ):
+            value = getattr(f, dim)
+            if value is not None:
+                h[header] = value
+        if f.role is not None:
+            h["X-Agent-Role"] = f.role
+        h.update(extra)
+        return h
+
+    def body(self, **fields: Any) -> dict[str, Any]:
+        if self.tenant_in_body:
+            fields["tenant_id"] = self.forgery.tenant
+        return fields
+
+    def context(self) -> dict[str, Any]:
+        """A planner context carrying the forged agent/team, on one of the two spellings."""
+        ctx: dict[str, Any] = {"intent": "plan the next step"}
+        f = self.forgery
+        nested = self.variant % 2 == 0
+        if nested:
+            agent = {k: v for k, v in (("id", f.agent), ("team_id", f.team)) if v is not None}
+            if agent:
+                ctx["agent"] = agent
+        else:
+            ctx.update({k: v for k, v in (("agent_id", f.agent), ("team_id", f.team)) if v is not None})
+        return ctx
+
+
+@dataclass
+class Observation:
+    status: int
+    payload: Any
+    text: str
+    sent: str
+    #: the target came back (reads), or the change took effect (writes); None: not shown
+    found: bool | None = None
+    surface: str = "graph"
+
+
+Run = Callable[[Attempt], Observation]
+Domain = Callable[[Target, Who, Attempt], bool]
+#: a refusal the documentation gives for this request whoever the target (a role or a missing
+#: identifier), once the caller's identity is settled
+Policy = Callable[["Attempt", Who], Refusal | None]
+
+
+def no_policy(a: Attempt, who: Who) -> Refusal | None:
+    return None
+
+
+def always(t: Target, who: Who, a: Attempt) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    run: Run
+    #: which identity claims the surface reads: headers | consumer | context | owner | none
+    channel: str
+    #: the body may carry ``tenant_id``
+    body_tenant: bool
+    #: the target kinds the operation is aimed at
+    kinds: tuple[str, ...]
+    #: a target the caller may see comes back (reads) / may be changed (writes)
+    domain: Domain = always
+    #: "delete" | "change" | None
+    mutation: str | None = None
+    #: a change aimed at a target the caller may not see answers 200 with nothing done (the
+    #: target is reported missing), rather than a 4xx
+    denied_with_200: bool = False
+    policy: Policy = no_policy
+    #: False: the operation creates something new and ignores the target (it is judged on
+    #: its refusals, and an allowed write must succeed)
+    aimed: bool = True
+    #: also called over MCP (one attempt in three), with the official client
+    mcp: bool = False
+
+
+# --- plumbing ---------------------------------------------------------------------------------
+def _observe(a: Attempt, r: httpx.Response, sent: Any, surface: str) -> Observation:
+    try:
+        payload = r.json()
+    except ValueError:
+        payload = None
+    return Observation(
+        r.status_code, payload, r.text, json.dumps(sent, default=str) + str(r.request.url), surface=surface
+    )
+
+
+def _post(a: Attempt, path: str, body: dict[str, Any], surface: str, **headers: str) -> Observation:
+    r = a.world.http.post(path, json=body, headers=a.headers(**headers))
+    return _observe(a, r, body, surface)
+
+
+def _get(a: Attempt, path: str, params: dict[str, Any] | None, surface: str, **headers: str) -> Observation:
+    r = a.world.http.get(path, params=params, headers=a.headers(**headers))
+    return _observe(a, r, params or {}, surface)
+
+
+def _ids(items: Any, key: str) -> set[str]:
+    return {str(i.get(key)) for i in items or [] if isinstance(i, dict)}
+
+
+def _ok(obs: Observation) -> dict[str, Any]:
+    return obs.payload if obs.status == 200 and isinstance(obs.payload, dict) else {}
+
+
+# --- graph surface ----------------------------------------------------------------------------
+def _recall_body(a: Attempt, **query: Any) -> dict[str, Any]:
+    f = a.forgery
+    body = a.body(
+        scope=a.target.scope, limit=200, max_nodes=200, ranked_limit=500, include_meta=True, include_slots=True, **query
+    )
+    if f.agent is not None:
+        body["consumer_agent_id"] = f.agent
+    if f.team is not None:
+        body["consumer_team_id"] = f.team
+    if a.target.scope == GRAPH and a.variant % 2:
+        body["rules_context"] = {"intent": "plan"}
+    return body
+
+
+def recall_text(a: Attempt) -> Observation:
+    obs = _post(a, "/v1/memory/recall_text", _recall_body(a, query_text=a.target.words), "graph")
+    obs.found = a.target.id in _ids(_ok(obs).get("seeds"), "id")
+    return obs
+
+
+def recall(a: Attempt) -> Observation:
+    obs = _post(a, "/v1/memory/recall", _recall_body(a, query_embedding=embed(a.target.words)), "graph")
+    obs.found = a.target.id in _ids(_ok(obs).get("seeds"), "id")
+    return obs
+
+
+def seedable(t: Target, who: Who, a: Attempt) -> bool:
+    """Recall seeds from ready nodes of the hot and warm tiers (docs/api-graph.md)."""
+    return t.tier in ("hot", "warm")
+
+
+def rules_evaluate(a: Attempt) -> Observation:
+    obs = _post(a, "/v1/memory/rules/evaluate", a.body(scope=a.target.scope, context=a.context()), "graph")
+    obs.found = a.target.id in _ids(_ok(obs).get("active"), "rule_node_id")
+    return obs
+
+
+def _tool_of(t: Target) -> str:
+    """The tool a rule target prefers (named after the target, not its marker: requests carry
+    it, and what a request carries may be stored, e.g. in a commit)."""
+    return f"tool_{t.name}"
+
+
+def tools_select(a: Attempt) -> Observation:
+    body = a.body(scope=a.target.scope, context=a.context(), candidates=[_tool_of(a.target), "calculator"])
+    obs = _post(a, "/v1/memory/tools/select", body, "graph")
+    obs.found = _ok(obs).get("selection", {}).get("preferred") == [_tool_of(a.target)]
+    return obs
+
+
+def tools_feedback(a: Attempt) -> Observation:
+    tool = _tool_of(a.target)
+    body = a.body(
+        scope=a.target.scope,
+        context=a.context(),
+        candidates=[tool, "calculator"],
+        selected_tool=tool,
+        outcome="positive",
+        input_text="tool outcome",
+    )
+    obs = _post(a, "/v1/memory/tools/feedback", body, "graph")
+    obs.found = a.target.id in (_ok(obs).get("rule_node_ids") or [])
+    return obs
+
+
+def rule_feedback(a: Attempt) -> Observation:
+    body = a.body(scope=a.target.scope, rule_node_id=a.target.id, outcome="negative", input_text="rule outcome")
+    obs = _post(a, "/v1/memory/feedback", body, "graph")
+    obs.found = obs.status == 200
+    return obs
+
+
+def rule_state(a: Attempt) -> Observation:
+    state = ("active", "shadow")[a.variant % 2]  # a no-op, or a refused move: the rule stays active
+    body = a.body(scope=a.target.scope, rule_node_id=a.target.id, state=state, input_text="state")
+    obs = _post(a, "/v1/memory/rules/state", body, "graph")
+    obs.found = obs.status in (200, 409)
+    return obs
+
+
+def activate(a: Attempt) -> Observation:
+    outcome = ("positive", "negative", "neutral")[a.variant % 3]
+    body = a.body(scope=a.target.scope, node_ids=[a.target.id], outcome=outcome, input_text="used it")
+    obs = _post(a, "/v1/memory/nodes/activate", body, "graph")
+    obs.found = a.target.id in (_ok(obs).get("activated", {}).get("node_ids") or [])
+    return obs
+
+
+def rehydrate(a: Attempt) -> Observation:
+    body = a.body(scope=a.target.scope, node_ids=[a.target.id], target_tier="warm", input_text="bring back")
+    obs = _post(a, "/v1/memory/archive/rehydrate", body, "graph")
+    out = _ok(obs).get("rehydrated", {})
+    obs.found = a.target.id in [*(out.get("node_ids") or []), *(out.get("noop_node_ids") or [])]
+    return obs
+
+
+def write_over(a: Attempt) -> Observation:
+    """Overwrite a stored node by its id. Only its scores change: its text, and so its vector
+    and the searches that find it, stay as they are."""
+    t = a.target
+    node = {"id": t.id, "type": t.node_type, "importance": round(a.variant / 11, 3), "confidence": 0.9}
+    obs = _post(a, "/v1/memory/write", a.body(scope=t.scope, input_text="overwrite", nodes=[node]), "graph")
+    # another tenant writing the same id creates its own node; only the target's tenant counts
+    obs.found = _ok(obs).get("tenant_id") == t.tenant
+    return obs
+
+
+def write_new(a: Attempt) -> Observation:
+    """A new node with the forged owner and producer fields (top level or per node)."""
+    f = a.forgery
+    owners = {k: v for k, v in (("owner_agent_id", f.agent), ("owner_team_id", f.team)) if v is not None}
+    if f.agent is not None and a.variant % 3 == 2:
+        owners = {"producer_agent_id": f.agent, **{k: v for k, v in owners.items() if k != "owner_agent_id"}}
+    node: dict[str, Any] = {"type": "event", "title": f"new node {a.variant}"}
+    body = a.body(scope=GRAPH + "x", input_text="new", memory_lane=("private", "shared")[a.variant % 2], nodes=[node])
+    if a.variant % 4 < 2:
+        body.update(owners)
+    else:
+        node.update(owners)
+    obs = _post(a, "/v1/memory/write", body, "graph")
+    obs.found = obs.status == 200
+    return obs
+
+
+# --- conversation surface ---------------------------------------------------------------------
+def conv_get(a: Attempt) -> Observation:
+    obs = _get(a, f"/api/v1/memories/{a.target.id}", {"app_id": a.target.scope}, "conversation")
+    obs.found = _ok(obs).get("memory_id") == a.target.id
+    return obs
+
+
+def conv_evolution(a: Attempt) -> Observation:
+    obs = _get(a, f"/api/v1/memories/{a.target.id}/evolution", {"app_id": a.target.scope}, "conversation")
+    obs.found = a.target.id in _ids(_ok(obs).get("memories"), "memory_id")
+    return obs
+
+
+def conv_delete(a: Attempt) -> Observation:
+    r = a.world.http.delete(f"/api/v1/memories/{a.target.id}", params={"app_id": a.target.scope}, headers=a.headers())
+    obs = _observe(a, r, {}, "conversation")
+    obs.found = obs.status == 200
+    return obs
+
+
+def conv_query(a: Attempt) -> Observation:
+    params = {"app_id": a.target.scope, "query": a.target.words, "n_results": 100}
+    obs = _get(a, "/api/v1/memories/query", params, "conversation")
+    obs.found = a.target.id in _ids(_ok(obs).get("memories"), "memory_id")
+    return obs
+
+
+def queried(t: Target, who: Who, a: Attempt) -> bool:
+    """The conversation query ranks the active events of the app (docs/api-conversation.md)."""
+    return t.node_type == "event"
+
+
+def conv_task(a: Attempt) -> Observation:
+    obs = _get(a, f"/api/v1/tasks/{a.target.id}", None, "conversation")
+    obs.found = _ok(obs).get("task_id") == a.target.id
+    return obs
+
+
+# --- layered surface --------------------------------------------------------------------------
+def _layer_for(a: Attempt) -> str:
+    t = a.target
+    return t.layer if t.kind == "layered" and t.layer and a.variant % 4 else LAYERED_LAYERS[a.variant % 3]
+
+
+def layers_read_id(a: Attempt) -> Observation:
+    layer = _layer_for(a)
+    body = a.body(scope=LAYERS, layer=layer, id=a.target.public_id if a.variant % 2 else a.target.id)
+    obs = _post(a, "/v1/layers/read", body, "layers")
+    obs.found = f"mem_{a.target.id}" in _ids(_ok(obs).get("results"), "id")
+    return obs
+
+
+def read_by_id_domain(t: Target, who: Who, a: Attempt) -> bool:
+    return t.kind == "layered" and t.layer == _layer_for(a)
+
+
+def layers_read_query(a: Attempt) -> Observation:
+    t = a.target
+    layer = _layer_for(a)
+    body = a.body(scope=LAYERS, layer=layer, limit=100)
+    if layer == "workspace":
+        body.update(task_id=t.spec.get("task_id", "wtask-none"), query=t.words)
+    else:
+        body.update(query=t.words)
+    obs = _post(a, "/v1/layers/read", body, "layers")
+    obs.found = f"mem_{t.id}" in _ids(_ok(obs).get("results"), "id")
+    return obs
+
+
+def layers_search(a: Attempt) -> Observation:
+    layer = None if a.variant % 2 else _layer_for(a)
+    body = a.body(scope=LAYERS, query=a.target.words, top_k=100, **({"layer": layer} if layer else {}))
+    obs = _post(a, "/v1/layers/search", body, "layers")
+    obs.found = f"mem_{a.target.id}" in _ids(_ok(obs).get("results"), "id")
+    return obs
+
+
+def searched_layer(a: Attempt, who: Who) -> tuple[str, ...]:
+    if a.op.name == "layers.search" and a.variant % 2:
+        return LAYERED_LAYERS if who.system else ("identity", "project")
+    return (_layer_for(a),)
+
+
+def layered_domain(t: Target, who: Who, a: Attempt) -> bool:
+    return (
+        t.kind == "layered" and t.scope is not None and t.scope.startswith(LAYERS) and t.layer in searched_layer(a, who)
+    )
+
+
+def layers_update(a: Attempt) -> Observation:
+    t = a.target
+    body = a.body(
+        id=t.public_id, new_title=f"{t.words} retitled {a.variant}", user_instruction=True, user_confirmed=True
+    )
+    obs = _post(a, "/v1/layers/update", body, "layers")
+    obs.found = obs.status == 200
+    return obs
+
+
+def layers_delete(a: Attempt) -> Observation:
+    obs = _post(a, "/v1/layers/delete", a.body(id=a.target.public_id, user_instruction=True), "layers")
+    obs.found = obs.status == 200
+    return obs
+
+
+def is_layered(t: Target, who: Who, a: Attempt) -> bool:
+    return t.kind == "layered"
+
+
+def in_workspace(t: Target, who: Who, a: Attempt) -> bool:
+    """Completing a task deletes the workspace memories of that task (docs/api-layers.md)."""
+    return t.layer == "workspace"
+
+
+def layers_write(a: Attempt) -> Observation:
+    layer = LAYERED_LAYERS[a.variant % 3]
+    body = a.body(
+        scope=LAYERS + "x", layer=layer, title="a new memory", content=f"written in {layer}", user_instruction=True
+    )
+    obs = _post(a, "/v1/layers/write", body, "layers")
+    obs.found = obs.status == 200
+    return obs
+
+
+def layers_complete(a: Attempt) -> Observation:
+    task = a.target.spec.get("task_id", "wtask-none")
+    obs = _post(a, f"/v1/layers/tasks/{task}/complete", {}, "layers")
+    obs.found = bool(_ok(obs).get("deleted"))
+    return obs
+
+
+# --- agent tools, over HTTP and over MCP ------------------------------------------------------
+def _tool(a: Attempt, name: str, args: dict[str, Any], **headers: str) -> Observation:
+    via_mcp = a.op.mcp and a.variant % 3 == 0
+    if not via_mcp:
+        r = a.world.http.post(f"/v1/tools/{name}", json=args, headers=a.headers(**headers))
+        return _observe(a, r, args, "tools")
+    all_headers = {k: v for k, v in a.headers(**headers).items() if k not in a.caller.auth()}
+    is_error, payload = a.world.mcp.call(a.caller, all_headers, name, args)
+    status = 200 if not is_error else _mcp_status(payload)
+    return Observation(status, payload, json.dumps(payload), json.dumps(args) + json.dumps(all_headers), surface="mcp")
+
+
+MCP_STATUS = {"INVALID_INPUT": 400, "UNAUTHORIZED": 403, "NOT_FOUND": 404, "CONFLICT": 409}
+
+
+def _mcp_status(payload: Any) -> int:
+    code = payload.get("errorCode") if isinstance(payload, dict) else None
+    return MCP_STATUS.get(str(code), 500)
+
+
+def _project(a: Attempt) -> dict[str, str]:
+    return {"X-Project-Id": PROJECT} if a.variant % 2 else {}
+
+
+def tools_search(a: Attempt) -> Observation:
+    obs = _tool(a, "memory_search", {"query": a.target.words, "threshold": 0, "limit": 100}, **_project(a))
+    found = obs.payload.get("results") if obs.status == 200 and isinstance(obs.payload, dict) else []
+    obs.found = a.target.public_id in _ids(found, "memoryId")
+    return obs
+
+
+def addressed(t: Target, who: Who, a: Attempt) -> bool:
+    """A tool search returns the memories of the caller's own identifiers (docs/api-tools.md):
+    agent, user, session and team memories need that identifier; project memories carry a
+    project and are found with it; company memories by everyone."""
+    if t.kind != "tool":
+        return False
+    aud = t.audience
+    if t.layer == "agent":
+        return who.agent == aud[1]
+    if t.layer == "team":
+        return who.team == aud[1]
+    if t.layer == "user":
+        return who.user == aud[1]
+    if t.layer == "session":
+        return who.session == aud[2] and (None in (who.user, aud[1]) or who.user == aud[1])
+    if t.layer == "project":
+        return bool(_project(a)) or "project" not in t.spec
+    return t.layer == "company"
+
+
+def tools_delete(a: Attempt) -> Observation:
+    obs = _tool(a, "memory_delete", {"memoryId": a.target.public_id}, **_project(a))
+    obs.found = obs.status == 200
+    return obs
+
+
+TOOL_LAYERS = ("agent", "user", "session", "team", "company")
+
+
+def tools_add(a: Attempt) -> Observation:
+    layer = TOOL_LAYERS[a.variant % len(TOOL_LAYERS)]
+    obs = _tool(a, "memory_add", {"content": f"a new {layer} memory", "layer": layer})
+    obs.found = obs.status == 200
+    return obs
+
+
+# --- knowledge --------------------------------------------------------------------------------
+def knowledge_list(a: Attempt) -> Observation:
+    obs = _get(a, "/v1/knowledge/items", {"limit": 1000}, "tools")
+    obs.found = a.target.id in _ids(_ok(obs).get("items"), "id")
+    return obs
+
+
+def knowledge_get(a: Attempt) -> Observation:
+    obs = _get(a, f"/v1/knowledge/items/{a.target.id}", {"include_history": "true"}, "tools")
+    obs.found = _ok(obs).get("item", {}).get("id") == a.target.id
+    return obs
+
+
+def knowledge_query(a: Attempt) -> Observation:
+    obs = _tool(a, "knowledge_query", {"query": a.target.words, "limit": 50})
+    items = obs.payload.get("items") if obs.status == 200 and isinstance(obs.payload, dict) else []
+    obs.found = a.target.id in _ids(items, "id")
+    return obs
+
+
+def knowledge_show(a: Attempt) -> Observation:
+    obs = _tool(a, "knowledge_show", {"id": a.target.id, "includeHistory": True})
+    item = obs.payload.get("item") if obs.status == 200 and isinstance(obs.payload, dict) else {}
+    obs.found = isinstance(item, dict) and item.get("id") == a.target.id
+    return obs
+
+
+# --- the memory browser's fragments (/ui/part/*) and the admin export ------------------------
+def _html(a: Attempt, path: str, params: dict[str, Any] | None) -> Observation:
+    obs = _get(a, path, params, "ui")
+    obs.found = obs.status == 200 and str(a.target.id) in obs.text
+    return obs
+
+
+def ui_search(a: Attempt) -> Observation:
+    return _html(a, "/ui/part/search", {"scope": a.target.scope, "q": a.target.words})
+
+
+def ui_memory(a: Attempt) -> Observation:
+    return _html(a, f"/ui/part/memory/{a.target.id}", {"scope": a.target.scope})
+
+
+def ui_layers(a: Attempt) -> Observation:
+    return _html(a, "/ui/part/layers", {"scope": a.target.scope})
+
+
+def ui_knowledge(a: Attempt) -> Observation:
+    return _html(a, "/ui/part/knowledge", None)
+
+
+def admin_export(a: Attempt) -> Observation:
+    params: dict[str, Any] = {"scope": a.target.scope}
+    if a.tenant_in_body:
+        params["tenant_id"] = a.forgery.tenant
+    obs = _get(a, "/v1/admin/export", params, "graph")
+    records = [json.loads(line) for line in obs.text.splitlines() if line.strip()] if obs.status == 200 else []
+    obs.found = any(r.get("record") == "node" and r.get("id") == a.target.id for r in records)
+    return obs
+
+
+def admin_only(a: Attempt, who: Who) -> Refusal | None:
+    """docs/security.md: `/v1/admin/export` needs the admin role (for the credentials' own tenant)."""
+    return None if who.admin else Refusal(403, "admin_required")
+
+
+def is_rule(t: Target, who: Who, a: Attempt) -> bool:
+    return t.kind == "rule"
+
+
+# --- refusals the documentation gives whoever the target ------------------------------------
+def named_layers(a: Attempt) -> tuple[str | None, ...]:
+    name = a.op.name
+    if name == "layers.search":
+        return (None,) if a.variant % 2 else (_layer_for(a),)
+    if name == "layers.write":
+        return (LAYERED_LAYERS[a.variant % 3],)
+    if name == "layers.complete":
+        return ("workspace",)
+    return (_layer_for(a),)
+
+
+def workspace_only(a: Attempt, who: Who) -> Refusal | None:
+    """docs/security.md: workspace memory is for system roles, and the layered surface answers
+    anyone else's attempt with ``403 workspace_restricted``."""
+    return Refusal(403, "workspace_restricted") if "workspace" in named_layers(a) and not who.system else None
+
+
+def owned_private(a: Attempt, who: Who) -> Refusal | None:
+    """docs/security.md: a tenant-wide key cannot write private nodes without an owner."""
+    private = a.variant % 2 == 0
+    if private and not (who.admin or who.agent or who.team):
+        return Refusal(400, "invalid_private_owner")
+    return None
+
+
+def needs_identifier(a: Attempt, who: Who) -> Refusal | None:
+    """docs/api-tools.md: agent, user, session and team memories need their identifier."""
+    layer = TOOL_LAYERS[a.variant % len(TOOL_LAYERS)]
+    have = {"agent": who.agent, "user": who.user, "session": who.session, "team": who.team}
+    return Refusal(400, "INVALID_INPUT") if layer in have and have[layer] is None else None
+
+
+OPS: list[Op] = [
+    Op("graph.recall_text", recall_text, "consumer", True, NODE_KINDS, seedable),
+    Op("graph.recall", recall, "consumer", True, NODE_KINDS, seedable),
+    Op("rules.evaluate", rules_evaluate, "context", True, ("rule",)),
+    Op("rules.tools_select", tools_select, "context", True, ("rule",)),
+    Op("rules.tools_feedback", tools_feedback, "context", True, ("rule",), mutation="change", denied_with_200=True),
+    Op("rules.feedback", rule_feedback, "none", True, NODE_KINDS, is_rule, mutation="change"),
+    Op("rules.state", rule_state, "none", True, NODE_KINDS, is_rule, mutation="change"),
+    Op("graph.activate", activate, "none", True, NODE_KINDS, mutation="change", denied_with_200=True),
+    Op("graph.rehydrate", rehydrate, "none", True, NODE_KINDS, mutation="change", denied_with_200=True),
+    # another tenant writing the target's id creates a node of its own: 200, the target untouched
+    Op("graph.write_over", write_over, "none", True, NODE_KINDS, mutation="change", denied_with_200=True),
+    Op("graph.write_new", write_new, "owner", True, ("graph",), policy=owned_private, aimed=False),
+    Op("conv.get", conv_get, "headers", False, NODE_KINDS),
+    Op("conv.evolution", conv_evolution, "headers", False, NODE_KINDS),
+    Op("conv.delete", conv_delete, "headers", False, NODE_KINDS, mutation="delete"),
+    Op("conv.query", conv_query, "headers", False, NODE_KINDS, queried),
+    Op("conv.task", conv_task, "headers", False, ("task",)),
+    Op("layers.read_id", layers_read_id, "headers", True, NODE_KINDS, read_by_id_domain, policy=workspace_only),
+    Op("layers.read_query", layers_read_query, "headers", True, ("layered",), layered_domain, policy=workspace_only),
+    Op(
+        "layers.search",
+        layers_search,
+        "headers",
+        True,
+        ("layered", "tool", "graph"),
+        layered_domain,
+        policy=workspace_only,
+    ),
+    Op("layers.update", layers_update, "headers", True, NODE_KINDS, is_layered, mutation="change"),
+    Op("layers.delete", layers_delete, "headers", True, NODE_KINDS, is_layered, mutation="delete"),
+    Op("layers.write", layers_write, "headers", True, ("layered",), policy=workspace_only, aimed=False),
+    Op(
+        "layers.complete",
+        layers_complete,
+        "headers",
+        False,
+        ("layered",),
+        in_workspace,
+        mutation="delete",
+        denied_with_200=True,
+        policy=workspace_only,
+    ),
+    Op("tools.search", tools_search, "headers", False, ("tool", "graph", "layered"), addressed, mcp=True),
+    Op("tools.delete", tools_delete, "headers", False, NODE_KINDS, addressed, mutation="delete", mcp=True),
+    Op("tools.add", tools_add, "headers", False, ("tool",), policy=needs_identifier, aimed=False, mcp=True),
+    Op("ui.search", ui_search, "headers", False, NODE_KINDS, seedable),
+    Op("ui.memory", ui_memory, "headers", False, NODE_KINDS),
+    # the newest 50 memories per layer: tool layers fill up with the suite's own new memories
+    Op("ui.layers", ui_layers, "headers", False, ("layered", "tool"), is_layered),
+    Op("ui.knowledge", ui_knowledge, "headers", False, ("knowledge",)),
+    Op("admin.export", admin_export, "none", True, NODE_KINDS, policy=admin_only),
+    Op("knowledge.list", knowledge_list, "none", False, ("knowledge",)),
+    Op("knowledge.get", knowledge_get, "none", False, ("knowledge",)),
+    Op("knowledge.query", knowledge_query, "headers", False, ("knowledge",), mcp=True),
+    Op("knowledge.show", knowledge_show, "headers", False, ("knowledge",), mcp=True),
+]
