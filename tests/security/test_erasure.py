@@ -106,6 +106,9 @@ def write_everywhere(e: Erasable, token: str, *, scope: str, user: str) -> None:
     _wait_task(c, _ok(c.post("/api/v1/agent/memories", json=agent_body), 202)["task_id"])
     summary_body = {**agent_body, "messages": f"We talked about {token} and the garden.", "callback_url": e.webhook}
     _wait_task(c, _ok(c.post("/api/v1/agent/summaries", json=summary_body), 202)["task_id"])
+    # a message still waiting in a memory batcher buffer (one message: below the batch size)
+    pending = {"app_id": scope, "user_id": user, "messages": [{"role": "user", "content": f"{token} waits here"}]}
+    assert _ok(c.post("/api/v1/memory-batcher/messages", json=pending))["pending_messages"] == 1
 
     tool = {"content": f"Tool memory: {token} likes jazz", "layer": "user"}
     assert _ok(c.post("/v1/tools/memory_add", json=tool, headers=as_user))["success"]

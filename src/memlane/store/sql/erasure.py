@@ -30,6 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from memlane.domain.erasure import ErasureReceipt, ErasureSubject
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo
+from memlane.store.batcher import batcher_buffers
 from memlane.store.knowledge import knowledge_items, knowledge_sync_runs, knowledge_sync_state, knowledge_versions
 from memlane.store.schema import audit_events, commits, edges, jobs, nodes, recall_audit, scope_heads
 from memlane.store.sql.core import SqlCore, chunks
@@ -51,6 +52,7 @@ ERASED_TABLES: tuple[str, ...] = (
     "knowledge_versions",
     "knowledge_sync_state",
     "knowledge_sync_runs",
+    "batcher_buffers",
 )
 
 
@@ -120,6 +122,7 @@ class Erasure(SqlCore):
             counts["jobs"] = sum(job_kinds.values())
             counts["recall_audits"] = await self._erase_recall_audits(conn, subject, scopes, erased_ids)
             counts.update(await self._erase_knowledge(conn, tenant, doomed.items, whole=subject.kind == "tenant"))
+            counts["batcher_buffers"] = await self._erase_batcher_buffers(conn, subject)
             info = CommitInfo(actor=actor, input_sha256=sha256_hex(erasure_id), kind="erasure")
             for sc in scopes:
                 diff = {"erasure": {"erasure_id": erasure_id}}
@@ -132,6 +135,7 @@ class Erasure(SqlCore):
                 "jobs_by_kind": dict(sorted(job_kinds.items())),
                 "recall_audits": counts["recall_audits"],
                 **{k: counts.get(k, 0) for k in ("knowledge_items", "knowledge_versions", "knowledge_sync_runs")},
+                "batcher_buffers": counts["batcher_buffers"],
             }
             await conn.execute(
                 audit_events.insert().values(
@@ -351,6 +355,29 @@ class Erasure(SqlCore):
                 recall_audit.delete().where(recall_audit.c.tenant_id == tenant, recall_audit.c.id.in_(part))
             )
         return len(doomed)
+
+    async def _erase_batcher_buffers(self, conn: AsyncConnection, subject: ErasureSubject) -> int:
+        """Memory batcher buffers hold messages not yet ingested: those of the scope (app), of
+        the user, of every buffer an erased agent appended to, or of the whole tenant."""
+        t = batcher_buffers
+        cond = [t.c.tenant_id == subject.tenant_id]
+        if subject.kind == "scope":
+            cond.append(t.c.app_id == subject.value)
+        elif subject.kind == "user":
+            cond.append(t.c.user_id == subject.value)
+        rows = (await conn.execute(sa.select(t.c.app_id, t.c.user_id, t.c.session_key, t.c.viewer).where(*cond))).all()
+        if subject.kind == "agent":
+            rows = [r for r in rows if isinstance(r.viewer, dict) and r.viewer.get("agent_id") == subject.value]
+        for r in rows:
+            await conn.execute(
+                t.delete().where(
+                    t.c.tenant_id == subject.tenant_id,
+                    t.c.app_id == r.app_id,
+                    t.c.user_id == r.user_id,
+                    t.c.session_key == r.session_key,
+                )
+            )
+        return len(rows)
 
     async def _erase_knowledge(
         self, conn: AsyncConnection, tenant_id: str, items: Iterable[str], *, whole: bool
