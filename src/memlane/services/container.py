@@ -227,7 +227,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
     recall = RecallService.from_settings(
         store, reader, settings, clock=clock, dimension=embedder.dimension, reranker=build_reranker(settings)
     )
-    rules = RulesService(store, clock=clock)
+    rules = RulesService(store, writes, clock=clock)
     services = Services(
         settings=settings,
         clock=clock,

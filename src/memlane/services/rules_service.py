@@ -3,7 +3,7 @@ move rules through their lifecycle, and suggest promotions.
 
 The semantics live in ``memlane.rules`` (pure, exhaustively tested); this module adds what
 needs the store: loading rules, read-modify-write of feedback counters and state under the
-scope's write lock (``Store.mutate_nodes``), and a commit for every change.
+scope's write lock (``WriteService.mutate``), and a commit for every change.
 
 Choices made here:
 
@@ -44,6 +44,7 @@ from memlane.rules.policy import parse_policy_patch
 from memlane.rules.promotion import PromotionCheck, PromotionThresholds, check_promotion
 from memlane.rules.tool_select import Selection, select_tools
 from memlane.rules.visibility import is_unowned_private, rule_scope_of
+from memlane.services.writing import WriteService
 from memlane.store.base import NodePatch, Store, scan_all_nodes
 
 Outcome = Literal["positive", "negative", "neutral"]
@@ -150,8 +151,9 @@ class _CachedRules:
 
 
 class RulesService:
-    def __init__(self, store: Store, *, clock: Clock):
+    def __init__(self, store: Store, writes: WriteService, *, clock: Clock):
         self.store = store
+        self.writes = writes
         self.clock = clock
         self._cache: OrderedDict[tuple[str, str], _CachedRules] = OrderedDict()
         self._lock = asyncio.Lock()
@@ -251,7 +253,7 @@ class RulesService:
             return [NodePatch(id=node.id, slots=slots)], diff
 
         info = CommitInfo(actor=actor, input_sha256=input_sha256, kind="rule_feedback")
-        result.commit = await self.store.mutate_nodes(viewer.tenant_id, scope, [rule_node_id], mutate, info, now=now)
+        result.commit = await self.writes.mutate(viewer.tenant_id, scope, [rule_node_id], mutate, info)
         return result
 
     async def tools_feedback(
@@ -320,7 +322,7 @@ class RulesService:
             return patches, diff
 
         info = CommitInfo(actor=actor, input_sha256=input_sha256, kind="tools_feedback")
-        result.commit = await self.store.mutate_nodes(viewer.tenant_id, scope, ids, mutate, info, now=now)
+        result.commit = await self.writes.mutate(viewer.tenant_id, scope, ids, mutate, info)
         return result
 
     # --- lifecycle ----------------------------------------------------------------------
@@ -381,7 +383,7 @@ class RulesService:
             return [NodePatch(id=node.id, slots=slots)], diff
 
         info = CommitInfo(actor=actor, input_sha256=input_sha256, kind="rule_state")
-        change.commit = await self.store.mutate_nodes(viewer.tenant_id, scope, [rule_node_id], mutate, info, now=now)
+        change.commit = await self.writes.mutate(viewer.tenant_id, scope, [rule_node_id], mutate, info)
         return change
 
     async def suggest_promotions(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -11,6 +11,7 @@ from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.model import (
     CLIENT_EMBEDDING_MODEL,
+    Commit,
     CommitInfo,
     Edge,
     EdgeRef,
@@ -22,7 +23,7 @@ from memlane.domain.model import (
 )
 from memlane.domain.visibility import Viewer, visibility_of
 from memlane.jobs.kinds import EMBED_NODES
-from memlane.store.base import Store
+from memlane.store.base import EdgeRedirectResult, NodeMutation, Store
 from memlane.store.sql.node_plan import UPDATABLE_NODE_FIELDS
 
 
@@ -250,6 +251,25 @@ class WriteService:
         """Exported commits, verbatim, into a scope with no history yet (so imported nodes
         still name the commits that made them); 0 when the scope has its own history."""
         return await self.store.restore_commits(tenant_id, scope, rows, now=self.clock.now())
+
+    async def mutate(
+        self, tenant_id: str, scope: str, ids: Sequence[str], mutation: NodeMutation, info: CommitInfo
+    ) -> Commit | None:
+        """Read-modify-write of stored nodes under the scope's write lock, chained as one commit
+        (rule feedback and state, activation, rehydrate, decay, consolidation marks): counters
+        kept in slots cannot lose updates. None when ``mutation`` changes nothing."""
+        return await self.store.mutate_nodes(tenant_id, scope, ids, mutation, info, now=self.clock.now())
+
+    async def redirect_edges(
+        self, tenant_id: str, scope: str, redirects: Mapping[str, str], info: CommitInfo
+    ) -> EdgeRedirectResult:
+        """Move the edges of merged aliases onto their canonical nodes (consolidation)."""
+        return await self.store.redirect_edges(tenant_id, scope, redirects, info, now=self.clock.now())
+
+    async def delete_edges(
+        self, tenant_id: str, scope: str, edge_ids: Sequence[str], info: CommitInfo
+    ) -> Commit | None:
+        return await self.store.delete_edges(tenant_id, scope, edge_ids, info, now=self.clock.now())
 
     async def delete(self, tenant_id: str, scope: str | None, ids: Sequence[str], info: CommitInfo) -> list[str]:
         """Hard-delete nodes with their edges, vectors and keyword rows, in one commit.

@@ -77,12 +77,16 @@ def build_lifecycle(store: Store, writes: WriteService, settings: Settings, *, c
     return Lifecycle(
         store=store,
         clock=clock,
-        activation=ActivationService(store, clock=clock),
-        rehydrate=RehydrateService(store, clock=clock),
+        activation=ActivationService(store, writes, clock=clock),
+        rehydrate=RehydrateService(store, writes, clock=clock),
         decay=DecayService(
-            store, clock=clock, settings=DecayPolicy.from_settings(settings), job_max_attempts=settings.job_max_attempts
+            store,
+            writes,
+            clock=clock,
+            settings=DecayPolicy.from_settings(settings),
+            job_max_attempts=settings.job_max_attempts,
         ),
-        consolidation=ConsolidationService(store, clock=clock),
+        consolidation=ConsolidationService(store, writes, clock=clock),
         compression=CompressionService(store, writes, clock=clock),
     )
 

@@ -21,6 +21,7 @@ from memlane.domain.clock import Clock, iso
 from memlane.domain.model import Commit, CommitInfo, Node
 from memlane.domain.visibility import Viewer, visibility_of
 from memlane.services.lifecycle.refs import resolve_refs
+from memlane.services.writing import WriteService
 from memlane.store.base import NodePatch, Store
 
 MAX_REASON_CHARS = 1000
@@ -100,8 +101,9 @@ class ActivationResult:
 
 
 class ActivationService:
-    def __init__(self, store: Store, *, clock: Clock):
+    def __init__(self, store: Store, writes: WriteService, *, clock: Clock):
         self.store = store
+        self.writes = writes
         self.clock = clock
 
     async def activate(
@@ -152,7 +154,7 @@ class ActivationService:
             return patches, diff
 
         info = CommitInfo(actor=actor, input_sha256=input_sha256, kind="activate")
-        result.commit = await self.store.mutate_nodes(tenant_id, scope, refs.node_ids, mutate, info, now=now)
+        result.commit = await self.writes.mutate(tenant_id, scope, refs.node_ids, mutate, info)
         if result.commit is None:
             result.node_ids = []
         result.updated = len(result.node_ids)

@@ -413,7 +413,7 @@ class CompressionService:
             stale += [e.id for e in found if e.src_id == r.rollup_id and e.dst_id not in keep]
         if stale:
             info = CommitInfo(actor=ACTOR, input_sha256=input_sha, kind="compress")
-            commit = await self.store.delete_edges(tenant_id, scope, stale, info, now=self.clock.now())
+            commit = await self.writes.delete_edges(tenant_id, scope, stale, info)
             if commit is not None:
                 report.commits.append(commit.id)
                 report.stale_edges_removed = len(stale)
@@ -432,6 +432,6 @@ class CompressionService:
             return patches, {"compress": {"retired": sorted(p.id for p in patches)}}
 
         info = CommitInfo(actor=ACTOR, input_sha256=input_sha, kind="compress")
-        commit = await self.store.mutate_nodes(tenant_id, scope, sorted(retire), mutate, info, now=now)
+        commit = await self.writes.mutate(tenant_id, scope, sorted(retire), mutate, info)
         if commit is not None:
             report.commits.append(commit.id)

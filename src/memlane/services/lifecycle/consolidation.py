@@ -42,6 +42,7 @@ from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, Node
 from memlane.services.lifecycle.closures import Closure, closure_patches, plan_closures
 from memlane.services.recall import is_compression_summary
+from memlane.services.writing import WriteService
 from memlane.store.base import NodePatch, Store, scan_all_nodes
 
 CONSOLIDATED_TYPES: Final = ("event", "entity", "topic", "concept", "evidence", "procedure", "self_model")
@@ -345,8 +346,9 @@ def build_merge_group(
 
 
 class ConsolidationService:
-    def __init__(self, store: Store, *, clock: Clock):
+    def __init__(self, store: Store, writes: WriteService, *, clock: Clock):
         self.store = store
+        self.writes = writes
         self.clock = clock
 
     async def _scan(self, tenant_id: str, scope: str, types: Sequence[str]) -> list[Node]:
@@ -459,7 +461,7 @@ class ConsolidationService:
             return patches, {"closures": {"run_id": report.run_id, "closed": [c.as_dict() for c in applied]}}
 
         ids = [c.id for c in report.closures]
-        commit = await self.store.mutate_nodes(tenant_id, scope, ids, mutate, info, now=now)
+        commit = await self.writes.mutate(tenant_id, scope, ids, mutate, info)
         if commit is not None:
             report.commits.append(commit.id)
             report.closed = len(written)
@@ -478,7 +480,7 @@ class ConsolidationService:
         if not report.groups:
             return {}
         mutation = _MergeMutation(report.groups, report.run_id, opts, now)
-        commit = await self.store.mutate_nodes(tenant_id, scope, group_node_ids(report.groups), mutation, info, now=now)
+        commit = await self.writes.mutate(tenant_id, scope, group_node_ids(report.groups), mutation, info)
         if commit is not None:
             report.commits.append(commit.id)
             report.aliased = len(mutation.plan.aliased)
@@ -491,7 +493,7 @@ class ConsolidationService:
         between leaves aliases whose edges the next run's ``existing`` aliases pick up."""
         if not redirects:
             return
-        moved = await self.store.redirect_edges(tenant_id, scope, redirects, info, now=self.clock.now())
+        moved = await self.writes.redirect_edges(tenant_id, scope, redirects, info)
         if moved.commit is not None:
             report.commits.append(moved.commit.id)
         report.edges_redirected = moved.redirected

@@ -36,6 +36,7 @@ from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import TIER_RANK, CommitInfo, Job, Node
 from memlane.jobs.lifecycle_kinds import LIFECYCLE_DECAY, SYSTEM_TENANT
 from memlane.services.lifecycle.activation import node_quality
+from memlane.services.writing import WriteService
 from memlane.store.base import NodePatch, Store
 
 DECAYING_TIERS = ("hot", "warm", "cold")
@@ -115,8 +116,11 @@ Progress = Callable[[DecayStats], Any]
 
 
 class DecayService:
-    def __init__(self, store: Store, *, clock: Clock, settings: DecayPolicy, job_max_attempts: int):
+    def __init__(
+        self, store: Store, writes: WriteService, *, clock: Clock, settings: DecayPolicy, job_max_attempts: int
+    ):
         self.store = store
+        self.writes = writes
         self.clock = clock
         self.settings = settings
         self.job_max_attempts = job_max_attempts
@@ -179,7 +183,7 @@ class DecayService:
             return patches, {"decay": {"params": params, "moves": moves}}
 
         info = CommitInfo(actor=ACTOR, input_sha256=sha256_hex(canonical_json(params)), kind="decay")
-        commit = await self.store.mutate_nodes(tenant_id, scope, ids, mutate, info, now=now)
+        commit = await self.writes.mutate(tenant_id, scope, ids, mutate, info)
         return moved if commit is not None else {}
 
     async def sweep(

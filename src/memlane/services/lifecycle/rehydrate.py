@@ -18,6 +18,7 @@ from memlane.domain.clock import Clock, iso, new_id
 from memlane.domain.model import TIER_RANK, Commit, CommitInfo, Node
 from memlane.domain.visibility import Viewer, visibility_of
 from memlane.services.lifecycle.refs import resolve_refs
+from memlane.services.writing import WriteService
 from memlane.store.base import NodePatch, Store
 
 MAX_REASON_CHARS = 1000
@@ -49,8 +50,9 @@ class RehydrateResult:
 
 
 class RehydrateService:
-    def __init__(self, store: Store, *, clock: Clock):
+    def __init__(self, store: Store, writes: WriteService, *, clock: Clock):
         self.store = store
+        self.writes = writes
         self.clock = clock
 
     async def rehydrate(
@@ -107,7 +109,7 @@ class RehydrateService:
             return patches, diff
 
         info = CommitInfo(actor=actor, input_sha256=input_sha256, kind="rehydrate")
-        result.commit = await self.store.mutate_nodes(tenant_id, scope, refs.node_ids, mutate, info, now=now)
+        result.commit = await self.writes.mutate(tenant_id, scope, refs.node_ids, mutate, info)
         if result.commit is None:
             result.node_ids = []
         found = set(result.node_ids) | set(result.noop_node_ids)
