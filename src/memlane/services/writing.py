@@ -21,6 +21,7 @@ from memlane.domain.model import (
 )
 from memlane.domain.visibility import Viewer, visibility_of
 from memlane.jobs.kinds import EMBED_NODES
+from memlane.rules.conditions import regex_errors, rule_conditions
 from memlane.store.base import Store
 
 
@@ -202,6 +203,8 @@ class WriteService:
                 code="invalid_private_rule_owner",
                 details={"field": f"{where}.owner_agent_id"},
             )
+        if spec.type == "rule":
+            _refuse_bad_patterns(spec.slots or {}, where)
         if spec.embedding is not None and len(spec.embedding) != self.dimension:
             raise InvalidRequest(
                 f"{where}.embedding has {len(spec.embedding)} dimensions; the configured embedder uses "
@@ -269,3 +272,13 @@ class WriteService:
             confidence=1.0 if spec.confidence is None else spec.confidence,
             decay_rate=0.0 if spec.decay_rate is None else spec.decay_rate,
         )
+
+
+def _refuse_bad_patterns(slots: dict[str, Any], where: str) -> None:
+    """A rule's ``$regex`` operands must be patterns RE2 can run: refused at the write, naming
+    the field, instead of a rule that silently never matches (other definition defects are
+    reported when the rule enters shadow or active: drafts may be incomplete)."""
+    for name, condition in rule_conditions(slots):
+        for path, reason in regex_errors(condition)[:1]:
+            field = f"{where}.{name}" if path == "$" else f"{where}.{name}.{path}"
+            raise InvalidRequest(f"{field}: {reason}", code="invalid_rule_pattern", details={"field": field})
