@@ -86,6 +86,8 @@ class Settings(BaseSettings):
     llm_rate_limit_rps: float = Field(5.0, gt=0, validation_alias=_env("MEMLANE_LLM_RATE_LIMIT_RPS"))
     llm_rate_limit_burst: int = Field(10, ge=1, validation_alias=_env("MEMLANE_LLM_RATE_LIMIT_BURST"))
     webhook_timeout_sec: float = Field(10.0, gt=0, validation_alias=_env("MEMLANE_WEBHOOK_TIMEOUT_SEC"))
+    # comma-separated host names, IPs or CIDRs webhooks may reach besides public addresses
+    webhook_allowed_hosts: str = Field("", validation_alias=_env("MEMLANE_WEBHOOK_ALLOWED_HOSTS"))
     recency_half_life_days: float = Field(30.0, gt=0, validation_alias=_env("MEMLANE_RECENCY_HALF_LIFE_DAYS"))
 
     # layered memory and agent tools
@@ -132,6 +134,14 @@ class Settings(BaseSettings):
         m = info.data.get("pg_hnsw_m")
         if m is not None and value < 2 * m:
             raise ValueError(f"MEMLANE_PG_HNSW_EF_CONSTRUCTION must be at least 2 x MEMLANE_PG_HNSW_M ({2 * m})")
+        return value
+
+    @field_validator("webhook_allowed_hosts")
+    @classmethod
+    def _allowed_hosts_parse(cls, value: str) -> str:
+        from memlane.services.conversation.webhook_targets import parse_allowed_hosts
+
+        parse_allowed_hosts(value)  # a bad entry stops start-up, naming it
         return value
 
     @model_validator(mode="after")
