@@ -129,6 +129,7 @@ class WriteService:
         self._on_jobs = on_jobs
 
     async def write(self, cmd: WriteCommand) -> WriteOutcome:
+        _refuse_repeated_client_ids(cmd.nodes)
         ups = [self._upsert(cmd, i, spec) for i, spec in enumerate(cmd.nodes)]
         eds = [self._edge(cmd, i, spec) for i, spec in enumerate(cmd.edges)]
         auto_embed = self.default_auto_embed if cmd.auto_embed is None else cmd.auto_embed
@@ -272,6 +273,25 @@ class WriteService:
             confidence=1.0 if spec.confidence is None else spec.confidence,
             decay_rate=0.0 if spec.decay_rate is None else spec.decay_rate,
         )
+
+
+def _refuse_repeated_client_ids(nodes: Sequence[WriteNodeSpec]) -> None:
+    """A ``client_id`` names one node of a scope: given twice in one write it would be two
+    inserts of one key, which the store's unique index refuses half-way through the commit.
+    (A repeated ``id`` is caught when the store plans the write, since a ``client_id`` may
+    resolve to the same stored id.)"""
+    seen: dict[str, int] = {}
+    for i, spec in enumerate(nodes):
+        if not spec.client_id:
+            continue
+        if spec.client_id in seen:
+            first = f"nodes[{seen[spec.client_id]}].client_id"
+            raise InvalidRequest(
+                f"nodes[{i}].client_id {spec.client_id!r} is also {first}; a write names each node once",
+                code="duplicate_client_id",
+                details={"field": f"nodes[{i}].client_id", "first": first},
+            )
+        seen[spec.client_id] = i
 
 
 def _refuse_bad_patterns(slots: dict[str, Any], where: str) -> None:
