@@ -103,6 +103,11 @@ class Settings(BaseSettings):
     decay_cold_after_days: float = Field(30.0, gt=0, validation_alias=_env("MEMLANE_DECAY_COLD_AFTER_DAYS"))
     decay_archive_after_days: float = Field(90.0, gt=0, validation_alias=_env("MEMLANE_DECAY_ARCHIVE_AFTER_DAYS"))
 
+    # retention (services/retention.py): a periodic job deletes old rows; 0 days = keep forever
+    retention_interval_sec: float = Field(3600.0, ge=0, validation_alias=_env("MEMLANE_RETENTION_INTERVAL_SEC"))
+    recall_audit_retention_days: float = Field(30.0, ge=0, validation_alias=_env("MEMLANE_RECALL_AUDIT_RETENTION_DAYS"))
+    job_retention_days: float = Field(7.0, ge=0, validation_alias=_env("MEMLANE_JOB_RETENTION_DAYS"))
+
     # recall ranking signals (docs/api-graph.md "Ranking signals"); each can be switched off alone
     recall_keyword: bool = Field(True, validation_alias=_env("MEMLANE_RECALL_KEYWORD"))
     recall_graph: bool = Field(True, validation_alias=_env("MEMLANE_RECALL_GRAPH"))

@@ -2,3 +2,5 @@
 
 EMBED_NODES = "embed_nodes"
 REEMBED_STALE = "reembed_stale"
+#: periodic (self-rescheduling): delete recall audits and finished jobs past their retention
+RETENTION_SWEEP = "retention_sweep"

@@ -209,6 +209,10 @@ class Store(Protocol):
 
     async def count_jobs(self, status: str | None = None) -> int: ...
 
+    async def delete_finished_jobs_before(self, cutoff: datetime, *, limit: int) -> int:
+        """Remove up to ``limit`` done/failed jobs last updated before ``cutoff`` (retention)."""
+        ...
+
     # --- audit --------------------------------------------------------------------------
     async def node_briefs(self, tenant_id: str, scope: str, ids: Sequence[str]) -> list[NodeBrief]:
         """``NodeBrief`` of the given nodes of the scope, in the order asked; unknown ids are skipped."""
@@ -220,6 +224,10 @@ class Store(Protocol):
 
     async def list_recall_audit(self, tenant_id: str, scope: str, *, limit: int) -> list[dict[str, Any]]:
         """Newest first: who recalled what from a scope."""
+        ...
+
+    async def delete_recall_audits_before(self, cutoff: datetime, *, limit: int) -> int:
+        """Remove up to ``limit`` recall audit rows created before ``cutoff`` (retention)."""
         ...
 
     # --- lifecycle: rules feedback, activation, decay, consolidation (issue 7) ------------
