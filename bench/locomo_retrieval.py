@@ -191,80 +191,25 @@ def load_conversation(path: Path) -> Conversation:
 
 
 # --- what a memory says ----------------------------------------------------------------------
-def human_date(d: dt.datetime) -> str:
-    return f"{d.day} {d:%B %Y}"
-
-
-def turn_title(t: Turn) -> str:
-    return f"{t.speaker} ({human_date(t.date)})"
-
-
-def turn_summary(t: Turn, mode: str) -> str:
-    """What was said, the shared image's caption, and, in contextual mode, the turn it answers
-    (a reply such as "Yes, last week!" means little without the question before it)."""
-    text = t.text.strip()
-    if t.caption:
-        text += f" [shares {t.caption.strip()}]"
-    if mode == "contextual" and t.reply_to is not None:
-        text += f"\n(in reply to {t.reply_to.speaker}: {t.reply_to.text.strip()})"
-    return text
-
-
-def embedded_text(title: str | None, summary: str | None) -> str:
-    """Exactly what the server embeds and indexes for a node (title, newline, text_summary)."""
-    return "\n".join(p for p in (title, summary) if p)
-
-
-def session_title(conv: Conversation, n: int) -> str:
-    a, b = conv.speakers
-    return f"Session {n}: {a} and {b}, {human_date(conv.sessions[n])}"
-
-
-def write_body(conv: Conversation, scope: str, mode: str) -> dict[str, Any]:
-    nodes: list[dict[str, Any]] = []
-    edges: list[dict[str, Any]] = []
-    for n, date in conv.sessions.items():
-        nodes.append(
-            {
-                "client_id": f"session-{n}",
-                "type": "topic",
-                "title": session_title(conv, n),
-                "slots": {"session": n, "event_time": date.isoformat(), "participants": list(conv.speakers)},
-            }
-        )
-    for t in conv.turns:
-        slots: dict[str, Any] = {
-            "speaker": t.speaker,
-            "event_time": t.date.isoformat(),
-            "session": t.session,
-            "dia_id": t.dia_id,
-        }
-        if t.caption:
-            slots["image_caption"] = t.caption
-        if t.reply_to is not None:
-            slots["reply_to"] = t.reply_to.dia_id
-        nodes.append(
-            {
-                "client_id": t.dia_id,
-                "type": "event",
-                "title": turn_title(t),
-                "text_summary": turn_summary(t, mode),
-                "slots": slots,
-            }
-        )
-        edges.append({"type": "part_of", "src": {"client_id": t.dia_id}, "dst": {"client_id": f"session-{t.session}"}})
-        if t.reply_to is not None:
-            edges.append(
-                {"type": "related_to", "src": {"client_id": t.reply_to.dia_id}, "dst": {"client_id": t.dia_id}}
-            )
+def turn_body(turn: Turn, scope: str) -> dict[str, Any]:
+    """One turn written alone, as a chat client would write it: the words said are the memory's
+    text, and who said it, when, in which session and the caption of a shared image are slots.
+    The benchmark composes no text; whatever context a turn needs, the server has to build."""
+    slots: dict[str, Any] = {
+        "speaker": turn.speaker,
+        "event_time": turn.date.isoformat(),
+        "session": turn.session,
+        "dia_id": turn.dia_id,
+    }
+    if turn.caption:
+        slots["image_caption"] = turn.caption
     return {
         "tenant_id": TENANT,
         "scope": scope,
-        "input_sha256": conv.source_sha256,
+        "input_text": turn.text,
         "actor": "bench/locomo_retrieval.py",
         "memory_lane": "shared",
-        "nodes": nodes,
-        "edges": edges,
+        "nodes": [{"client_id": turn.dia_id, "type": "event", "text_summary": turn.text.strip(), "slots": slots}],
     }
 
 
@@ -405,55 +350,33 @@ def pending_embeddings(db_path: Path, scope: str) -> int:
     return int(row[0])
 
 
-def wait_until_embedded(
-    api: Api,
-    db_path: Path,
-    scope: str,
-    node_vectors: Mapping[str, npt.NDArray[np.float32]],
-    timeout: float,
-    sample: int = 25,
-) -> None:
-    """Wait for the worker, then check through the API that a sample of nodes seeds a
-    ``/recall`` with the vector computed here (same model, same text): the server's vectors are
-    the ones the baselines use."""
+def wait_until_embedded(db_path: Path, scope: str, timeout: float) -> None:
+    """Wait for the worker to embed every node of ``scope``."""
     deadline = time.monotonic() + timeout
     while (left := pending_embeddings(db_path, scope)) > 0:
         if time.monotonic() > deadline:
             raise RuntimeError(f"{left} nodes of {scope} were not embedded within {timeout:.0f}s")
-        time.sleep(2.0)
-    ids = sorted(node_vectors)
-    step = max(1, len(ids) // sample)
-    for nid in ids[::step]:
-        body: dict[str, Any] = {
-            "tenant_id": TENANT,
-            "scope": scope,
-            "query_embedding": [float(x) for x in node_vectors[nid]],
-        }
-        body.update({"limit": 3, "neighborhood_hops": 1, "max_nodes": 3, "ranked_limit": 3})
-        seeds = api.post("/v1/memory/recall", body).json()["seeds"]
-        if not any(s["id"] == nid and s["similarity"] > 0.999 for s in seeds):
-            raise RuntimeError(f"node {nid} of {scope}: the server's vector differs from the benchmark's ({seeds[:1]})")
+        time.sleep(1.0)
 
 
 @dataclass(slots=True)
 class Written:
     conv: Conversation
     scope: str
-    mode: str
     node_to_dia: dict[str, str]
-    texts: dict[str, str]  # dia_id -> embedded text
     write_seconds: float
 
 
-def write_conversation(api: Api, conv: Conversation, scope: str, mode: str) -> Written:
-    body = write_body(conv, scope, mode)
+def write_conversation(api: Api, conv: Conversation, scope: str) -> Written:
+    """Every turn in its own ``POST /v1/memory/write``, in conversation order."""
+    node_to_dia: dict[str, str] = {}
     started = time.perf_counter()
-    resp = api.post("/v1/memory/write", body).json()
+    for turn in conv.turns:
+        resp = api.post("/v1/memory/write", turn_body(turn, scope)).json()
+        for n in resp["nodes"]:
+            node_to_dia[n["id"]] = turn.dia_id
     elapsed = time.perf_counter() - started
-    dia_ids = {t.dia_id for t in conv.turns}
-    node_to_dia = {n["id"]: n["client_id"] for n in resp["nodes"] if n["client_id"] in dia_ids}
-    texts = {n["client_id"]: embedded_text(n.get("title"), n.get("text_summary")) for n in body["nodes"]}
-    return Written(conv=conv, scope=scope, mode=mode, node_to_dia=node_to_dia, texts=texts, write_seconds=elapsed)
+    return Written(conv=conv, scope=scope, node_to_dia=node_to_dia, write_seconds=elapsed)
 
 
 def ask_recall_text(api: Api, w: Written, args: argparse.Namespace) -> tuple[list[Scored], list[float]]:
@@ -479,10 +402,7 @@ def ask_recall_text(api: Api, w: Written, args: argparse.Namespace) -> tuple[lis
 def ask_conversation_api(api: Api, w: Written, n_results: int) -> tuple[list[Scored] | None, str]:
     """``GET /api/v1/memories/query`` with ``app_id`` = the scope. Results map back to turns by
     node id or client id in their metadata, else by their document text."""
-    by_text: dict[str, str] = {}
-    for t in w.conv.turns:
-        by_text[turn_summary(t, w.mode)] = t.dia_id
-        by_text[w.texts[t.dia_id]] = t.dia_id
+    by_text = {t.text.strip(): t.dia_id for t in w.conv.turns}
     dia_ids = {t.dia_id for t in w.conv.turns}
     rows: list[Scored] = []
     unmapped = 0
@@ -543,7 +463,7 @@ def baselines(written: Sequence[Written], depth: int) -> dict[str, list[Scored]]
     out: dict[str, list[Scored]] = {"dense-cosine": [], "bm25": [], "bm25+dense-rrf60": []}
     for w in written:
         ids = [t.dia_id for t in w.conv.turns]
-        docs = [w.texts[i] for i in ids]
+        docs = [t.text.strip() for t in w.conv.turns]
         doc_vecs = embed_all(docs)
         q_vecs = embed_all([q.question for q in w.conv.questions])
         bm25 = BM25([bm25_tokens(d) for d in docs])
@@ -554,13 +474,6 @@ def baselines(written: Sequence[Written], depth: int) -> dict[str, list[Scored]]
             for name, ranked in (("dense-cosine", dense), ("bm25", lexical), ("bm25+dense-rrf60", fused)):
                 out[name].append(Scored(w.conv.conv_id, q.category, {k: recall_at(ranked, q.evidence, k) for k in KS}))
     return out
-
-
-def node_vectors(w: Written) -> dict[str, npt.NDArray[np.float32]]:
-    dia_to_node = {d: n for n, d in w.node_to_dia.items()}
-    ids = [t.dia_id for t in w.conv.turns]
-    vecs = embed_all([w.texts[i] for i in ids])
-    return {dia_to_node[i]: v for i, v in zip(ids, vecs, strict=True)}
 
 
 # --- report ----------------------------------------------------------------------------------
@@ -578,14 +491,17 @@ def markdown_tables(results: Mapping[str, Any]) -> str:
         for name, agg in results["systems"].items():
             if split in agg:
                 lines.append(fmt_row(name, agg[split]["overall"]))
-    lines.append("\n**per category (all conversations), R@5 / R@10**\n")
     cats = [f"{c} {n}" for c, n in CATEGORIES.items()]
-    lines.append("| system | " + " | ".join(cats) + " |")
-    lines.append("|---|" + "---|" * len(cats))
-    for name, agg in results["systems"].items():
-        by = agg["all"]["by_category"]
-        cells = " | ".join(f"{by[c]['R@5']:.3f} / {by[c]['R@10']:.3f}" if by[c]["n"] else "-" for c in cats)
-        lines.append(f"| {name} | {cells} |")
+    for split in ("tune", "held_out"):
+        lines.append(f"\n**per category, {split} ({', '.join(results['splits'][split])}), R@5 / R@10**\n")
+        lines.append("| system | " + " | ".join(cats) + " |")
+        lines.append("|---|" + "---|" * len(cats))
+        for name, agg in results["systems"].items():
+            if split not in agg:
+                continue
+            by = agg[split]["by_category"]
+            cells = " | ".join(f"{by[c]['R@5']:.3f} / {by[c]['R@10']:.3f}" if by[c]["n"] else "-" for c in cats)
+            lines.append(f"| {name} | {cells} |")
     return "\n".join(lines)
 
 
@@ -601,9 +517,11 @@ def print_summary(results: Mapping[str, Any]) -> None:
                 f" | tune R@5={t['R@5']:.3f} R@10={t['R@10']:.3f} | held-out R@5={h['R@5']:.3f} R@10={h['R@10']:.3f}"
             )
         print(line)
-        for cat, b in agg["all"]["by_category"].items():
-            if b["n"]:
-                print(f"      {cat:16s} n={b['n']:4d} " + " ".join(f"R@{k}={b[f'R@{k}']:.3f}" for k in KS))
+        for split in ("tune", "held_out"):
+            for cat, b in agg.get(split, {}).get("by_category", {}).items():
+                if b["n"]:
+                    cells = " ".join(f"R@{k}={b[f'R@{k}']:.3f}" for k in KS)
+                    print(f"      {split:8s} {cat:16s} n={b['n']:4d} {cells}")
 
 
 # --- main ------------------------------------------------------------------------------------
@@ -616,9 +534,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--configs", default=",".join(CONFIGS), help=f"ranking configurations to run, of: {', '.join(CONFIGS)}"
     )
     ap.add_argument(
-        "--memory-text",
-        default="contextual",
-        help="comma-separated: contextual (turn + the turn it replies to) and/or plain (the turn alone)",
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="server setting for every configuration (repeatable), e.g. MEMLANE_CONTEXT_WINDOW=0",
     )
     ap.add_argument("--limit", type=int, default=30, help="recall_text seeds (the API default)")
     ap.add_argument("--ranked-limit", type=int, default=100, help="recall_text ranked_limit (the API default)")
@@ -653,9 +573,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown or not configs:
         raise SystemExit(f"unknown configs {unknown}; choose from {list(CONFIGS)}")
-    modes = [m for m in args.memory_text.split(",") if m]
-    if not modes or any(m not in ("contextual", "plain") for m in modes):
-        raise SystemExit("--memory-text takes contextual and/or plain")
+    bad_env = [e for e in args.env if "=" not in e or not e.startswith("MEMLANE_")]
+    if bad_env:
+        raise SystemExit(f"--env takes MEMLANE_KEY=VALUE, got {bad_env}")
+    server_env = dict(e.split("=", 1) for e in args.env)
     convs = [load_conversation(p) for p in paths]
     tune = [c.conv_id for c in convs if c.conv_id in set(args.tune.split(","))]
     held = [c.conv_id for c in convs if c.conv_id not in set(tune)]
@@ -690,7 +611,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "config": {
             "embedder": "local all-MiniLM-L6-v2 (ONNX int8)",
             "recall_text": {"limit": args.limit, "ranked_limit": args.ranked_limit, "other fields": "API defaults"},
-            "memory_text": modes,
+            "memory_text": "one turn per write request; text_summary = the turn's words, nothing composed",
+            "server_env": server_env,
             "ranking_configs": {c: CONFIGS[c] for c in configs},
         },
         "splits": {"all": [c.conv_id for c in convs], "tune": tune, "held_out": held},
@@ -702,78 +624,69 @@ def main(argv: Sequence[str] | None = None) -> int:
     api: Api | None = None
     try:
         print(f"starting memlane serve (data {data_dir}) ...", flush=True)
-        server = start_server(data_dir, CONFIGS[configs[0]], work / f"server-{configs[0]}.log", args.startup_timeout)
+        server = start_server(
+            data_dir, {**server_env, **CONFIGS[configs[0]]}, work / f"server-{configs[0]}.log", args.startup_timeout
+        )
         api = Api(server.base_url)
-        written: dict[str, list[Written]] = {}
         started = time.perf_counter()
-        for mode in modes:
-            written[mode] = [
-                write_conversation(api, c, f"locomo-{c.conv_id}" + ("" if mode == "contextual" else "-plain"), mode)
-                for c in convs
-            ]
-        print(f"wrote {sum(len(w.conv.turns) for ws in written.values() for w in ws)} turns; embedding ...", flush=True)
-        for ws in written.values():
-            for w in ws:
-                wait_until_embedded(api, data_dir / "memlane.db", w.scope, node_vectors(w), args.embed_timeout)
+        written = [write_conversation(api, c, f"locomo-{c.conv_id}") for c in convs]
+        print(f"wrote {sum(len(w.conv.turns) for w in written)} turns, one request each; embedding ...", flush=True)
+        for w in written:
+            wait_until_embedded(data_dir / "memlane.db", w.scope, args.embed_timeout)
         results["write_and_embed_seconds"] = round(time.perf_counter() - started, 1)
         print(f"all turns embedded ({results['write_and_embed_seconds']} s)", flush=True)
+
+        def record(name: str, rows: list[Scored]) -> None:
+            results["systems"][name] = {
+                "all": aggregate(rows),
+                "tune": aggregate(rows, tune),
+                "held_out": aggregate(rows, held),
+                "per_conversation": {c.conv_id: aggregate(rows, [c.conv_id])["overall"] for c in convs},
+            }
 
         for i, cfg in enumerate(configs):
             if i > 0:
                 assert server is not None and api is not None
                 api.close()
                 server.stop()
-                server = start_server(data_dir, CONFIGS[cfg], work / f"server-{cfg}.log", args.startup_timeout)
+                server = start_server(
+                    data_dir, {**server_env, **CONFIGS[cfg]}, work / f"server-{cfg}.log", args.startup_timeout
+                )
                 api = Api(server.base_url)
             assert api is not None
-            for mode, ws in written.items():
-                name = f"memlane recall_text [{cfg}]" + ("" if mode == "contextual" else " (plain text)")
-                rows: list[Scored] = []
-                lat: list[float] = []
-                for w in ws:
-                    r, ms = ask_recall_text(api, w, args)
-                    rows += r
-                    lat += ms
-                results["systems"][name] = {
-                    "all": aggregate(rows),
-                    "tune": aggregate(rows, tune),
-                    "held_out": aggregate(rows, held),
-                    "per_conversation": {c.conv_id: aggregate(rows, [c.conv_id])["overall"] for c in convs},
-                }
-                results["latency_ms"][name] = summarize(lat)
-                o = results["systems"][name]["all"]["overall"]
-                print(f"  {name}: R@5={o['R@5']:.3f} R@10={o['R@10']:.3f}", flush=True)
+            name = f"memlane recall_text [{cfg}]"
+            rows: list[Scored] = []
+            lat: list[float] = []
+            for w in written:
+                r, ms = ask_recall_text(api, w, args)
+                rows += r
+                lat += ms
+            record(name, rows)
+            results["latency_ms"][name] = summarize(lat)
+            t, h = results["systems"][name]["tune"]["overall"], results["systems"][name]["held_out"]["overall"]
+            print(
+                f"  {name}: tune R@5={t['R@5']} R@10={t['R@10']} | untouched R@5={h['R@5']} R@10={h['R@10']}",
+                flush=True,
+            )
             if cfg == "full" and args.conversation_api:
-                for mode, ws in written.items():
-                    name = "memlane /api/v1/memories/query" + ("" if mode == "contextual" else " (plain text)")
-                    rows = []
-                    note = ""
-                    for w in ws:
-                        got, note = ask_conversation_api(api, w, 20)
-                        if got is None:
-                            rows = []
-                            break
-                        rows += got
-                    results["notes"].append(f"{name}: {note}")
-                    print(f"  {name}: {note}", flush=True)
-                    if rows:
-                        results["systems"][name] = {
-                            "all": aggregate(rows),
-                            "tune": aggregate(rows, tune),
-                            "held_out": aggregate(rows, held),
-                        }
+                name = "memlane /api/v1/memories/query"
+                rows = []
+                note = ""
+                for w in written:
+                    got, note = ask_conversation_api(api, w, 20)
+                    if got is None:
+                        rows = []
+                        break
+                    rows += got
+                results["notes"].append(f"{name}: {note}")
+                print(f"  {name}: {note}", flush=True)
+                if rows:
+                    record(name, rows)
 
         if not args.no_baselines:
-            print("baselines (same embedder, same texts) ...", flush=True)
-            for mode, ws in written.items():
-                for name, rows in baselines(ws, max(KS)).items():
-                    label = f"baseline {name}" + ("" if mode == "contextual" else " (plain text)")
-                    results["systems"][label] = {
-                        "all": aggregate(rows),
-                        "tune": aggregate(rows, tune),
-                        "held_out": aggregate(rows, held),
-                        "per_conversation": {c.conv_id: aggregate(rows, [c.conv_id])["overall"] for c in convs},
-                    }
+            print("baselines (same embedder, the turns' own words) ...", flush=True)
+            for name, rows in baselines(written, max(KS)).items():
+                record(f"baseline {name}", rows)
     finally:
         if api is not None:
             api.close()

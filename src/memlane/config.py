@@ -38,6 +38,8 @@ class Settings(BaseSettings):
     embedding_dimension: int = Field(1536, validation_alias=_env("MEMLANE_EMBEDDING_DIMENSION"))
     embedding_timeout_sec: float = Field(10.0, validation_alias=_env("MEMLANE_EMBEDDING_TIMEOUT_SEC"))
     embedding_batch_size: int = Field(32, validation_alias=_env("MEMLANE_EMBEDDING_BATCH_SIZE"))
+    embedding_context_window: int = Field(1, ge=0, le=8, validation_alias=_env("MEMLANE_EMBEDDING_CONTEXT_WINDOW"))
+    embedding_context_speaker: bool = Field(True, validation_alias=_env("MEMLANE_EMBEDDING_CONTEXT_SPEAKER"))
     hashing_dimension: int = Field(384, validation_alias=_env("MEMLANE_HASHING_DIMENSION"))
 
     auto_embed: bool = Field(True, validation_alias=_env("MEMLANE_AUTO_EMBED"))
@@ -122,6 +124,14 @@ class Settings(BaseSettings):
     recall_entity_boost: float = Field(0.3, ge=0, validation_alias=_env("MEMLANE_RECALL_ENTITY_BOOST"))
     recall_time_boost: float = Field(0.5, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_BOOST"))
     recall_time_scale_days: float = Field(3.0, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_SCALE_DAYS"))
+    reranker: Literal["off", "http"] = Field("off", validation_alias=_env("MEMLANE_RERANKER"))
+    rerank_base_url: str | None = Field(None, validation_alias=_env("MEMLANE_RERANK_BASE_URL"))
+    rerank_api_key: str | None = Field(None, validation_alias=_env("MEMLANE_RERANK_API_KEY"))
+    rerank_model: str = Field("rerank", validation_alias=_env("MEMLANE_RERANK_MODEL"))
+    rerank_top_k: int = Field(20, ge=1, le=100, validation_alias=_env("MEMLANE_RERANK_TOP_K"))
+    rerank_timeout_sec: float = Field(2.0, gt=0, validation_alias=_env("MEMLANE_RERANK_TIMEOUT_SEC"))
+    relevance_midpoint: float = Field(0.22, ge=-1, le=1, validation_alias=_env("MEMLANE_RELEVANCE_MIDPOINT"))
+    relevance_scale: float = Field(0.123, gt=0, le=10, validation_alias=_env("MEMLANE_RELEVANCE_SCALE"))
 
     # PostgreSQL store tuning
     db_max_overflow: int = Field(10, ge=0, validation_alias=_env("MEMLANE_DB_MAX_OVERFLOW"))

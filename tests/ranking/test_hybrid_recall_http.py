@@ -11,7 +11,7 @@ import pytest
 
 from tests.ranking.conftest import query_vector, recall_text, vector_with_cosine, write, write_everywhere
 
-SEED_FIELDS = {"id", "type", "title", "text_summary", "tier", "salience", "confidence", "similarity"}
+SEED_FIELDS = {"id", "type", "title", "text_summary", "tier", "salience", "confidence", "similarity", "relevance"}
 
 
 def distractors(query: str, n: int, *, start: float = 0.6, step: float = 0.02) -> list[dict[str, Any]]:
@@ -36,6 +36,7 @@ def ranked_ids(body: dict[str, Any]) -> list[str]:
 def test_an_exact_keyword_match_that_dense_misses_is_recalled_with_keyword_fusion(
     clients: dict[str, httpx.Client],
 ) -> None:
+    # a scope as large as the candidate lists (100): keyword statistics count in full there
     query = "zyxolith calibration"
     q = query_vector(query)
     rare = {
@@ -45,7 +46,7 @@ def test_an_exact_keyword_match_that_dense_misses_is_recalled_with_keyword_fusio
         "text_summary": "the zyxolith calibration failed twice",
         "embedding": vector_with_cosine(q, -0.2, seed=7),
     }
-    scope, ids = write_everywhere(clients, [*distractors(query, 20), rare])
+    scope, ids = write_everywhere(clients, [*distractors(query, 100, step=0.004), rare])
 
     on = recall_text(clients["full"], scope, query, limit=5)
     assert ranked_ids(on)[0] == ids["full"]["rare"]

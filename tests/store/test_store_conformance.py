@@ -435,3 +435,16 @@ async def test_a_writer_cannot_update_or_link_to_nodes_it_may_not_see(store: Sto
     bob = Visibility(lanes_enforced=True, agent_id="bob")
     res = await store.apply_write("t1", "s1", [up("new", client_id="new")], [link], info(), now=NOW, writer=bob)
     assert [(e.dst_id) for e in res.edges] == [by_id]
+
+
+async def test_preceding_nodes_are_the_scopes_latest_inserts_before_a_node_newest_first(store: Store) -> None:
+    ids: list[str] = []
+    for i, scope in enumerate(["s1", "s1", "other", "s1", "s1"]):
+        res = await store.apply_write("t1", scope, [up(f"turn {i}")], [], info(), now=NOW + timedelta(seconds=i))
+        ids.append(res.nodes[0].id)
+    before = await store.preceding_nodes("t1", "s1", ids[4], limit=2, span=64)
+    assert [n.id for n in before] == [ids[3], ids[1]]
+    # the look-back is bounded: two insertions back reaches only the other scope's node and ids[3]
+    assert [n.id for n in await store.preceding_nodes("t1", "s1", ids[4], limit=5, span=2)] == [ids[3]]
+    assert await store.preceding_nodes("t1", "s1", ids[0], limit=5, span=64) == []
+    assert await store.preceding_nodes("t2", "s1", ids[4], limit=5, span=64) == []

@@ -17,8 +17,10 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import serve
 
 AGENT = re.compile(r"You are memlane's ([\w-]+) agent")
 MESSAGE_LINE = re.compile(r"^\((?P<id>[^)]+)\) (?P<role>[^\[:]+?)(?: \[[^\]]*\])?: (?P<content>.*)$", re.MULTILINE)
@@ -172,15 +174,8 @@ def _handler(script: ChatScript) -> type[BaseHTTPRequestHandler]:
 def chat_server() -> Iterator[tuple[str, ChatScript]]:
     """Yields ``(base_url, script)``; base_url ends in ``/v1`` like OpenAI's."""
     script = ChatScript()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(script))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", script
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(_handler(script)) as url:
+        yield f"{url}/v1", script
 
 
 ReplyBuilder = Callable[[dict[str, Any]], Any]

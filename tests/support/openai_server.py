@@ -13,10 +13,11 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from memlane.embed.hashing import HashingEmbedder
+from tests.support.loopback import serve
 
 
 @dataclass
@@ -83,12 +84,5 @@ def _handler(script: ProviderScript, embedder: HashingEmbedder) -> type[BaseHTTP
 def openai_server(dimension: int = 384) -> Iterator[tuple[str, ProviderScript]]:
     """Yields ``(base_url, script)``; base_url ends in ``/v1`` like OpenAI's."""
     script = ProviderScript()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(script, HashingEmbedder(dimension)))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", script
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(_handler(script, HashingEmbedder(dimension))) as url:
+        yield f"{url}/v1", script

@@ -9,8 +9,10 @@ import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import serve
 
 #: text in the body of every error answer: a client must never echo it
 SCRIPTED_ERROR = "scripted-error-body-7f3a"
@@ -71,12 +73,5 @@ def _handler(script: ReceiverScript) -> type[BaseHTTPRequestHandler]:
 def webhook_receiver() -> Iterator[tuple[str, ReceiverScript]]:
     """Yields ``(base_url, script)``."""
     script = ReceiverScript()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(script))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", script
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(_handler(script)) as url:
+        yield url, script

@@ -63,6 +63,7 @@ def test_memory_add_defaults_to_the_user_layer_and_search_finds_it(client: httpx
         "content": "User prefers functional programming patterns over OOP",
         "layer": "user",
         "score": body["results"][0]["score"],
+        "similarity": body["results"][0]["similarity"],
         "memoryId": added["memoryId"],
         "tags": ["preferences", "coding-style"],
     }

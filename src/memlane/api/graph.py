@@ -87,7 +87,7 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
     response: dict[str, Any] = {
         "tenant_id": p.tenant_id,
         "scope": p.scope,
-        "seeds": [seed_dto(n, s) for n, s in out.seeds],
+        "seeds": [seed_dto(n, s, out.seed_relevance[n.id]) for n, s in out.seeds],
         "ranked": [
             {"id": nid, "activation": round(act, 6), "score": round(score, 6)} for nid, act, score in out.ranked
         ],

@@ -193,7 +193,8 @@ def edge_dto(e: Edge, *, include_meta: bool) -> dict[str, Any]:
     return out
 
 
-def seed_dto(n: Node, similarity: float) -> dict[str, Any]:
+def seed_dto(n: Node, similarity: float, relevance: float) -> dict[str, Any]:
+    """``similarity`` is the raw cosine; ``relevance`` the same on the calibrated 0..1 scale."""
     return {
         "id": n.id,
         "type": n.type,
@@ -203,4 +204,5 @@ def seed_dto(n: Node, similarity: float) -> dict[str, Any]:
         "salience": n.salience,
         "confidence": n.confidence,
         "similarity": round(similarity, 6),
+        "relevance": round(relevance, 6),
     }

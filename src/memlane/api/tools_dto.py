@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memlane.domain.clock import iso
+from memlane.services.knowledge.views import item_view, version_view
 from memlane.store.knowledge import KnowledgeRecord, VersionRecord
 
 ShortText = Annotated[str, Field(min_length=1, max_length=256)]
@@ -57,34 +57,14 @@ class ImportIn(Strict):
 
 
 def item_dto(rec: KnowledgeRecord, *, include_constraints: bool = True) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "id": rec.id,
-        "type": rec.type,
-        "layer": rec.layer,
-        "title": rec.title,
-        "summary": rec.summary,
-        "content": rec.content,
-        "status": rec.status,
-        "severity": rec.severity,
-        "tags": list(rec.tags),
-        "metadata": dict(rec.metadata),
+    """The REST view: the item with its version, source and successors at the top level."""
+    return {
+        **item_view(rec, include_constraints=include_constraints),
         "version": str(rec.version),
         "source": rec.source,
-        "createdAt": iso(rec.created_at),
-        "updatedAt": iso(rec.updated_at),
         "supersededBy": list(rec.superseded_by),
     }
-    if rec.supersedes:
-        out["supersedes"] = rec.supersedes
-    if include_constraints:
-        out["constraints"] = rec.constraints
-    return out
 
 
 def version_dto(v: VersionRecord) -> dict[str, Any]:
-    return {
-        "version": str(v.version),
-        "timestamp": iso(v.created_at),
-        "author": v.author or "unknown",
-        "message": v.message,
-    }
+    return version_view(v)

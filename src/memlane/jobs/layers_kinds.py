@@ -4,5 +4,3 @@
 LAYERS_SWEEP = "layers_sweep"
 #: project knowledge items into memory nodes (sync_now)
 KNOWLEDGE_SYNC = "knowledge_sync"
-
-LAYERS_TOOLS_KINDS: tuple[str, ...] = (LAYERS_SWEEP, KNOWLEDGE_SYNC)

@@ -13,17 +13,31 @@ from memlane.domain.errors import MemlaneError, UpstreamEmbeddingBadResponse
 from memlane.domain.model import Job
 from memlane.embed.base import Embedder
 from memlane.jobs.kinds import EMBED_NODES
-from memlane.store.base import Store, Vector
+from memlane.services.embedding_context import LOOKBACK_SPAN, ContextConfig, contextual_text, in_a_conversation
+from memlane.services.ranking.calibration import RelevanceScale
+from memlane.store.base import PendingEmbedding, Store, Vector
 
 log = logging.getLogger(__name__)
 
 
 class EmbeddingService:
-    def __init__(self, store: Store, embedder: Embedder, *, clock: Clock, batch_size: int = 64):
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        *,
+        clock: Clock,
+        batch_size: int = 64,
+        context: ContextConfig | None = None,
+        relevance: RelevanceScale | None = None,
+    ):
         self.store = store
         self.embedder = embedder
         self.clock = clock
         self.batch_size = batch_size
+        self.context = context or ContextConfig()
+        #: the embedder's cosines on the calibrated 0..1 scale every surface reports
+        self.relevance = relevance or RelevanceScale()
 
     async def vectors(self, texts: Sequence[str]) -> list[Vector]:
         """Embed now: for queries, and for writes that must be searchable the moment they are
@@ -59,7 +73,7 @@ class EmbeddingService:
             stale: list[str] = []
             for start in range(0, len(pending), self.batch_size):
                 batch = pending[start : start + self.batch_size]
-                vectors = await self.embedder.embed([p.text for p in batch])
+                vectors = await self.embedder.embed(await self._texts(batch))
                 items = [(p, np.asarray(v, dtype=np.float32)) for p, v in zip(batch, vectors, strict=True)]
                 stale += await self.store.set_embeddings(items, self.embedder.model_id, now=self.clock.now())
                 done += len(batch)
@@ -71,6 +85,28 @@ class EmbeddingService:
         else:
             skipped = len(ids)
         return {"embedded": done, "skipped_changed": skipped, "model": self.embedder.model_id}
+
+    async def _texts(self, batch: Sequence[PendingEmbedding]) -> list[str]:
+        """What each pending node is embedded as (services/embedding_context.py)."""
+        cfg = self.context
+        if not cfg.active or not batch:
+            return [p.text for p in batch]
+        nodes = {n.id: n for n in await self.store.get_nodes(batch[0].tenant_id, None, [p.id for p in batch])}
+        out: list[str] = []
+        for p in batch:
+            node = nodes.get(p.id)
+            if node is None:
+                out.append(p.text)
+                continue
+            preceding = (
+                await self.store.preceding_nodes(
+                    p.tenant_id, p.scope, p.id, limit=cfg.window + LOOKBACK_SPAN // 8, span=LOOKBACK_SPAN
+                )
+                if cfg.window and in_a_conversation(node)
+                else []
+            )
+            out.append(contextual_text(node, preceding, cfg) or p.text)
+        return out
 
     async def requeue_stale_model(self, *, limit: int = 10_000) -> int:
         """After a model change, put other-model vectors back to pending and enqueue jobs.

@@ -25,7 +25,9 @@ from memlane.domain.errors import InvalidRequest
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import ACTIVE_TIERS, Edge, Node, NodeBrief, RecallAudit
 from memlane.domain.visibility import Viewer
+from memlane.rerank.base import Reranker, RerankFailed
 from memlane.services.ranking.activation import EDGE_TYPE_FACTOR, HOP_DECAY, spread
+from memlane.services.ranking.calibration import RelevanceScale
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import Candidates, fuse
 from memlane.services.ranking.query_text import keyword_query
@@ -77,6 +79,8 @@ class RecallOutcome:
     context_items: list[dict[str, Any]]
     citations: list[dict[str, Any]]
     neighborhood_counts: dict[str, int]
+    #: each seed's cosine on the calibrated relevance scale (ranking/calibration.py), by id
+    seed_relevance: dict[str, float]
     debug_embeddings: list[dict[str, Any]] | None = None
 
 
@@ -112,6 +116,17 @@ def embedding_preview(vectors: dict[str, Vector], ids: list[str]) -> dict[str, d
     return out
 
 
+def keyword_weight(weight: float, scope_size: int, depth: int) -> float:
+    """The keyword list's weight: in full where the dense list was cut at ``depth``; in a scope
+    smaller than that, in proportion to its size. There dense similarity is known for every
+    memory, while BM25 statistics from a handful of memories are noise (a word two of four
+    memories share gets no weight at all, so one rarer word decides): meaning ranks first and a
+    keyword match is evidence, not a veto."""
+    if scope_size >= depth or depth <= 0:
+        return weight
+    return weight * scope_size / depth
+
+
 def is_compression_summary(node: Node) -> bool:
     return node.type == "concept" and node.slots.get("summary_kind") == "compression_rollup"
 
@@ -125,20 +140,42 @@ class RecallService:
         clock: Clock,
         dimension: int,
         ranking: RankingConfig | None = None,
+        relevance: RelevanceScale | None = None,
+        reranker: Reranker | None = None,
+        rerank_top_k: int = 20,
     ):
         self.store = store
         self.reader = reader
         self.clock = clock
         self.dimension = dimension
         self.ranking = ranking or RankingConfig()
+        self.relevance = relevance or RelevanceScale()
+        self.reranker = reranker
+        self.rerank_top_k = rerank_top_k
         self.audit_log = RecallAuditLog(store)
 
     @classmethod
     def from_settings(
-        cls, store: Store, reader: MemoryReader, settings: Settings, *, clock: Clock, dimension: int
+        cls,
+        store: Store,
+        reader: MemoryReader,
+        settings: Settings,
+        *,
+        clock: Clock,
+        dimension: int,
+        reranker: Reranker | None = None,
     ) -> RecallService:
         """Ranking signals come from the ``MEMLANE_RECALL_*`` settings."""
-        return cls(store, reader, clock=clock, dimension=dimension, ranking=RankingConfig.from_settings(settings))
+        return cls(
+            store,
+            reader,
+            clock=clock,
+            dimension=dimension,
+            ranking=RankingConfig.from_settings(settings),
+            relevance=RelevanceScale.from_settings(settings),
+            reranker=reranker,
+            rerank_top_k=settings.rerank_top_k,
+        )
 
     def check_dimension(self, vector: list[float] | Vector, field_name: str = "query_embedding") -> None:
         if len(vector) != self.dimension:
@@ -169,6 +206,8 @@ class RecallService:
             ((nid, act, act * self._node_weight(index[nid])) for nid, act in activation.items() if nid in index),
             key=lambda t: (-t[2], t[0]),
         )
+        if self.reranker is not None and p.query_text and p.query_text.strip():
+            scored = await self._rerank(p, p.query_text, scored, index)
         ranked = scored[: p.ranked_limit]
         chosen_ids = [nid for nid, _, _ in scored[: p.max_nodes]]
         context_ids = [nid for nid, _, _ in scored[:CONTEXT_MAX_ITEMS]]
@@ -195,11 +234,36 @@ class RecallService:
             context_items=items,
             citations=citations,
             neighborhood_counts={"nodes": len(activation) + len(drafts), "edges": len(edges)},
+            seed_relevance={n.id: self.relevance(s) for n, s in seeds},
         )
         if p.include_embeddings and p.debug_embeddings_allowed:
             outcome.debug_embeddings = await self._debug_embeddings(p, [n for n, _ in seeds[:DEBUG_MAX_SEEDS]])
         self._audit(p, [n.id for n, _ in seeds], len(chosen))
         return outcome
+
+    async def _rerank(
+        self,
+        p: RecallParams,
+        query: str,
+        scored: list[tuple[str, float, float]],
+        index: dict[str, Node | NodeBrief],
+    ) -> list[tuple[str, float, float]]:
+        """The reranker's order for the ``rerank_top_k`` best; the scores stay where they were
+        (position k keeps the k-th best score, so ``ranked`` stays sorted). If the reranker
+        fails, recall's own order stands: it is a valid ranking, only a less refined one."""
+        assert self.reranker is not None
+        head = scored[: self.rerank_top_k]
+        full = await self._full_nodes(p, [nid for nid, _, _ in head], index)
+        head = [t for t in head if t[0] in full]
+        try:
+            scores = await self.reranker.rerank(query, [full[nid].text for nid, _, _ in head])
+        except RerankFailed as exc:
+            log.warning("reranker %s failed, keeping recall's order: %s", self.reranker.model_id, exc)
+            return scored
+        order = sorted(range(len(head)), key=lambda i: (-scores[i], i))
+        kept = {nid for nid, _, _ in head}
+        reranked = [(head[i][0], head[i][1], head[pos][2]) for pos, i in enumerate(order)]
+        return reranked + [t for t in scored if t[0] not in kept]
 
     async def _full_nodes(self, p: RecallParams, ids: list[str], index: dict[str, Node | NodeBrief]) -> dict[str, Node]:
         """Whole nodes for what the response shows; the neighbourhood was ranked on briefs.
@@ -254,7 +318,11 @@ class RecallService:
             dense_floor = None if truncated or not dense else min(0.0, min(s for _, s in dense))
             lists = [
                 Candidates(cfg.dense_weight, dense, floor=dense_floor),
-                Candidates(cfg.keyword_weight, [(h.id, h.score) for h in keyword_hits], floor=0.0),
+                Candidates(
+                    keyword_weight(cfg.keyword_weight, len(dense_hits), depth),
+                    [(h.id, h.score) for h in keyword_hits],
+                    floor=0.0,
+                ),
             ]
             fused = fuse(cfg.fusion, lists, rrf_k=cfg.rrf_k)
         else:

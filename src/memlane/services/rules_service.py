@@ -44,14 +44,13 @@ from memlane.rules.policy import parse_policy_patch
 from memlane.rules.promotion import PromotionCheck, PromotionThresholds, check_promotion
 from memlane.rules.tool_select import Selection, select_tools
 from memlane.rules.visibility import is_unowned_private, rule_scope_of
-from memlane.store.base import NodePatch, Store
+from memlane.store.base import NodePatch, Store, scan_all_nodes
 
 Outcome = Literal["positive", "negative", "neutral"]
 OUTCOMES: Final = ("positive", "negative", "neutral")
 MAX_RUN_IDS: Final = 100
 MAX_STATE_HISTORY: Final = 20
 MAX_NOTE_CHARS: Final = 2000
-RULE_PAGE: Final = 1000
 CACHE_SCOPES: Final = 256
 #: lifecycle edges; ``disabled`` is reachable from every state and is terminal
 TRANSITIONS: Final = {("draft", "shadow"), ("shadow", "active")}
@@ -161,14 +160,7 @@ class RulesService:
         if cached is not None and cached.head == head:
             self._cache.move_to_end(key)
             return cached.rules
-        rules: list[Node] = []
-        after: str | None = None
-        while True:
-            page = await self.store.scan_nodes(tenant_id, scope, after_id=after, limit=RULE_PAGE, types=("rule",))
-            rules.extend(page)
-            if len(page) < RULE_PAGE:
-                break
-            after = page[-1].id
+        rules = await scan_all_nodes(self.store, tenant_id, scope, types=("rule",))
         async with self._lock:
             self._cache[key] = _CachedRules(head, rules)
             self._cache.move_to_end(key)

@@ -127,6 +127,12 @@ class Store(Protocol):
 
     async def resolve_client_ids(self, tenant_id: str, scope: str, client_ids: Sequence[str]) -> dict[str, str]: ...
 
+    async def preceding_nodes(self, tenant_id: str, scope: str, node_id: str, *, limit: int, span: int) -> list[Node]:
+        """Up to ``limit`` nodes of ``scope`` inserted just before ``node_id``, newest first,
+        looking back at most ``span`` insertions of the tenant (so a scope written in
+        between many others finds no neighbours rather than scanning far)."""
+        ...
+
     async def find_nodes(
         self,
         tenant_id: str,
@@ -284,6 +290,22 @@ class Store(Protocol):
     ) -> Commit | None:
         """Hard-delete edges of the scope by id; one chained commit, or none when none existed."""
         ...
+
+
+SCAN_PAGE = 1000
+
+
+async def scan_all_nodes(store: Store, tenant_id: str, scope: str, *, types: Sequence[str]) -> list[Node]:
+    """Every node of the given types in a scope, read in keyset pages (no silent cap): offline
+    jobs (consolidation, compression) and the rules cache read whole scopes this way."""
+    out: list[Node] = []
+    after: str | None = None
+    while True:
+        page = await store.scan_nodes(tenant_id, scope, after_id=after, limit=SCAN_PAGE, types=types)
+        out.extend(page)
+        if len(page) < SCAN_PAGE:
+            return out
+        after = page[-1].id
 
 
 def edge_from_row(row: Any) -> Edge:

@@ -534,12 +534,3 @@ class KnowledgeStore:
         )
         async with self._tx() as conn:
             return [(r.id, r.scope) for r in await conn.execute(q)]
-
-    async def task_workspace_nodes(self, tenant_id: str, task_id: str, *, limit: int) -> list[tuple[str, str]]:
-        q = (
-            sa.select(nodes.c.id, nodes.c.scope)
-            .where(nodes.c.tenant_id == tenant_id, nodes.c.layer == "workspace", nodes.c.task_id == task_id)
-            .limit(limit)
-        )
-        async with self._tx() as conn:
-            return [(r.id, r.scope) for r in await conn.execute(q)]

@@ -66,7 +66,9 @@ class MemoryService:
         self.half_life_days = half_life_days
 
     async def query(self, p: QueryParams) -> list[dict[str, Any]]:
-        """Active notes by composite score; ``similarity_threshold`` applies to relevance."""
+        """Active notes by composite score. Relevance is the cosine on the calibrated scale
+        (services/ranking/calibration.py); ``similarity_threshold`` applies to it, and the raw
+        cosine is reported as ``cosine_similarity``."""
         vector = await self.embedding.query_vector(p.query)
         pool = min(MAX_POOL, max(MIN_POOL, p.n_results * POOL_FACTOR))
         hits = await self.reader.nearest(
@@ -80,7 +82,8 @@ class MemoryService:
             user_id=p.user_id,
             session_id=p.session_id,
         )
-        hits = [h for h in hits if h.score >= p.similarity_threshold]
+        scale = self.embedding.relevance
+        hits = [h for h in hits if scale(h.score) >= p.similarity_threshold]
         index = {n.id: n for n in await self.reader.nodes(p.viewer, p.app_id, [h.id for h in hits])}
         now = self.clock.now()
         scored = []
@@ -89,13 +92,13 @@ class MemoryService:
             if node is None:
                 continue
             s = composite(
-                h.score,
+                scale(h.score),
                 occurred_at=event_time(node),
                 importance=node.importance,
                 now=now,
                 half_life_days=self.half_life_days,
             )
-            scored.append((s, node))
+            scored.append((s, node, h.score))
         scored.sort(key=lambda t: (-t[0].composite, -t[0].relevance, t[1].id))
         return [
             {
@@ -104,11 +107,12 @@ class MemoryService:
                 "metadata": note_metadata(node),
                 "composite_score": round(s.composite, 6),
                 "similarity_score": round(s.relevance, 6),
+                "cosine_similarity": round(cosine, 6),
                 "recency_score": round(s.recency_boost, 6),
                 "importance_score": round(s.importance_boost, 6),
                 "query_status": "completed",
             }
-            for s, node in scored[: p.n_results]
+            for s, node, cosine in scored[: p.n_results]
         ]
 
     async def get(self, viewer: Viewer, app_id: str, memory_id: str) -> Node:

@@ -40,12 +40,11 @@ from memlane.domain.model import CommitInfo, EdgeRef, Node
 from memlane.services.lifecycle.consolidation import ProgressFn, tokens
 from memlane.services.recall import is_compression_summary
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
-from memlane.store.base import NodePatch, Store
+from memlane.store.base import NodePatch, Store, scan_all_nodes
 
 ACTOR: Final = "memlane:compress"
 METHOD: Final = "extractive-v1"
 HUB_TYPES: Final = ("topic", "entity", "concept")
-PAGE: Final = 1000
 CLIENT_PREFIX: Final = "memlane:rollup:"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _STOP_TEXT = (
@@ -191,14 +190,7 @@ class CompressionService:
         self.clock = clock
 
     async def _scan(self, tenant_id: str, scope: str, types: Sequence[str]) -> list[Node]:
-        out: list[Node] = []
-        after: str | None = None
-        while True:
-            page = await self.store.scan_nodes(tenant_id, scope, after_id=after, limit=PAGE, types=types)
-            out.extend(page)
-            if len(page) < PAGE:
-                return out
-            after = page[-1].id
+        return await scan_all_nodes(self.store, tenant_id, scope, types=types)
 
     async def plan(
         self, tenant_id: str, scope: str, opts: CompressionOptions, progress: ProgressFn | None = None

@@ -39,7 +39,7 @@ from memlane.domain.clock import Clock, iso, new_id
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, Node
 from memlane.services.recall import is_compression_summary
-from memlane.store.base import NodePatch, Store
+from memlane.store.base import NodePatch, Store, scan_all_nodes
 
 CONSOLIDATED_TYPES: Final = ("event", "entity", "topic", "concept", "evidence", "procedure", "self_model")
 ACTOR: Final = "memlane:consolidate"
@@ -342,14 +342,7 @@ class ConsolidationService:
         self.clock = clock
 
     async def _scan(self, tenant_id: str, scope: str, types: Sequence[str]) -> list[Node]:
-        out: list[Node] = []
-        after: str | None = None
-        while True:
-            page = await self.store.scan_nodes(tenant_id, scope, after_id=after, limit=PAGE, types=types)
-            out.extend(page)
-            if len(page) < PAGE:
-                return out
-            after = page[-1].id
+        return await scan_all_nodes(self.store, tenant_id, scope, types=types)
 
     async def plan(
         self, tenant_id: str, scope: str, opts: ConsolidationOptions, progress: ProgressFn | None = None

@@ -198,7 +198,7 @@ class MemoryTools:
         qvec = await self.embedding.query_vector(query)
         k = min(max(limit * 5, 50), 500)
         now = self.clock.now()
-        found: list[tuple[Node, float]] = []
+        found: list[tuple[Node, float, float]] = []
         for layer in searched:
             hits = await self.reader.nearest(
                 ctx.viewer,
@@ -220,27 +220,28 @@ class MemoryTools:
                     continue
                 if wanted_tags and not wanted_tags <= {t.lower() for t in n.tags}:
                     continue
-                score = min(max(scores[n.id], 0.0), 1.0)
+                score = self.embedding.relevance(scores[n.id])
                 if score >= threshold:
-                    found.append((n, score))
+                    found.append((n, score, scores[n.id]))
         found.sort(key=lambda t: (-round(t[1], 3), PRECEDENCE.index(str(t[0].layer)), t[0].id))
         seen: set[str] = set()
-        unique: list[tuple[Node, float]] = []
-        for n, s in found:
+        unique: list[tuple[Node, float, float]] = []
+        for n, s, cos in found:
             key = " ".join(_content(n).lower().split())
             if key in seen:
                 continue
             seen.add(key)
-            unique.append((n, s))
+            unique.append((n, s, cos))
         results = [
             {
                 "content": _content(n),
                 "layer": n.layer,
                 "score": round(s, 4),
+                "similarity": round(cos, 4),
                 "memoryId": to_public(n.id),
                 "tags": list(n.tags),
             }
-            for n, s in unique[:limit]
+            for n, s, cos in unique[:limit]
         ]
         out: dict[str, Any] = {
             "success": True,

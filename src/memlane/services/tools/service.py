@@ -10,13 +10,14 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from memlane.domain.clock import Clock, iso, new_id
+from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import InvalidRequest, NotFound, UpstreamError
 from memlane.domain.model import Job
 from memlane.jobs.layers_kinds import KNOWLEDGE_SYNC
 from memlane.services.knowledge.check import CheckedFile, Dependency
 from memlane.services.knowledge.service import KnowledgeService, QueryInput
 from memlane.services.knowledge.sync import SyncService
+from memlane.services.knowledge.views import item_view, version_view
 from memlane.services.quotas import QuotaGuard
 from memlane.services.tools.context import ToolContext
 from memlane.services.tools.errors import ToolTimeout
@@ -149,37 +150,13 @@ class ToolService:
 
     async def _knowledge_show(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         rec = await self.knowledge.get(ctx.tenant_id, str(args["id"]))
-        item: dict[str, Any] = {
-            "id": rec.id,
-            "type": rec.type,
-            "layer": rec.layer,
-            "title": rec.title,
-            "summary": rec.summary,
-            "content": rec.content,
-            "status": rec.status,
-            "severity": rec.severity,
-            "tags": list(rec.tags),
-            "metadata": {**rec.metadata, "version": str(rec.version), "source": rec.source},
-            "createdAt": iso(rec.created_at),
-            "updatedAt": iso(rec.updated_at),
-        }
-        if args.get("includeConstraints", True):
-            item["constraints"] = rec.constraints
-        if rec.supersedes:
-            item["supersedes"] = rec.supersedes
+        item = item_view(rec, include_constraints=bool(args.get("includeConstraints", True)))
+        item["metadata"] = {**item["metadata"], "version": str(rec.version), "source": rec.source}
         if rec.superseded_by:
             item["supersededBy"] = list(rec.superseded_by)
         out: dict[str, Any] = {"success": True, "item": item}
         if args.get("includeHistory", False):
-            out["history"] = [
-                {
-                    "version": str(v.version),
-                    "timestamp": iso(v.created_at),
-                    "author": v.author or "unknown",
-                    "message": v.message,
-                }
-                for v in await self.knowledge.history(ctx.tenant_id, rec.id)
-            ]
+            out["history"] = [version_view(v) for v in await self.knowledge.history(ctx.tenant_id, rec.id)]
         return out
 
     async def _sync_now(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -40,6 +40,22 @@ class GraphReads(SqlCore):
         async with self._read() as conn:
             return [node_from_row(r) for r in await conn.execute(q)]
 
+    async def preceding_nodes(self, tenant_id: str, scope: str, node_id: str, *, limit: int, span: int) -> list[Node]:
+        mine = sa.select(nodes.c.row_no).where(nodes.c.tenant_id == tenant_id, nodes.c.id == node_id).scalar_subquery()
+        q = (
+            sa.select(*NODE_COLUMNS_NO_VECTOR)
+            .where(
+                nodes.c.tenant_id == tenant_id,
+                nodes.c.row_no < mine,
+                nodes.c.row_no >= mine - span,
+                nodes.c.scope == scope,
+            )
+            .order_by(nodes.c.row_no.desc())
+            .limit(limit)
+        )
+        async with self._read() as conn:
+            return [node_from_row(r) for r in await conn.execute(q)]
+
     async def resolve_client_ids(self, tenant_id: str, scope: str, client_ids: Sequence[str]) -> dict[str, str]:
         found: dict[str, str] = {}
         async with self._read() as conn:

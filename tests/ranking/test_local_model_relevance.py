@@ -1,0 +1,166 @@
+"""Ranking and thresholds with the real default model (all-MiniLM-L6-v2), on a live server.
+
+These are the cases a user meets first: a handful of memories and the spec's own examples.
+Scores must mean something with the default model (the calibrated relevance scale of
+services/ranking/calibration.py), and in a small scope meaning ranks first.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from memlane.services.ranking.calibration import RelevanceScale
+from tests.conftest import make_settings
+from tests.conversation.helpers import ingest, msg, new_app, query
+from tests.support.server import LiveServer
+
+
+def local_server(tmp: Any, **env: Any) -> Any:
+    return LiveServer.start(make_settings(f"sqlite:///{tmp / 'memlane.db'}", MEMLANE_EMBEDDER="local", **env))
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+    with (
+        local_server(tmp_path_factory.mktemp("local-model")) as server,
+        httpx.Client(base_url=server.url, timeout=60) as c,
+    ):
+        yield c
+
+
+@pytest.fixture(scope="module")
+def client_without_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+    with (
+        local_server(
+            tmp_path_factory.mktemp("local-model-plain"),
+            MEMLANE_EMBEDDING_CONTEXT_WINDOW=0,
+            MEMLANE_EMBEDDING_CONTEXT_SPEAKER=False,
+        ) as server,
+        httpx.Client(base_url=server.url, timeout=60) as c,
+    ):
+        yield c
+
+
+def write_alone(client: httpx.Client, scope: str, text: str, **slots: Any) -> str:
+    """One memory in its own write request, as a chat client writes a turn."""
+    body = {
+        "scope": scope,
+        "input_text": text,
+        "memory_lane": "shared",
+        "nodes": [{"client_id": uuid.uuid4().hex, "type": "event", "text_summary": text, "slots": slots}],
+    }
+    r = client.post("/v1/memory/write", json=body)
+    assert r.status_code == 200, r.text
+    return str(r.json()["nodes"][0]["id"])
+
+
+def wait_embedded(client: httpx.Client, scope: str, n: int) -> None:
+    """Until all ``n`` memories of the scope can seed (the server's worker embeds them)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        r = client.post("/v1/memory/recall_text", json={"scope": scope, "query_text": "anything", "limit": 100})
+        assert r.status_code == 200, r.text
+        if len(r.json()["seeds"]) >= n:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{scope} was not embedded in time")
+
+
+def recall_text(client: httpx.Client, scope: str, text: str) -> dict[str, Any]:
+    r = client.post("/v1/memory/recall_text", json={"scope": scope, "query_text": text})
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+def write_scope(client: httpx.Client, texts: list[str], **slots: Any) -> tuple[str, dict[str, str]]:
+    scope = f"local-{uuid.uuid4().hex[:10]}"
+    ids = {text: write_alone(client, scope, text, **slots) for text in texts}
+    wait_embedded(client, scope, len(texts))
+    return scope, ids
+
+
+def test_in_a_small_scope_meaning_ranks_first_and_a_rare_shared_word_is_not_a_veto(client: httpx.Client) -> None:
+    hiking = "Alice went hiking in the Alps with her dog"
+    camera = "Alice bought a new camera for mountain photography"
+    scope, ids = write_scope(
+        client,
+        [hiking, camera, "Bob went hiking near the lake last summer", "Carol made pasta for her family on Sunday"],
+    )
+    body = recall_text(client, scope, "hiking trip in the mountains")
+    ranked = [x["id"] for x in body["ranked"]]
+    assert ranked.index(ids[hiking]) < ranked.index(ids[camera])
+
+
+def test_seeds_report_raw_cosine_and_the_calibrated_relevance_of_it(client: httpx.Client) -> None:
+    scope, _ = write_scope(client, ["The team prefers PostgreSQL over MySQL", "Lunch is served at noon"])
+    seeds = recall_text(client, scope, "database preferences")["seeds"]
+    scale = RelevanceScale()
+    assert len(seeds) == 2
+    for s in seeds:
+        assert 0.0 <= s["relevance"] <= 1.0
+        assert s["relevance"] == pytest.approx(scale(s["similarity"]), abs=1e-5)
+    by_text = {s["text_summary"]: s for s in seeds}
+    assert by_text["The team prefers PostgreSQL over MySQL"]["relevance"] >= 0.7
+    assert by_text["Lunch is served at noon"]["relevance"] < 0.6
+
+
+TOOL_HEADERS = {"X-Agent-Id": "agent-a", "X-User-Id": "user-1", "X-Session-Id": "sess-1"}
+
+
+def test_memory_search_default_threshold_finds_the_spec_example_and_leaves_out_unrelated_memories(
+    client: httpx.Client,
+) -> None:
+    headers = {**TOOL_HEADERS, "X-Tenant-Id": f"rel-{uuid.uuid4().hex[:8]}"}
+    relevant = "User prefers functional programming patterns over OOP"
+    unrelated = ["The user's dog is called Rex", "Lunch is served at noon in the cafeteria", "The user lives in Berlin"]
+    for content in [relevant, *unrelated]:
+        r = client.post("/v1/tools/memory_add", json={"content": content}, headers=headers)
+        assert r.status_code == 200, r.text
+    # the spec's example query, with the spec's default threshold (0.7)
+    spec_query = {"query": "What are the user's coding preferences?"}
+    r = client.post("/v1/tools/memory_search", json=spec_query, headers=headers)
+    assert r.status_code == 200, r.text
+    results = r.json()["results"]
+    assert [x["content"] for x in results] == [relevant]
+    hit = results[0]
+    assert 0.7 <= hit["score"] <= 1.0
+    # the raw cosine stays available; on its own it would sit far below the threshold
+    assert hit["similarity"] < 0.5 and hit["score"] == pytest.approx(RelevanceScale()(hit["similarity"]), abs=1e-3)
+
+
+def test_conversation_query_threshold_keeps_relevant_notes_and_drops_unrelated_ones(client: httpx.Client) -> None:
+    app = new_app()
+    ingest(client, app, [msg("I collect vintage fountain pens from Japan.")])
+    ingest(client, app, [msg("My favourite food is spicy ramen.")])
+    found = query(client, app, "fountain pen collection", similarity_threshold=0.6)
+    assert len(found) == 1 and "fountain pens" in found[0]["document"]
+    assert found[0]["similarity_score"] >= 0.6
+    assert found[0]["similarity_score"] == pytest.approx(RelevanceScale()(found[0]["cosine_similarity"]), abs=1e-5)
+
+
+def test_a_reply_written_alone_is_found_by_the_question_it_answers_through_its_context(
+    client: httpx.Client, client_without_context: httpx.Client
+) -> None:
+    turns = [
+        ("Alice", "Did you end up adopting a pet from the shelter?"),
+        ("Bob", "Yes! A golden retriever puppy, we named him Max."),
+        ("Alice", "I started a pottery class on Tuesdays."),
+        ("Bob", "I have been reading a lot of science fiction lately."),
+        ("Alice", "My sister is moving to Lisbon next month."),
+        ("Bob", "The new bakery downtown makes great croissants."),
+    ]
+    ranks = {}
+    for name, c in (("context", client), ("alone", client_without_context)):
+        scope = f"turns-{uuid.uuid4().hex[:10]}"
+        ids = [write_alone(c, scope, text, speaker=who, session=1) for who, text in turns]
+        wait_embedded(c, scope, len(turns))
+        ranked = [x["id"] for x in recall_text(c, scope, "Which pet did Bob adopt from the shelter?")["ranked"]]
+        ranks[name] = ranked.index(ids[1])
+    assert ranks["context"] <= 1
+    assert ranks["context"] < ranks["alone"]
