@@ -7,8 +7,10 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from memlane.domain.clock import Clock, new_id
-from memlane.domain.errors import InvalidRequest
+from memlane.domain.errors import Conflict, InvalidRequest, MemlaneError, RateLimited, UpstreamError
 from memlane.domain.model import Job
 from memlane.jobs.worker import Worker, backoff_seconds
 from memlane.store.base import Store
@@ -111,3 +113,72 @@ async def test_a_permanent_failure_is_not_retried(store: Store) -> None:
     stored = await store.get_job("t1", job.id)
     assert stored is not None and (stored.status, stored.attempts) == ("failed", 1)
     assert "bad payload" in (stored.last_error or "")
+
+
+class ServerError(MemlaneError):
+    status = 500
+    code = "server_error"
+
+
+@pytest.mark.parametrize(
+    ("error", "retried"),
+    [
+        (ServerError("boom"), True),
+        (UpstreamError("provider down"), True),
+        (RateLimited("slow down", retry_after=1), True),
+        (Conflict("taken"), False),
+        (InvalidRequest("bad"), False),
+        (ValueError("a bug"), True),
+    ],
+)
+async def test_what_is_retried_follows_the_status(store: Store, error: Exception, retried: bool) -> None:
+    async def fails(job: Job) -> dict[str, Any]:
+        raise error
+
+    job = Job(tenant_id="t1", id=new_id(), kind=KIND, payload={}, max_attempts=5)
+    await store.enqueue([job], now=datetime.now(UTC))
+    assert await Worker(store, {KIND: fails}, clock=Clock(), lease_sec=60).run_once() == 1
+    stored = await store.get_job("t1", job.id)
+    assert stored is not None and stored.status == ("queued" if retried else "failed")
+
+
+async def test_a_worker_takes_only_the_kinds_it_handles_and_drain_runs_every_due_job(store: Store) -> None:
+    done: list[str] = []
+
+    async def handle(job: Job) -> dict[str, Any]:
+        done.append(job.id)
+        return {}
+
+    mine = [Job(tenant_id="t1", id=new_id(), kind=KIND, payload={}) for _ in range(3)]
+    other = Job(tenant_id="t1", id=new_id(), kind="knowledge_sync", payload={})
+    await store.enqueue([*mine, other], now=datetime.now(UTC))
+    worker = Worker(store, {KIND: handle}, clock=Clock(), lease_sec=60)
+    assert await worker.drain() == 3
+    assert sorted(done) == sorted(j.id for j in mine)
+    untouched = await store.get_job("t1", other.id)
+    assert untouched is not None and untouched.status == "queued" and untouched.attempts == 0
+
+
+async def test_the_running_loop_polls_wakes_on_notify_and_stops(store: Store) -> None:
+    done: asyncio.Queue[str] = asyncio.Queue()
+
+    async def handle(job: Job) -> dict[str, Any]:
+        await done.put(job.id)
+        return {}
+
+    worker = Worker(store, {KIND: handle}, clock=Clock(), lease_sec=60, poll_interval=0.2)
+    worker.start()
+    try:
+        polled = Job(tenant_id="t1", id=new_id(), kind=KIND, payload={})
+        await store.enqueue([polled], now=datetime.now(UTC))  # no notify: found by the poll
+        assert await asyncio.wait_for(done.get(), 20) == polled.id
+        woken = Job(tenant_id="t1", id=new_id(), kind=KIND, payload={})
+        await store.enqueue([woken], now=datetime.now(UTC))
+        worker.notify()
+        assert await asyncio.wait_for(done.get(), 20) == woken.id
+    finally:
+        await asyncio.wait_for(worker.stop(), 20)  # returns: the loop ended without an error
+    late = Job(tenant_id="t1", id=new_id(), kind=KIND, payload={})
+    await store.enqueue([late], now=datetime.now(UTC))
+    await asyncio.sleep(0.5)
+    assert done.empty(), "a stopped worker runs nothing"

@@ -52,7 +52,6 @@ class Worker:
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self.processed = 0
 
     def notify(self) -> None:
         """Called after an in-process enqueue so the job starts without waiting for the poll."""
@@ -129,4 +128,3 @@ class Worker:
         finally:
             heartbeat.cancel()
         await self.store.complete_job(job, result, now=self.clock.now())
-        self.processed += 1
