@@ -18,24 +18,14 @@ from memlane.services.container import Services, open_services
 from memlane.services.retention import BATCH
 from memlane.store.base import Store
 from tests.conftest import DIM, make_settings
+from tests.support.timeline import Timeline
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
 
 
-class Timeline:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def days(self, n: float) -> None:
-        self.now += timedelta(days=n)
-
-
 @pytest.fixture
 def timeline() -> Timeline:
-    return Timeline()
+    return Timeline(START)
 
 
 async def open_svc(db_url: str, timeline: Timeline, **env: Any) -> Services:
