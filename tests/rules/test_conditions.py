@@ -436,3 +436,13 @@ def test_short_subjects_leave_room_for_many_tests() -> None:
 def test_regex_compilation_is_cached() -> None:
     first, second = compile_regex("^cache-me$"), compile_regex("^cache-me$")
     assert first.pattern is not None and first.pattern is second.pattern
+
+
+def test_defects_are_named_by_their_path() -> None:
+    assert validate_condition({"agent": {"role": {"$in": 3}}}) == ["agent.role.$in: operand must be an array"]
+    assert validate_condition({"a.b": {"$regex": "("}})[0].startswith("a.b.$regex: ")
+
+
+def test_a_satisfied_not_over_an_and_names_its_leaves() -> None:
+    result = matches({"$not": {"$and": [{"a": 1}, {"b": 2}]}}, None, {"a": 1, "b": 3})
+    assert result.matched and result.condition_paths == ("$not(a, b)",)
