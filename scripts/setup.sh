@@ -14,6 +14,13 @@ if [ $dev = 1 ] && ! command -v redis-server >/dev/null 2>&1; then
   [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq && $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
 fi
+if [ $dev = 1 ] && ! command -v chromium >/dev/null 2>&1; then
+  # The memory browser's tests (tests/ui/) drive a real headless Chromium: Debian's package,
+  # through the playwright driver (it downloads no browser of its own).
+  sudo_cmd=""
+  [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq && $sudo_cmd env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
 if [ ! -x .venv/bin/python ]; then
   "$python_bin" -m venv .venv
 fi

@@ -129,3 +129,17 @@ async def test_every_paraphrase_pair_is_closer_than_every_cross_pair(
     for i, j in itertools.product(range(len(firsts)), repeat=2):
         if i != j:
             assert sims[i, i] > sims[i, j], (firsts[i], seconds[j])
+
+
+async def test_a_query_is_embedded_while_a_background_batch_holds_the_model(embedder: LocalMiniLMEmbedder) -> None:
+    """Queries never queue behind background embedding jobs: the urgent path has its own session."""
+    held = embedder._background.lock
+    held.acquire()
+    try:
+        urgent = await asyncio.wait_for(embedder.embed_urgent(["where does Maya drink tea?"]), timeout=30)
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(embedder.embed(["a background note"]), timeout=0.5)
+    finally:
+        held.release()
+    background = await embedder.embed(["where does Maya drink tea?"])
+    assert float(urgent[0] @ background[0]) > 0.999

@@ -36,6 +36,8 @@ def worker_env(db_url: str, base_url: str) -> dict[str, str]:
         MEMLANE_EMBEDDING_MODEL="slow-embed",
         MEMLANE_EMBEDDING_DIMENSION="384",
         MEMLANE_JOB_LEASE_SEC="2",
+        # one job per round, so the kill lands between jobs (batching would embed all at once)
+        MEMLANE_EMBED_JOB_BATCH="1",
         MEMLANE_WORKER_POLL_INTERVAL_SEC="0.2",
         MEMLANE_LOG_LEVEL="warning",
     )

@@ -45,6 +45,13 @@ class Settings(BaseSettings):
     auto_embed: bool = Field(True, validation_alias=_env("MEMLANE_AUTO_EMBED"))
     worker_in_process: bool = Field(True, validation_alias=_env("MEMLANE_WORKER_IN_PROCESS"))
     worker_poll_interval_sec: float = Field(0.5, validation_alias=_env("MEMLANE_WORKER_POLL_INTERVAL_SEC"))
+    embed_job_batch: int = Field(64, ge=1, le=4096, validation_alias=_env("MEMLANE_EMBED_JOB_BATCH"))
+    #: due queued jobs beyond which writes that queue work answer 503 + Retry-After (0 = never)
+    write_backlog_max: int = Field(2000, ge=0, validation_alias=_env("MEMLANE_WRITE_BACKLOG_MAX"))
+    write_backlog_retry_after_sec: float = Field(
+        1.0, gt=0, validation_alias=_env("MEMLANE_WRITE_BACKLOG_RETRY_AFTER_SEC")
+    )
+    worker_gather_ms: float = Field(20.0, ge=0, le=5000, validation_alias=_env("MEMLANE_WORKER_GATHER_MS"))
     job_lease_sec: float = Field(60.0, validation_alias=_env("MEMLANE_JOB_LEASE_SEC"))
     job_max_attempts: int = Field(5, validation_alias=_env("MEMLANE_JOB_MAX_ATTEMPTS"))
 
@@ -132,6 +139,12 @@ class Settings(BaseSettings):
     rerank_timeout_sec: float = Field(2.0, gt=0, validation_alias=_env("MEMLANE_RERANK_TIMEOUT_SEC"))
     relevance_midpoint: float = Field(0.22, ge=-1, le=1, validation_alias=_env("MEMLANE_RELEVANCE_MIDPOINT"))
     relevance_scale: float = Field(0.123, gt=0, le=10, validation_alias=_env("MEMLANE_RELEVANCE_SCALE"))
+
+    # SQLite durability (docs/operations.md "Durability"): NORMAL survives a crash of the process
+    # with nothing lost; FULL also survives a power loss or OS crash without losing acknowledged writes
+    sqlite_synchronous: Literal["NORMAL", "FULL", "EXTRA"] = Field(
+        "NORMAL", validation_alias=_env("MEMLANE_SQLITE_SYNCHRONOUS")
+    )
 
     # PostgreSQL store tuning
     db_max_overflow: int = Field(10, ge=0, validation_alias=_env("MEMLANE_DB_MAX_OVERFLOW"))

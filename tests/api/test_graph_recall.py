@@ -402,3 +402,30 @@ def test_tenant_header_selects_the_tenant_when_the_body_does_not(client: httpx.C
     ).json()
     assert via_header["tenant_id"] == "t9"
     assert [s["title"] for s in via_header["seeds"]] == ["tenant t9 only"]
+
+
+def test_recall_text_with_explain_says_why_each_seed_ranked(client: httpx.Client) -> None:
+    scope = new_scope()
+    body = write(
+        client,
+        scope,
+        [
+            {"client_id": "a", "type": "event", "title": "Heron", "text_summary": "A heron fished in the pond"},
+            {"client_id": "b", "type": "entity", "title": "Pond", "text_summary": "The garden pond"},
+            {"client_id": "c", "type": "event", "title": "Tax", "text_summary": "Tax forms were filed"},
+        ],
+        [{"type": "related_to", "src": {"client_id": "a"}, "dst": {"client_id": "b"}}],
+    )
+    ids = {n["client_id"]: n["id"] for n in body["nodes"]}
+    wait_until_recallable(client, scope, "heron pond", set(ids.values()))
+    r = client.post("/v1/memory/recall_text", json={"scope": scope, "query_text": "heron pond", "explain": True})
+    out = r.json()
+    assert set(out["explain"]) == {s["id"] for s in out["seeds"]}
+    heron = out["explain"][ids["a"]]
+    assert set(heron) == {"similarity", "keyword", "fused", "entity_boost", "time_boost", "base", "graph", "score"}
+    assert heron["keyword"] > 0 and heron["similarity"] > 0
+    assert out["explain"][ids["c"]]["keyword"] == 0, "no query word in it"
+    ranked = {x["id"]: x for x in out["ranked"]}
+    assert heron["score"] == ranked[ids["a"]]["score"]
+    assert heron["graph"] == pytest.approx(ranked[ids["a"]]["activation"] - heron["base"], abs=1e-5)
+    assert "explain" not in client.post("/v1/memory/recall_text", json={"scope": scope, "query_text": "heron"}).json()

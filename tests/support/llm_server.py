@@ -161,6 +161,11 @@ def _handler(script: ChatScript) -> type[BaseHTTPRequestHandler]:
                     "choices": [
                         {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
                     ],
+                    # counted like a provider would, roughly: words in, words out
+                    "usage": {
+                        "prompt_tokens": len(json.dumps(request["messages"]).split()),
+                        "completion_tokens": len(text.split()),
+                    },
                 }
                 self._send(200, json.dumps(completion).encode())
             finally:

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from fastapi import FastAPI
 
 from memlane import __version__
-from memlane.api import conversation, graph, layers, lifecycle, mcp_http, rules, system, tools
+from memlane.api import admin, conversation, graph, layers, lifecycle, mcp_http, metrics, rules, system, tools
 from memlane.api.auth import Authenticator
 from memlane.api.edge_middleware import EdgeMiddleware
 from memlane.api.errors import install_error_handlers
@@ -18,6 +18,7 @@ from memlane.api.json_body import document_body_models
 from memlane.config import Settings
 from memlane.gc_freeze import freeze_startup_objects
 from memlane.services.container import Services, open_services
+from memlane.ui.router import mount_ui
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,8 @@ def create_app(
     app.state.authenticator = Authenticator(settings)
     install_error_handlers(app)
     app.include_router(system.router)
+    app.include_router(metrics.router)
+    app.include_router(admin.router)
     app.include_router(graph.router)
     document_body_models(app, [WriteRequest])
     app.include_router(rules.router)
@@ -71,5 +74,6 @@ def create_app(
     app.include_router(layers.router)
     app.include_router(tools.router)
     app.include_router(tools.knowledge_router)
+    mount_ui(app)
     mcp_http.mount_mcp(app)
     return app

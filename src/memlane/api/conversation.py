@@ -21,7 +21,7 @@ from memlane.api.conversation_dto import (
     SummaryRequest,
     check_callback_url,
 )
-from memlane.api.deps import ServicesDep, authenticated, quota, resolve_tenant
+from memlane.api.deps import ServicesDep, admit_queued_write, authenticated, quota, resolve_tenant
 from memlane.api.identity import header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
 from memlane.domain.clock import iso
@@ -121,6 +121,7 @@ async def add_memory(
     viewer = _viewer(request)
     key = _idempotency_key(idempotency_key)
     await quota(request, "write", viewer.tenant_id)
+    await admit_queued_write(request)
     messages = _message_list(body.messages, svc.settings.max_messages, iso(svc.clock.now()) or "")
     payload = {
         "app_id": body.app_id,
@@ -201,6 +202,7 @@ async def add_agent_memory(
     viewer = _viewer(request)
     key = _idempotency_key(idempotency_key)
     await quota(request, "write", viewer.tenant_id)
+    await admit_queued_write(request)
     messages = _flexible_messages(body, svc.settings.max_messages, iso(svc.clock.now()) or "", "agent")
     payload = {
         "app_id": body.app_id,

@@ -42,6 +42,11 @@ async def quota(request: Request, bucket: str, tenant_id: str) -> None:
     await get_services(request).quotas.hit(bucket, tenant_id)
 
 
+async def admit_queued_write(request: Request) -> None:
+    """For writes that queue background work: 503 + Retry-After beyond the backlog bound."""
+    await get_services(request).backlog.admit()
+
+
 def is_loopback(request: Request) -> bool:
     host = request.client.host if request.client else ""
     if host in LOOPBACK_NAMES:

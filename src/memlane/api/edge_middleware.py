@@ -1,8 +1,10 @@
-"""The outermost layer of every request: the body-size limit and the ``server-timing`` header.
+"""The outermost layer of every request: the body-size limit, the ``server-timing`` header
+and the request metrics (count and latency per route template and status, memlane/metrics.py).
 
 Written as plain ASGI rather than with ``@app.middleware("http")``: Starlette's
 ``BaseHTTPMiddleware`` runs each request through an extra task and memory streams, which
-showed up as a fixed cost on every recall. The header is added to the response's start message.
+showed up as a fixed cost on every recall. The header is added to the response's start message,
+where the request's latency is also observed: the router has set ``scope["route"]`` by then.
 
 The body limit (``MEMLANE_MAX_REQUEST_BYTES``) holds for every body, however it is framed, and
 before routing, authentication or parsing: an oversized body is a 413 in the surface's
@@ -24,6 +26,10 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memlane.api.errors import render
+from memlane.metrics import REQUEST_SECONDS, REQUESTS
+
+#: the route label of requests no route matched (404s, and bodies refused before routing)
+UNMATCHED = "unmatched"
 
 
 class EdgeMiddleware:
@@ -47,13 +53,15 @@ class EdgeMiddleware:
                 return
             receive = _replay(body, receive)
         started = time.perf_counter()
+        root_path = scope.get("root_path", "")
 
         async def send_timed(message: Message) -> None:
             if message["type"] == "http.response.start":
                 # server-side time, so benchmarks can separate server latency from the client's
-                took = (time.perf_counter() - started) * 1000
+                took = time.perf_counter() - started
+                _observe(scope["method"], route_template(scope, root_path), message["status"], took)
                 headers: list[Any] = list(message.get("headers", []))
-                headers.append((b"server-timing", f"app;dur={took:.3f}".encode()))
+                headers.append((b"server-timing", f"app;dur={took * 1000:.3f}".encode()))
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -62,6 +70,7 @@ class EdgeMiddleware:
     async def _too_large(self, scope: Scope, receive: Receive, send: Send, what: str) -> None:
         message = f"{what}; the limit is {self.max_request_bytes} (MEMLANE_MAX_REQUEST_BYTES)"
         await render(scope.get("path", ""), 413, "payload_too_large", message)(scope, receive, send)
+        _observe(scope["method"], UNMATCHED, 413, 0.0)
 
 
 async def _read_bounded(receive: Receive, limit: int) -> bytes | None:
@@ -88,6 +97,23 @@ def _replay(body: bytes, receive: Receive) -> Receive:
         return await receive()
 
     return replayed
+
+
+def route_template(scope: Scope, root_path: str) -> str:
+    """The matched route's path template (``/v1/memory/nodes/{node_id}``), with the prefix of
+    any mount it sits under; never the raw path, which would make a label per id."""
+    route = scope.get("route")
+    path = getattr(route, "path", None)
+    if not isinstance(path, str):
+        return UNMATCHED
+    mount = str(scope.get("root_path", ""))[len(root_path) :]
+    return mount + path or "/"
+
+
+def _observe(method: str, route: str, status: int, seconds: float) -> None:
+    labels = (method, route, str(status))
+    REQUESTS.labels(*labels).inc()
+    REQUEST_SECONDS.labels(*labels).observe(seconds)
 
 
 def _header(scope: Scope, name: bytes) -> str | None:

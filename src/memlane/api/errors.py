@@ -3,6 +3,8 @@
 graph (``/v1/memory``): ``{"error", "message", "details"?}``; conversation (``/api/v1``):
 ``{"detail"}``; layered (``/v1/layers``): ``{"success": false, "error_type", "message"}``; tools
 (``/v1/tools``): ``{"success": false, "errorCode", "message", "details"?, "retryable"}``.
+Operator endpoints (``/metrics``, ``/v1/admin``) and everything else answer the graph's
+plain ``{"error", "message"}``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from memlane.domain.errors import MemlaneError, RateLimited, UpstreamError
+from memlane.domain.errors import MemlaneError, Overloaded, RateLimited, UpstreamError
 from memlane.services.tools.errors import tool_envelope
 
 log = logging.getLogger(__name__)
@@ -85,7 +87,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _domain(request: Request, exc: MemlaneError) -> JSONResponse:
         headers: dict[str, str] = {}
         retry_after = getattr(exc, "retry_after", None)
-        if isinstance(exc, RateLimited | UpstreamError) and retry_after is not None:
+        if isinstance(exc, RateLimited | UpstreamError | Overloaded) and retry_after is not None:
             headers["retry-after"] = str(max(1, round(float(retry_after))))
         return render(request.url.path, exc.status, exc.code, exc.message, exc.details, headers, exc.retryable)
 

@@ -8,7 +8,15 @@ import numpy as np
 from fastapi import APIRouter, Depends, Request
 
 from memlane.api.auth import principal_of
-from memlane.api.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_scope, resolve_tenant
+from memlane.api.deps import (
+    ServicesDep,
+    admin_authorized,
+    admit_queued_write,
+    authenticated,
+    quota,
+    resolve_scope,
+    resolve_tenant,
+)
 from memlane.api.graph_dto import (
     RecallBase,
     RecallRequest,
@@ -39,6 +47,7 @@ async def write(request: Request, svc: ServicesDep) -> dict[str, Any]:
     owners = default_owners(body, writer)
     check_private_owned(body, writer, owners)
     await quota(request, "write", tenant)
+    await admit_queued_write(request)
     outcome = await svc.writes.write(write_command(body, scope, writer, owners))
     return write_response(scope, tenant, outcome)
 
@@ -74,6 +83,7 @@ async def _params(body: RecallBase, request: Request, endpoint: str, query_text:
         debug_embeddings_allowed=allowed,
         endpoint=endpoint,
         query_text=query_text,
+        explain=body.explain,
     )
 
 
@@ -97,6 +107,8 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
         },
         "context": {"text": out.context_text, "items": out.context_items, "citations": out.citations},
     }
+    if body.explain:
+        response["explain"] = {nid: {k: round(v, 6) for k, v in why.items()} for nid, why in out.signals.items()}
     if body.return_debug:
         debug: dict[str, Any] = {"neighborhood_counts": out.neighborhood_counts}
         if out.debug_embeddings is not None:

@@ -124,6 +124,8 @@ class RecallBase(TenantScoped):
     include_slots_preview: bool = False
     slots_preview_keys: int = Field(10, ge=1, le=50)
     return_debug: bool = False
+    #: per seed, why it ranked: similarity, keyword, fused, entity_boost, time_boost, base, graph, score
+    explain: bool = False
     include_embeddings: bool = False
     rules_context: Any = None
     rules_include_shadow: bool = False

@@ -29,6 +29,11 @@ async def health(svc: ServicesDep) -> JSONResponse:
             "dimension": svc.embedder.dimension,
         },
         "worker": "in-process" if svc.settings.worker_in_process else "external",
+        # due queued jobs (as of at most 0.25 s ago) and the bound beyond which writes get 503
+        "backlog": {
+            "jobs": await svc.backlog.backlog() if db_ok else None,
+            "limit": svc.settings.write_backlog_max,
+        },
     }
     return JSONResponse(body, status_code=200 if db_ok else 503)
 
@@ -44,6 +49,7 @@ async def index() -> dict[str, Any]:
             "redoc": "/redoc",
             "openapi": "/openapi.json",
             "health": "/health",
+            "metrics": "/metrics",
             "graph": ["/v1/memory/write", "/v1/memory/recall", "/v1/memory/recall_text"],
             "api": "/api/v1",
             "conversation": [

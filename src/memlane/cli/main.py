@@ -1,4 +1,4 @@
-"""``memlane serve | worker | migrate``."""
+"""``memlane serve | worker | migrate | export | import`` and the other commands."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ migrate_app = typer.Typer(help="Database schema migrations (Alembic)", no_args_i
 app.add_typer(migrate_app, name="migrate")
 app.command("mcp")(__import__("memlane.cli.mcp_command", fromlist=["mcp"]).mcp)
 app.add_typer(__import__("memlane.cli.rules_command", fromlist=["rules_app"]).rules_app, name="rules")
+app.command("export")(__import__("memlane.cli.transfer_command", fromlist=["export"]).export)
+app.command("import")(__import__("memlane.cli.transfer_command", fromlist=["import_"]).import_)
 app.command("consolidate")(__import__("memlane.cli.consolidate_command", fromlist=["consolidate"]).consolidate)
 
 

@@ -114,3 +114,13 @@ class UpstreamEmbeddingBadResponse(UpstreamError):
 class ServiceUnavailable(MemlaneError):
     status = 503
     code = "service_unavailable"
+
+
+class Overloaded(ServiceUnavailable):
+    """503 with ``retry_after``: the background queue is over its bound (services/backlog.py)."""
+
+    code = "backlog_full"
+
+    def __init__(self, message: str, *, retry_after: float, backlog: int, limit: int):
+        super().__init__(message, details={"backlog": backlog, "limit": limit})
+        self.retry_after = retry_after

@@ -82,6 +82,9 @@ class NodeUpsert:
     #: node fields the caller gave; an update of an existing node changes only these
     fields_set: frozenset[str] = frozenset()
     force_reembed: bool = False
+    #: an import: the node keeps its own ``created_at``, ``updated_at``, ``last_activated``
+    #: and ``commit_id`` (the commit that made it in the store it came from)
+    restore: bool = False
 
 
 @dataclass(slots=True)
@@ -117,6 +120,10 @@ class EdgeUpsert:
     weight: float = 1.0
     confidence: float = 1.0
     decay_rate: float = 0.0
+    #: set by an import only: the edge's own times and commit instead of this write's
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    commit_id: str | None = None
 
 
 @dataclass(slots=True)

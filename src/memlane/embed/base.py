@@ -31,6 +31,14 @@ class Embedder(Protocol):
     async def aclose(self) -> None: ...
 
 
+@runtime_checkable
+class UrgentEmbedder(Protocol):
+    """An embedder with a separate path for callers that are waiting (queries), so they do
+    not queue behind background batches; embedders without one use ``embed`` for both."""
+
+    async def embed_urgent(self, texts: Sequence[str]) -> Vectors: ...
+
+
 def l2_normalise(vectors: Vectors) -> Vectors:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0

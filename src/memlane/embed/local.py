@@ -78,9 +78,12 @@ def _verify_model_file(path: Path, sha256: str | None, size: int | None) -> None
 class LocalMiniLMEmbedder:
     """Loads eagerly: a server that cannot embed should fail at startup, not on its first write.
 
-    One onnxruntime session is shared by every caller behind a lock, so concurrent requests
-    queue instead of oversubscribing the CPU; inference runs in a worker thread so the event
-    loop keeps serving while a batch is computed.
+    Two onnxruntime sessions, each behind its own lock: ``embed`` (background embedding
+    jobs, large batches) and ``embed_urgent`` (a request waiting: query texts, writes that must
+    be searchable at once). A query therefore never queues behind a background batch, which
+    under a write backlog made ``recall_text`` take seconds (issue 15); callers of one kind
+    still queue instead of oversubscribing the CPU. Inference runs in a worker thread so the
+    event loop keeps serving while a batch is computed.
     """
 
     model_id = "all-MiniLM-L6-v2"
@@ -99,7 +102,6 @@ class LocalMiniLMEmbedder:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self.batch_size = batch_size
-        self._lock = threading.Lock()
 
         if model_file is None:
             model_file, sha256, size = _default_model_file()
@@ -128,23 +130,10 @@ class LocalMiniLMEmbedder:
         tokenizer.no_padding()
         self._tokenizer = tokenizer
 
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = intra_op_num_threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # Idle intra-op threads otherwise spin after each run, taking a core from the SQLite
-        # and event-loop threads that run the rest of a recall right after the query embedding.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        try:
-            self._session = ort.InferenceSession(
-                str(model_file), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:
-            raise LocalModelUnavailable(f"onnxruntime cannot load {model_file} ({exc}); {_SETUP_HINT}") from exc
-        self._input_names = {i.name for i in self._session.get_inputs()}
+        self._background = _Session(model_file, intra_op_num_threads)
+        # one thread: an urgent call is a query or a handful of texts
+        self._urgent = _Session(model_file, 1)
+        self._input_names = self._background.input_names
         missing = {"input_ids", "attention_mask"} - self._input_names
         if missing:
             raise LocalModelUnavailable(f"{model_file} lacks inputs {sorted(missing)}; {_SETUP_HINT}")
@@ -155,6 +144,14 @@ class LocalMiniLMEmbedder:
         return cls(batch_size=batch_size, intra_op_num_threads=intra_op_num_threads)
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
+        """Background embedding (jobs); see ``_embed``."""
+        return await self._embed(texts, self._background)
+
+    async def embed_urgent(self, texts: Sequence[str]) -> Vectors:
+        """A request is waiting: its own session, so it never queues behind a background batch."""
+        return await self._embed(texts, self._urgent)
+
+    async def _embed(self, texts: Sequence[str], session: _Session) -> Vectors:
         """Batches are formed from texts of similar token length so little compute goes to
         padding; each batch is a separate thread hop so a long call can be cancelled between
         batches and other callers interleave."""
@@ -166,11 +163,11 @@ class LocalMiniLMEmbedder:
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         for start in range(0, len(order), self.batch_size):
             chunk = order[start : start + self.batch_size]
-            vectors = await asyncio.to_thread(self._infer, [ids[i] for i in chunk])
+            vectors = await asyncio.to_thread(self._infer, [ids[i] for i in chunk], session)
             out[chunk] = vectors
         return out
 
-    def _infer(self, batch_ids: list[list[int]]) -> Vectors:
+    def _infer(self, batch_ids: list[list[int]], session: _Session) -> Vectors:
         """Pads to the longest sequence of this batch; pad positions are masked out of the
         mean, so a text's vector does not depend on the batch it landed in (beyond int8
         activation-quantisation noise)."""
@@ -183,12 +180,36 @@ class LocalMiniLMEmbedder:
         feeds: dict[str, Any] = {"input_ids": input_ids, "attention_mask": attention_mask}
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(input_ids)
-        with self._lock:
-            (hidden,) = self._session.run(["last_hidden_state"], feeds)
+        with session.lock:
+            (hidden,) = session.session.run(["last_hidden_state"], feeds)
         return _mean_pool(np.asarray(hidden, dtype=np.float32), attention_mask)
 
     async def aclose(self) -> None:
         """Nothing to release: the session is freed with the object."""
+
+
+class _Session:
+    """One onnxruntime session and the lock its callers queue on."""
+
+    def __init__(self, model_file: Path, intra_op_num_threads: int) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = intra_op_num_threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Idle intra-op threads otherwise spin after each run, taking a core from the SQLite
+        # and event-loop threads that run the rest of a recall right after the query embedding.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        try:
+            self.session = ort.InferenceSession(
+                str(model_file), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:
+            raise LocalModelUnavailable(f"onnxruntime cannot load {model_file} ({exc}); {_SETUP_HINT}") from exc
+        self.input_names = {i.name for i in self.session.get_inputs()}
+        self.lock = threading.Lock()
 
 
 def _mean_pool(hidden: npt.NDArray[np.float32], attention_mask: npt.NDArray[np.int64]) -> Vectors:

@@ -24,6 +24,8 @@ from memlane.store.base import Store
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Job], Awaitable[dict[str, Any] | None]]
+#: runs many due jobs of one kind together; returns one result per job, in order
+BatchHandler = Callable[[list[Job]], Awaitable[list[dict[str, Any] | None]]]
 
 
 def backoff_seconds(attempt: int, *, base: float = 1.0, cap: float = 300.0) -> float:
@@ -41,9 +43,20 @@ class Worker:
         lease_sec: float = 60.0,
         batch: int = 1,
         worker_id: str | None = None,
+        batch_handlers: dict[str, BatchHandler] | None = None,
+        batch_limit: int = 64,
+        gather_sec: float = 0.0,
     ):
         self.store = store
         self.handlers = handlers
+        #: kinds whose due jobs are leased and run together, up to ``batch_limit`` at a time:
+        #: one model call and one transaction for many one-node writes instead of one each
+        self.batch_handlers: dict[str, BatchHandler] = dict(batch_handlers or {})
+        self.batch_limit = batch_limit
+        #: after a wake-up, wait this long so jobs of concurrent or back-to-back writes join one
+        #: batch: a lease, a model call and two commits per one-node write otherwise take the
+        #: single SQLite writer from the writes themselves
+        self.gather_sec = gather_sec
         self.clock = clock
         self.poll_interval = poll_interval
         self.lease_sec = lease_sec
@@ -52,6 +65,7 @@ class Worker:
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self.processed = 0
 
     def notify(self) -> None:
         """Called after an in-process enqueue so the job starts without waiting for the poll."""
@@ -81,14 +95,31 @@ class Worker:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout=self.poll_interval)
+            if self.gather_sec > 0 and ran < self.batch_limit and not self._stopping.is_set():
+                await asyncio.sleep(self.gather_sec)
 
     async def run_once(self) -> int:
-        leased = await self.store.lease_jobs(
-            self.worker_id, list(self.handlers), limit=self.batch, lease_sec=self.lease_sec, now=self.clock.now()
-        )
-        for job in leased:
-            await self._run(job)
-        return len(leased)
+        """One round: a batch of each batched kind, then up to ``batch`` other jobs, so a
+        stream of small embedding jobs never starves the other kinds (nor they it)."""
+        ran = 0
+        for kind, handler in self.batch_handlers.items():
+            if kind not in self.handlers:
+                continue
+            group = await self.store.lease_jobs(
+                self.worker_id, [kind], limit=self.batch_limit, lease_sec=self.lease_sec, now=self.clock.now()
+            )
+            if group:
+                await self._run_batch(group, handler)
+                ran += len(group)
+        others = [k for k in self.handlers if k not in self.batch_handlers]
+        if others:
+            leased = await self.store.lease_jobs(
+                self.worker_id, others, limit=self.batch, lease_sec=self.lease_sec, now=self.clock.now()
+            )
+            for job in leased:
+                await self._run(job)
+            ran += len(leased)
+        return ran
 
     async def drain(self, *, max_rounds: int = 1000) -> int:
         """Run until nothing is due; for tests and one-shot CLI use."""
@@ -111,6 +142,31 @@ class Worker:
             except Exception:
                 log.warning("job %s: lease renewal failed", job.id, exc_info=True)
 
+    async def _run_batch(self, group: list[Job], handler: BatchHandler) -> None:
+        """All jobs of the group succeed together; if the batch fails, each job runs alone so
+        one bad job fails (and backs off) by itself."""
+        if len(group) == 1:
+            await self._run(group[0])
+            return
+        loop = asyncio.get_running_loop()
+        heartbeats = [loop.create_task(self._heartbeat(job)) for job in group]
+        try:
+            results = await handler(group)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning("batch of %d %s jobs failed (%s); running them one by one", len(group), group[0].kind, exc)
+            results = None
+        finally:
+            for hb in heartbeats:
+                hb.cancel()
+        if results is None:
+            for job in group:
+                await self._run(job)
+            return
+        await self.store.complete_jobs(list(zip(group, results, strict=True)), now=self.clock.now())
+        self.processed += len(group)
+
     async def _run(self, job: Job) -> None:
         handler = self.handlers[job.kind]
         heartbeat = asyncio.get_running_loop().create_task(self._heartbeat(job))
@@ -128,3 +184,4 @@ class Worker:
         finally:
             heartbeat.cancel()
         await self.store.complete_job(job, result, now=self.clock.now())
+        self.processed += 1

@@ -16,9 +16,11 @@ from typing import Any
 
 import httpx
 
+from memlane.domain.errors import UpstreamError
 from memlane.domain.redaction import redact
 from memlane.llm.errors import LLMBadResponse, LLMRateLimited, LLMTimeout, LLMUnavailable, MalformedOutput
 from memlane.llm.limits import CallGate
+from memlane.metrics import LLM_CALLS, LLM_TOKENS
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +57,24 @@ def parse_json_content(content: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise MalformedOutput(f"answer is JSON {type(value).__name__}, not an object", raw=content)
     return value
+
+
+def failure_name(exc: Exception) -> str:
+    """The ``outcome`` label of a failed call: ``timeout``, ``unavailable``, ``rate_limited``,
+    ``bad_response`` or ``malformed_output``."""
+    if isinstance(exc, UpstreamError):
+        return exc.code.removeprefix("upstream_llm_")
+    return "malformed_output"
+
+
+def count_tokens(usage: Any) -> None:
+    """Add the tokens an OpenAI-style ``usage`` object reports; endpoints that send none add nothing."""
+    if not isinstance(usage, dict):
+        return
+    for kind in ("prompt", "completion"):
+        value = usage.get(f"{kind}_tokens")
+        if isinstance(value, int) and value >= 0:
+            LLM_TOKENS.labels(kind).inc(value)
 
 
 class ChatClient:
@@ -94,6 +114,15 @@ class ChatClient:
             "temperature": temperature,
             "response_format": {"type": "json_object"},
         }
+        try:
+            answer = self._content(await self._post(body))
+        except (UpstreamError, MalformedOutput) as exc:
+            LLM_CALLS.labels(failure_name(exc)).inc()
+            raise
+        LLM_CALLS.labels("ok").inc()
+        return answer
+
+    async def _post(self, body: dict[str, Any]) -> httpx.Response:
         url = f"{self.base_url}/chat/completions"
         async with self.gate.slot():
             self.calls += 1
@@ -105,14 +134,13 @@ class ChatClient:
                     headers=self._headers,
                     transport=self._transport,
                 ) as http:
-                    response = await http.post(url, json=body)
+                    return await http.post(url, json=body)
             except httpx.TimeoutException:
                 raise LLMTimeout(
                     f"LLM endpoint did not answer within {self.timeout_sec:g}s (MEMLANE_LLM_TIMEOUT_SEC)"
                 ) from None
             except httpx.HTTPError as exc:
                 raise LLMUnavailable(f"LLM endpoint unreachable: {type(exc).__name__}: {exc}") from None
-        return self._content(response)
 
     def _content(self, response: httpx.Response) -> dict[str, Any]:
         status = response.status_code
@@ -129,6 +157,7 @@ class ChatClient:
         except (ValueError, KeyError, IndexError, TypeError):
             snippet = redact(response.text[:MAX_ERROR_TEXT], self._api_key)
             raise LLMBadResponse(f"LLM endpoint answered HTTP {status} but not a chat completion: {snippet}") from None
+        count_tokens(envelope.get("usage"))
         if not isinstance(content, str):
             raise MalformedOutput("completion has no text content", raw=json.dumps(content)[:MAX_ERROR_TEXT])
         return parse_json_content(content)

@@ -21,6 +21,7 @@ from memlane.jobs.worker import Handler, Worker
 from memlane.llm.client import ChatClient
 from memlane.llm.limits import CallGate
 from memlane.rerank.factory import build_reranker
+from memlane.services.backlog import BacklogGate
 from memlane.services.conversation.wiring import ConversationServices, build_conversation
 from memlane.services.embedding import EmbeddingService
 from memlane.services.embedding_context import ContextConfig
@@ -38,6 +39,8 @@ from memlane.services.retention import RetentionPolicy, RetentionService
 from memlane.services.rules_service import RulesService
 from memlane.services.tools.memory import MemoryTools
 from memlane.services.tools.service import ToolService
+from memlane.services.transfer.export import Exporter
+from memlane.services.transfer.importer import Importer
 from memlane.services.writing import WriteService
 from memlane.store import migrate
 from memlane.store.base import Store
@@ -70,6 +73,7 @@ def build_store(settings: Settings, *, dimension: int) -> Store:
         vector_dim=dimension,
         approx_min_rows=settings.vector_approx_min_rows,
         keyword_term_max_docs=settings.keyword_term_max_docs,
+        synchronous=settings.sqlite_synchronous,
     )
 
 
@@ -112,6 +116,7 @@ class Services:
     writes: WriteService
     recall: RecallService
     worker: Worker
+    backlog: BacklogGate
     quotas: QuotaGuard
     llm: ChatClient | None
     rules: RulesService
@@ -123,6 +128,8 @@ class Services:
     sweeper: ExpirySweeper
     tools: ToolService
     retention: RetentionService
+    exporter: Exporter
+    importer: Importer
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -169,7 +176,14 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         relevance=RelevanceScale.from_settings(settings),
     )
     worker = Worker(
-        store, {}, clock=clock, poll_interval=settings.worker_poll_interval_sec, lease_sec=settings.job_lease_sec
+        store,
+        {},
+        clock=clock,
+        poll_interval=settings.worker_poll_interval_sec,
+        lease_sec=settings.job_lease_sec,
+        batch_handlers={EMBED_NODES: embedding.run_embed_jobs},
+        batch_limit=settings.embed_job_batch,
+        gather_sec=settings.worker_gather_ms / 1000,
     )
     notify = worker.notify
     reader = MemoryReader(store)
@@ -223,6 +237,12 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
             store, reader, settings, clock=clock, dimension=embedder.dimension, reranker=build_reranker(settings)
         ),
         worker=worker,
+        backlog=BacklogGate(
+            store,
+            clock=clock,
+            limit=settings.write_backlog_max,
+            retry_after_sec=settings.write_backlog_retry_after_sec,
+        ),
         quotas=quotas,
         llm=llm,
         rules=RulesService(store, clock=clock),
@@ -248,6 +268,10 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         knowledge=knowledge,
         sync=sync,
         sweeper=sweeper,
+        exporter=Exporter(
+            store, reader, knowledge, clock=clock, model_id=embedder.model_id, dimension=embedder.dimension
+        ),
+        importer=Importer(reader, writes, knowledge, model_id=embedder.model_id, dimension=embedder.dimension),
         tools=ToolService(
             store,
             memory_tools,

@@ -11,8 +11,9 @@ import numpy as np
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import MemlaneError, UpstreamEmbeddingBadResponse
 from memlane.domain.model import Job
-from memlane.embed.base import Embedder
+from memlane.embed.base import Embedder, UrgentEmbedder
 from memlane.jobs.kinds import EMBED_NODES
+from memlane.metrics import recall_stage
 from memlane.services.embedding_context import LOOKBACK_SPAN, ContextConfig, contextual_text, in_a_conversation
 from memlane.services.ranking.calibration import RelevanceScale
 from memlane.store.base import PendingEmbedding, Store, Vector
@@ -43,9 +44,13 @@ class EmbeddingService:
         """Embed now: for queries, and for writes that must be searchable the moment they are
         stored (layered, tool and knowledge memories). Every surface embeds through here, so
         provider failures reach them as the same typed errors (``UpstreamEmbedding*``), and a
-        misbehaving embedder is caught before its vectors reach the store."""
+        misbehaving embedder is caught before its vectors reach the store. A caller is waiting,
+        so this takes the embedder's urgent path where it has one (never behind a job's batch)."""
         try:
-            raw = await self.embedder.embed(list(texts))
+            if isinstance(self.embedder, UrgentEmbedder):
+                raw = await self.embedder.embed_urgent(list(texts))
+            else:
+                raw = await self.embedder.embed(list(texts))
         except MemlaneError:
             raise
         except Exception as exc:
@@ -59,42 +64,63 @@ class EmbeddingService:
         return out
 
     async def query_vector(self, text: str) -> Vector:
-        return (await self.vectors([text]))[0]
+        with recall_stage("embed"):
+            return (await self.vectors([text]))[0]
 
     async def run_embed_job(self, job: Job) -> dict[str, Any]:
         """Embed the job's pending nodes; nodes whose text changed meanwhile are re-read."""
-        ids: list[str] = list(job.payload.get("node_ids", []))
-        done = 0
-        skipped = 0
+        return (await self.run_embed_jobs([job]))[0] or {}
+
+    async def run_embed_jobs(self, batch: list[Job]) -> list[dict[str, Any] | None]:
+        """Embed the pending nodes of several jobs with one embedder call and one transaction
+        per round: one-node writes arrive as one job each, and a model call and a commit per
+        node was most of the time until a write became searchable (see BENCHMARKS.md)."""
+        wanted: dict[str, list[str]] = {}
+        for job in batch:
+            wanted.setdefault(job.tenant_id, []).extend(job.payload.get("node_ids", []))
+        embedded: set[tuple[str, str]] = set()
+        skipped: set[tuple[str, str]] = set()
         for attempt in range(3):
-            pending = await self.store.pending_embeddings(job.tenant_id, ids)
+            pending = [p for tenant, ids in wanted.items() for p in await self.store.pending_embeddings(tenant, ids)]
             if not pending:
                 break
-            stale: list[str] = []
+            stale: set[tuple[str, str]] = set()
             for start in range(0, len(pending), self.batch_size):
-                batch = pending[start : start + self.batch_size]
-                vectors = await self.embedder.embed(await self._texts(batch))
-                items = [(p, np.asarray(v, dtype=np.float32)) for p, v in zip(batch, vectors, strict=True)]
-                stale += await self.store.set_embeddings(items, self.embedder.model_id, now=self.clock.now())
-                done += len(batch)
-            done -= len(stale)
+                part = pending[start : start + self.batch_size]
+                vectors = await self.embedder.embed(await self._texts(part))
+                items = [(p, np.asarray(v, dtype=np.float32)) for p, v in zip(part, vectors, strict=True)]
+                stale_ids = set(await self.store.set_embeddings(items, self.embedder.model_id, now=self.clock.now()))
+                for p in part:
+                    (stale if p.id in stale_ids else embedded).add((p.tenant_id, p.id))
             if not stale:
                 break
-            ids = stale
-            log.info("embed job %s: %d nodes changed while embedding, retry %d", job.id, len(stale), attempt + 1)
+            wanted = {}
+            for tenant, node_id in stale:
+                wanted.setdefault(tenant, []).append(node_id)
+            log.info("embed jobs: %d nodes changed while embedding, retry %d", len(stale), attempt + 1)
         else:
-            skipped = len(ids)
-        return {"embedded": done, "skipped_changed": skipped, "model": self.embedder.model_id}
+            skipped = {(t, i) for t, ids in wanted.items() for i in ids}
+        return [
+            {
+                "embedded": sum((job.tenant_id, i) in embedded for i in job.payload.get("node_ids", [])),
+                "skipped_changed": sum((job.tenant_id, i) in skipped for i in job.payload.get("node_ids", [])),
+                "model": self.embedder.model_id,
+            }
+            for job in batch
+        ]
 
     async def _texts(self, batch: Sequence[PendingEmbedding]) -> list[str]:
         """What each pending node is embedded as (services/embedding_context.py)."""
         cfg = self.context
         if not cfg.active or not batch:
             return [p.text for p in batch]
-        nodes = {n.id: n for n in await self.store.get_nodes(batch[0].tenant_id, None, [p.id for p in batch])}
+        nodes: dict[tuple[str, str], Any] = {}
+        for tenant in {p.tenant_id for p in batch}:  # a batch of jobs can span tenants
+            ids = [p.id for p in batch if p.tenant_id == tenant]
+            nodes.update({(tenant, n.id): n for n in await self.store.get_nodes(tenant, None, ids)})
         out: list[str] = []
         for p in batch:
-            node = nodes.get(p.id)
+            node = nodes.get((p.tenant_id, p.id))
             if node is None:
                 out.append(p.text)
                 continue

@@ -20,6 +20,7 @@ from limits.storage import storage_from_string
 
 from memlane.config import Settings
 from memlane.domain.errors import RateLimited
+from memlane.metrics import QUOTA_REJECTIONS
 
 BUCKET_CODES = {
     "recall": "tenant_rate_limited_recall",
@@ -65,6 +66,7 @@ class QuotaGuard:
         b = self.buckets[bucket]
         if await self.limiter.hit(b.item, "memlane", bucket, tenant_id):
             return
+        QUOTA_REJECTIONS.labels(bucket).inc()
         stats = await self.limiter.get_window_stats(b.item, "memlane", bucket, tenant_id)
         retry = max(1.0, math.ceil(stats.reset_time - time.time()))
         raise RateLimited(

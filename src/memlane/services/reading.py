@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memlane.domain.filters import compiled
-from memlane.domain.model import Node, NodeBrief, ScoredId, SeedFilter
+from memlane.domain.model import Edge, Node, NodeBrief, ScoredId, SeedFilter
 from memlane.domain.visibility import Viewer, Visibility, visibility_of
 from memlane.store.base import Store, Vector
 
@@ -93,10 +93,34 @@ class MemoryReader:
             ready_only=ready_only,
         )
 
+    async def scan(
+        self, viewer: Viewer, scope: str, *, after_id: str | None, limit: int
+    ) -> tuple[list[Node], str | None]:
+        """A page of the scope's nodes in id order, every tier and status, kept to what the
+        viewer may see (an export walks a scope with it). The next page starts after the last
+        id *read*, which may be one the viewer was not shown: ``(page, last_id_read)``."""
+        page = await self.store.scan_nodes(viewer.tenant_id, scope, after_id=after_id, limit=limit)
+        visible = compiled(visibility_of(viewer).term())
+        return [n for n in page if visible(n)], (page[-1].id if page else None)
+
+    async def edges(self, viewer: Viewer, scope: str, nodes: Sequence[Node]) -> list[Edge]:
+        """Every edge touching ``nodes`` (nodes this reader returned) whose both ends the
+        viewer may see; an edge to a node hidden from the viewer is hidden too."""
+        visible = compiled(visibility_of(viewer).term())
+        ids = [n.id for n in nodes if visible(n)]
+        if not ids:
+            return []
+        found = await self.store.edges_touching(
+            viewer.tenant_id, scope, ids, min_weight=float("-inf"), min_confidence=float("-inf"), limit=1 << 30
+        )
+        ends = {e for edge in found for e in (edge.src_id, edge.dst_id)} - set(ids)
+        shown = set(ids) | {n.id for n in await self.nodes(viewer, scope, list(ends))}
+        return [e for e in found if e.src_id in shown and e.dst_id in shown]
+
     async def embeddings(self, viewer: Viewer, nodes: Sequence[Node]) -> dict[str, Vector]:
         """Vectors of nodes this reader returned, grouped by scope; the visibility is checked
         again in memory (no query), so a caller cannot pass a node it was not shown. Only
-        scoring and the guarded debug channel use them; they never leave the server whole."""
+        scoring, the guarded debug channel and an admin's export (a backup) use them."""
         visible = compiled(visibility_of(viewer).term())
         by_scope: dict[str, list[str]] = {}
         for n in nodes:

@@ -14,7 +14,8 @@ import asyncio
 import contextlib
 import json
 import logging
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,8 +24,9 @@ from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.hashing import sha256_hex
-from memlane.domain.model import ACTIVE_TIERS, Edge, Node, NodeBrief, RecallAudit
+from memlane.domain.model import ACTIVE_TIERS, Edge, Node, NodeBrief, RecallAudit, ScoredId
 from memlane.domain.visibility import Viewer
+from memlane.metrics import observe_stage, recall_stage
 from memlane.rerank.base import Reranker, RerankFailed
 from memlane.services.ranking.activation import EDGE_TYPE_FACTOR, HOP_DECAY, spread
 from memlane.services.ranking.calibration import RelevanceScale
@@ -63,6 +65,8 @@ class RecallParams:
     debug_embeddings_allowed: bool = False
     endpoint: str = "recall"
     query_text: str | None = None
+    #: fill ``RecallOutcome.signals`` (why each seed ranked); off on the hot path
+    explain: bool = False
 
     @property
     def tenant_id(self) -> str:
@@ -82,6 +86,9 @@ class RecallOutcome:
     #: each seed's cosine on the calibrated relevance scale (ranking/calibration.py), by id
     seed_relevance: dict[str, float]
     debug_embeddings: list[dict[str, Any]] | None = None
+    #: why each seed ranked: similarity, keyword score, their fusion, the entity and time
+    #: boosts, and what graph activation added (docs/api-graph.md, "Ranking signals")
+    signals: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def vector_sha256(vector: Vector) -> str:
@@ -194,14 +201,19 @@ class RecallService:
                 details={"field": "limit", "max": DEBUG_MAX_LIMIT},
             )
         seed_index: dict[str, Node] = {}
-        seeds, base = await self._seeds(query, p, seed_index)
+        signals: dict[str, dict[str, float]] = {}
+        seeds, base = await self._seeds(query, p, seed_index, signals)
         index: dict[str, Node | NodeBrief] = dict(seed_index)
 
-        edges, drafts = await self._neighbourhood(p, [n.id for n, _ in seeds], index)
-        if self.ranking.graph:
-            activation = spread(base, edges, index, hops=p.neighborhood_hops, graph_weight=self.ranking.graph_weight)
-        else:
-            activation = dict(base)
+        with recall_stage("graph"):
+            edges, drafts = await self._neighbourhood(p, [n.id for n, _ in seeds], index)
+            if self.ranking.graph:
+                activation = spread(
+                    base, edges, index, hops=p.neighborhood_hops, graph_weight=self.ranking.graph_weight
+                )
+            else:
+                activation = dict(base)
+        ranking_started = time.perf_counter()
         scored = sorted(
             ((nid, act, act * self._node_weight(index[nid])) for nid, act in activation.items() if nid in index),
             key=lambda t: (-t[2], t[0]),
@@ -209,6 +221,10 @@ class RecallService:
         if self.reranker is not None and p.query_text and p.query_text.strip():
             scored = await self._rerank(p, p.query_text, scored, index)
         ranked = scored[: p.ranked_limit]
+        if signals:
+            for nid, act, score in scored:
+                if nid in signals:
+                    signals[nid].update(graph=act - base[nid], score=score)
         chosen_ids = [nid for nid, _, _ in scored[: p.max_nodes]]
         context_ids = [nid for nid, _, _ in scored[:CONTEXT_MAX_ITEMS]]
         full = await self._full_nodes(p, [*chosen_ids, *context_ids], index)
@@ -235,7 +251,9 @@ class RecallService:
             citations=citations,
             neighborhood_counts={"nodes": len(activation) + len(drafts), "edges": len(edges)},
             seed_relevance={n.id: self.relevance(s) for n, s in seeds},
+            signals=signals,
         )
+        observe_stage("rank", time.perf_counter() - ranking_started)
         if p.include_embeddings and p.debug_embeddings_allowed:
             outcome.debug_embeddings = await self._debug_embeddings(p, [n for n, _ in seeds[:DEBUG_MAX_SEEDS]])
         self._audit(p, [n.id for n, _ in seeds], len(chosen))
@@ -276,7 +294,7 @@ class RecallService:
         return full
 
     async def _seeds(
-        self, query: Vector, p: RecallParams, index: dict[str, Node]
+        self, query: Vector, p: RecallParams, index: dict[str, Node], why: dict[str, dict[str, float]]
     ) -> tuple[list[tuple[Node, float]], dict[str, float]]:
         """The ``limit`` best candidates with their true cosine similarity, and their base score.
 
@@ -284,7 +302,8 @@ class RecallService:
         dense recall). With keyword fusion it is the fusion (relative scores, or reciprocal
         ranks) of the dense and keyword lists; entity and time boosts then multiply it.
         Candidates come from both lists, ``candidates`` deep, so a strong keyword match the
-        dense list missed can still seed. Fills ``index`` with the eligible nodes it loaded.
+        dense list missed can still seed. Fills ``index`` with the eligible nodes it loaded,
+        and ``why`` with each seed's signals.
         """
         cfg = self.ranking
         text = p.query_text if p.query_text and p.query_text.strip() else None
@@ -296,13 +315,10 @@ class RecallService:
         # The keyword search runs while the dense search does, after the query is embedded: run
         # during the embedding it slowed the embedder's two threads on two cores by more than
         # its own ~1.5 ms (measured at 100k nodes).
-        keyword_task = (
-            asyncio.ensure_future(self.reader.keyword(p.viewer, p.scope, kw_text, depth, tiers=ACTIVE_TIERS))
-            if kw_text
-            else None
-        )
+        keyword_task = asyncio.ensure_future(self._keyword(p, kw_text, depth)) if kw_text else None
         try:
-            dense_hits = await self.reader.nearest(p.viewer, p.scope, query, depth, tiers=ACTIVE_TIERS)
+            with recall_stage("vector"):
+                dense_hits = await self.reader.nearest(p.viewer, p.scope, query, depth, tiers=ACTIVE_TIERS)
             keyword_hits = await keyword_task if keyword_task is not None else []
         finally:
             if keyword_task is not None and not keyword_task.done():
@@ -351,7 +367,23 @@ class RecallService:
         if missing:
             sims.update(await self._cosines(p, query, missing))
         seeds = [(index[nid], sims.get(nid, 0.0)) for nid in chosen]
+        if p.explain:
+            keyword_scores = {h.id: h.score for h in keyword_hits}
+            for nid in chosen:
+                entity, time_boost = signals.boosts(index[nid]) if signals.active else (1.0, 1.0)
+                why[nid] = {
+                    "similarity": sims.get(nid, 0.0),
+                    "keyword": keyword_scores.get(nid, 0.0),
+                    "fused": fused[nid],
+                    "entity_boost": entity,
+                    "time_boost": time_boost,
+                    "base": base[nid],
+                }
         return seeds, {nid: base[nid] for nid in chosen}
+
+    async def _keyword(self, p: RecallParams, text: str, depth: int) -> list[ScoredId]:
+        with recall_stage("keyword"):
+            return await self.reader.keyword(p.viewer, p.scope, text, depth, tiers=ACTIVE_TIERS)
 
     async def _cosines(self, p: RecallParams, query: Vector, ids: list[str]) -> dict[str, float]:
         """True cosine similarity of keyword-only seeds, so every seed reports it."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -12,6 +12,7 @@ from memlane.domain.errors import InvalidRequest
 from memlane.domain.model import (
     CLIENT_EMBEDDING_MODEL,
     CommitInfo,
+    Edge,
     EdgeRef,
     EdgeUpsert,
     Job,
@@ -23,6 +24,7 @@ from memlane.domain.visibility import Viewer, visibility_of
 from memlane.jobs.kinds import EMBED_NODES
 from memlane.rules.conditions import regex_errors, rule_conditions
 from memlane.store.base import Store
+from memlane.store.sql.node_plan import UPDATABLE_NODE_FIELDS
 
 
 @dataclass(slots=True)
@@ -134,20 +136,7 @@ class WriteService:
         eds = [self._edge(cmd, i, spec) for i, spec in enumerate(cmd.edges)]
         auto_embed = self.default_auto_embed if cmd.auto_embed is None else cmd.auto_embed
         job_ids: list[str] = []
-
-        def follow_up(result: WriteResult) -> list[Job]:
-            if not (auto_embed or cmd.force_reembed) or not result.pending_node_ids:
-                return []
-            job = Job(
-                tenant_id=cmd.tenant_id,
-                id=new_id(),
-                kind=EMBED_NODES,
-                scope=cmd.scope,
-                payload={"node_ids": result.pending_node_ids},
-                max_attempts=self.job_max_attempts,
-            )
-            job_ids.append(job.id)
-            return [job]
+        follow_up = self._embed_jobs(cmd.tenant_id, cmd.scope, job_ids, enabled=auto_embed or cmd.force_reembed)
 
         info = CommitInfo(
             actor=cmd.actor,
@@ -164,6 +153,80 @@ class WriteService:
         if job_ids and self._on_jobs is not None:
             self._on_jobs()
         return WriteOutcome(result=result, embed_job_id=job_ids[0] if job_ids else None)
+
+    async def restore(
+        self,
+        tenant_id: str,
+        scope: str,
+        nodes: Sequence[tuple[Node, list[float] | None]],
+        edges: Sequence[Edge],
+        info: CommitInfo,
+    ) -> WriteOutcome | None:
+        """Write nodes and edges exported from a store as they were: same ids, times and
+        commit ids, every field given (an import). A node comes with its vector when that is
+        in this embedder's space; one without is queued for embedding. One commit (``info``)
+        records the import; nothing is written, and None returned, when there is nothing."""
+        if not nodes and not edges:
+            return None
+        every_field = frozenset({*UPDATABLE_NODE_FIELDS, "type", "topic_state"})
+        ups = [NodeUpsert(node=node, embedding=vector, fields_set=every_field, restore=True) for node, vector in nodes]
+        for i, (_, vector) in enumerate(nodes):
+            if vector is not None and len(vector) != self.dimension:
+                raise InvalidRequest(
+                    f"nodes[{i}].embedding has {len(vector)} dimensions; the configured embedder uses {self.dimension}",
+                    code="invalid_embedding_dimension",
+                    details={"field": f"nodes[{i}].embedding"},
+                )
+        eds = [
+            EdgeUpsert(
+                id=e.id,
+                type=e.type,
+                src=EdgeRef(id=e.src_id),
+                dst=EdgeRef(id=e.dst_id),
+                weight=e.weight,
+                confidence=e.confidence,
+                decay_rate=e.decay_rate,
+                created_at=e.created_at,
+                updated_at=e.updated_at,
+                commit_id=e.commit_id,
+            )
+            for e in edges
+        ]
+        job_ids: list[str] = []
+        follow_up = self._embed_jobs(tenant_id, scope, job_ids, enabled=True)
+        result = await self.store.apply_write(
+            tenant_id, scope, ups, eds, info, now=self.clock.now(), follow_up=follow_up
+        )
+        if job_ids and self._on_jobs is not None:
+            self._on_jobs()
+        return WriteOutcome(result=result, embed_job_id=job_ids[0] if job_ids else None)
+
+    def _embed_jobs(
+        self, tenant_id: str, scope: str, job_ids: list[str], *, enabled: bool
+    ) -> Callable[[WriteResult], list[Job]]:
+        """The follow-up of a write: one embed job for its pending nodes, in the same
+        transaction (its id is added to ``job_ids``)."""
+
+        def follow_up(result: WriteResult) -> list[Job]:
+            if not enabled or not result.pending_node_ids:
+                return []
+            job = Job(
+                tenant_id=tenant_id,
+                id=new_id(),
+                kind=EMBED_NODES,
+                scope=scope,
+                payload={"node_ids": result.pending_node_ids},
+                max_attempts=self.job_max_attempts,
+            )
+            job_ids.append(job.id)
+            return [job]
+
+        return follow_up
+
+    async def restore_history(self, tenant_id: str, scope: str, rows: Sequence[dict[str, Any]]) -> int:
+        """Exported commits, verbatim, into a scope with no history yet (so imported nodes
+        still name the commits that made them); 0 when the scope has its own history."""
+        return await self.store.restore_commits(tenant_id, scope, rows, now=self.clock.now())
 
     async def delete(self, tenant_id: str, scope: str | None, ids: Sequence[str], info: CommitInfo) -> list[str]:
         """Hard-delete nodes with their edges, vectors and keyword rows, in one commit.

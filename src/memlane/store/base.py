@@ -207,6 +207,10 @@ class Store(Protocol):
 
     async def complete_job(self, job: Job, result: dict[str, Any] | None, *, now: datetime) -> None: ...
 
+    async def complete_jobs(self, done: Sequence[tuple[Job, dict[str, Any] | None]], *, now: datetime) -> None:
+        """Record many finished jobs in one transaction."""
+        ...
+
     async def fail_job(self, job: Job, error: str, *, retry_at: datetime | None, now: datetime) -> None: ...
 
     async def update_job_progress(self, job: Job, progress: dict[str, Any], *, now: datetime) -> None: ...
@@ -217,6 +221,31 @@ class Store(Protocol):
 
     async def delete_finished_jobs_before(self, cutoff: datetime, *, limit: int) -> int:
         """Remove up to ``limit`` done/failed jobs last updated before ``cutoff`` (retention)."""
+        ...
+
+    async def count_due_jobs(self, *, now: datetime) -> int:
+        """Queued jobs whose ``run_after`` has passed (the backlog; jobs backing off excluded)."""
+        ...
+
+    async def job_counts(self) -> dict[tuple[str, str], int]:
+        """Jobs of every tenant by ``(kind, status)``: the queue depth an operator watches."""
+        ...
+
+    async def embedding_counts(self) -> dict[str, int]:
+        """Nodes of every tenant whose vector is not ready, by ``embedding_status``
+        (``pending``, ``failed``): the embedding backlog."""
+        ...
+
+    # --- history (export / import) ---------------------------------------------------------
+    async def commit_rows(self, tenant_id: str, scope: str, *, after_seq: int, limit: int) -> list[dict[str, Any]]:
+        """The scope's commits as column dicts, oldest first, after sequence ``after_seq``."""
+        ...
+
+    async def restore_commits(
+        self, tenant_id: str, scope: str, rows: Sequence[dict[str, Any]], *, now: datetime
+    ) -> int:
+        """Insert exported commit rows verbatim and move the head to the last; only into a
+        scope with no history (returns 0 and writes nothing otherwise)."""
         ...
 
     # --- audit --------------------------------------------------------------------------

@@ -366,6 +366,55 @@ class KnowledgeStore:
         )
         return rec
 
+    async def restore(self, tenant_id: str, records: Sequence[KnowledgeRecord]) -> int:
+        """Items exported from another store, as they were (version, times, content hash),
+        each with one version row saying so. An item stored with the same content hash is
+        left alone, so importing twice changes nothing; returns how many were written."""
+        written = 0
+        async with self._tx() as conn:
+            for rec in records:
+                stored = (
+                    await conn.execute(
+                        sa.select(knowledge_items.c.content_hash).where(
+                            knowledge_items.c.tenant_id == tenant_id, knowledge_items.c.id == rec.id
+                        )
+                    )
+                ).first()
+                if stored is not None and stored[0] == rec.content_hash:
+                    continue
+                values = {name: getattr(rec, name) for name in ITEM_FIELDS}
+                values.update(
+                    version=rec.version,
+                    content_hash=rec.content_hash,
+                    created_at=rec.created_at,
+                    updated_at=rec.updated_at,
+                )
+                key = (knowledge_items.c.tenant_id == tenant_id, knowledge_items.c.id == rec.id)
+                if stored is None:
+                    await conn.execute(knowledge_items.insert().values(tenant_id=tenant_id, id=rec.id, **values))
+                else:
+                    await conn.execute(knowledge_items.update().where(*key).values(**values))
+                await conn.execute(
+                    knowledge_versions.delete().where(
+                        knowledge_versions.c.tenant_id == tenant_id,
+                        knowledge_versions.c.item_id == rec.id,
+                        knowledge_versions.c.version == rec.version,
+                    )
+                )
+                await conn.execute(
+                    knowledge_versions.insert().values(
+                        tenant_id=tenant_id,
+                        item_id=rec.id,
+                        version=rec.version,
+                        author=None,
+                        message="imported",
+                        snapshot={name: getattr(rec, name) for name in ITEM_FIELDS},
+                        created_at=rec.updated_at,
+                    )
+                )
+                written += 1
+        return written
+
     async def delete(self, tenant_id: str, item_ids: Sequence[str]) -> list[str]:
         """Remove items and their history; their sync state stays so the next sync removes
         the memory nodes they produced."""

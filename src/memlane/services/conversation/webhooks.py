@@ -28,6 +28,7 @@ from memlane.domain.clock import Clock, iso
 from memlane.domain.errors import MemlaneError, UpstreamError
 from memlane.domain.model import Job
 from memlane.llm.structured import CallBudget
+from memlane.metrics import WEBHOOK_DELIVERIES
 from memlane.services.conversation.messages import messages_from_payload
 from memlane.services.conversation.summaries import SUMMARY_CALLS, Summarizer
 from memlane.services.conversation.webhook_targets import TargetPolicy, TargetRefused, parse_target, pinned_request
@@ -157,6 +158,7 @@ class SummaryCallbacks:
         }
         url = str(payload["callback_url"])
         result = await post_once(url, body, headers, policy=self.targets, timeout_sec=self.timeout_sec)
+        WEBHOOK_DELIVERIES.labels(result.outcome).inc()
         attempts[-1].update(outcome=result.outcome, status_code=result.status_code, error=result.error)
         if result.duration_ms is not None:
             attempts[-1].update(duration_ms=round(result.duration_ms, 1), finished_at=iso(self.clock.now()))

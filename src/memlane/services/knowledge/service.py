@@ -217,6 +217,11 @@ class KnowledgeService:
         await self.ensure_folder(tenant_id)
         return await self.kstore.list_items(tenant_id, flt, limit=limit)
 
+    async def restore(self, tenant_id: str, records: list[KnowledgeRecord]) -> int:
+        """Items from an export, as they were (store/knowledge.py ``restore``); the vector
+        cache is keyed by content hash, so it needs no invalidation."""
+        return await self.kstore.restore(tenant_id, records)
+
     async def import_documents(
         self, tenant_id: str, documents: list[tuple[str, str]], *, author: str | None
     ) -> list[KnowledgeRecord]:

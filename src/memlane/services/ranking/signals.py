@@ -44,11 +44,16 @@ class QuerySignals:
     def factor(self, n: Node) -> float:
         """Multiplier >= 1 for a node: ``(1 + entity_boost)`` if the query names its speaker or
         an entity, times ``(1 + time_boost x closeness)`` if the query names a period."""
-        f = 1.0
+        entity, time = self.boosts(n)
+        return entity * time
+
+    def boosts(self, n: Node) -> tuple[float, float]:
+        """The two factors of ``factor``, apart: ``(entity, time)``, each 1.0 when it does not apply."""
+        entity = time = 1.0
         if self.query_words and self.config.entity_boost > 0 and mentioned_any(self.query_words, node_names(n)):
-            f *= 1.0 + self.config.entity_boost
+            entity = 1.0 + self.config.entity_boost
         if self.period is not None and self.config.time_boost > 0:
             day = memory_day(n.slots, n.created_at)
             if day is not None:
-                f *= 1.0 + self.config.time_boost * self.period.closeness(day, self.config.time_scale_days)
-        return f
+                time = 1.0 + self.config.time_boost * self.period.closeness(day, self.config.time_scale_days)
+        return entity, time

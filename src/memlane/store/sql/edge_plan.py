@@ -121,8 +121,13 @@ def plan_edge_writes(
             earlier.weight, earlier.confidence, earlier.decay_rate = e.weight, e.confidence, e.decay_rate
             (plan.updates if edge_id else plan.inserts)[earlier.id].update(values)
             continue
+        # an import brings the edge's own times and commit; any other write stamps its own
+        created, updated, made_by = e.created_at or now, e.updated_at or now, e.commit_id or commit_id
+        stamp: dict[str, Any] = {"created_at": created, "updated_at": updated, "commit_id": made_by}
         if edge_id:
-            plan.updates[edge_id] = {**values, "updated_at": now, "commit_id": commit_id, "rev": rev}
+            plan.updates[edge_id] = {**values, "updated_at": updated, "commit_id": made_by, "rev": rev}
+            if e.created_at is not None:
+                plan.updates[edge_id]["created_at"] = created
         else:
             edge_id = e.id or make_id()
             plan.inserts[edge_id] = {
@@ -133,9 +138,7 @@ def plan_edge_writes(
                 "src_id": r.src_id,
                 "dst_id": r.dst_id,
                 **values,
-                "created_at": now,
-                "updated_at": now,
-                "commit_id": commit_id,
+                **stamp,
                 "rev": rev,
             }
         edge = Edge(
@@ -145,10 +148,12 @@ def plan_edge_writes(
             type=e.type,
             src_id=r.src_id,
             dst_id=r.dst_id,
-            created_at=now,
-            updated_at=now,
-            commit_id=commit_id,
-            **values,
+            weight=e.weight,
+            confidence=e.confidence,
+            decay_rate=e.decay_rate,
+            created_at=created,
+            updated_at=updated,
+            commit_id=made_by,
         )
         first[r.key] = edge
         plan.edges.append(edge)

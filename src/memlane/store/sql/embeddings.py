@@ -20,6 +20,15 @@ from memlane.store.sql.node_plan import NO_VECTOR
 
 
 class EmbeddingWrites(SqlCore):
+    async def embedding_counts(self) -> dict[str, int]:
+        q = (
+            sa.select(nodes.c.embedding_status, sa.func.count())
+            .where(nodes.c.embedding_status != "ready")
+            .group_by(nodes.c.embedding_status)
+        )
+        async with self._read() as conn:
+            return {r[0]: int(r[1]) for r in await conn.execute(q)}
+
     async def pending_embeddings(self, tenant_id: str, ids: Sequence[str]) -> list[PendingEmbedding]:
         out: list[PendingEmbedding] = []
         async with self._read() as conn:

@@ -109,9 +109,26 @@ class JobQueue(SqlCore):
         return bool(res.rowcount)
 
     async def complete_job(self, job: Job, result: dict[str, Any] | None, *, now: datetime) -> None:
-        await self._update_job(
-            job, status="done", result=result, lease_owner=None, lease_expires_at=None, updated_at=now, last_error=None
-        )
+        await self.complete_jobs([(job, result)], now=now)
+
+    async def complete_jobs(self, done: Sequence[tuple[Job, dict[str, Any] | None]], *, now: datetime) -> None:
+        """A batch of jobs finished together, recorded in one transaction."""
+        if not done:
+            return
+        async with self._write_tx() as conn:
+            for job, result in done:
+                await conn.execute(
+                    jobs.update()
+                    .where(jobs.c.tenant_id == job.tenant_id, jobs.c.id == job.id)
+                    .values(
+                        status="done",
+                        result=result,
+                        lease_owner=None,
+                        lease_expires_at=None,
+                        updated_at=now,
+                        last_error=None,
+                    )
+                )
 
     async def fail_job(self, job: Job, error: str, *, retry_at: datetime | None, now: datetime) -> None:
         values: dict[str, Any] = {
@@ -158,12 +175,23 @@ class JobQueue(SqlCore):
                 await conn.execute(jobs.delete().where(key.in_([tuple(r) for r in found]), jobs.c.status.in_(FINISHED)))
         return len(found)
 
+    async def count_due_jobs(self, *, now: datetime) -> int:
+        """Queued jobs whose time has come: the backlog a worker has yet to start."""
+        q = sa.select(sa.func.count()).select_from(jobs).where(jobs.c.status == "queued", jobs.c.run_after <= now)
+        async with self._read() as conn:
+            return int((await conn.execute(q)).scalar_one())
+
     async def count_jobs(self, status: str | None = None) -> int:
         q = sa.select(sa.func.count()).select_from(jobs)
         if status is not None:
             q = q.where(jobs.c.status == status)
         async with self._read() as conn:
             return int((await conn.execute(q)).scalar_one())
+
+    async def job_counts(self) -> dict[tuple[str, str], int]:
+        q = sa.select(jobs.c.kind, jobs.c.status, sa.func.count()).group_by(jobs.c.kind, jobs.c.status)
+        async with self._read() as conn:
+            return {(r[0], r[1]): int(r[2]) for r in await conn.execute(q)}
 
 
 __all__ = ["JobQueue", "job_row", "leasable", "stored_job"]

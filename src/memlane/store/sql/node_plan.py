@@ -151,14 +151,21 @@ def plan_node_writes(
             )
         seen.add(node.id)
         if prior is None:
-            node.created_at = node.updated_at = now
-            node.commit_id = commit_id
+            if not up.restore:
+                node.created_at = node.updated_at = now
+                node.commit_id = commit_id
+            node.created_at = node.created_at or now
+            node.updated_at = node.updated_at or now
+            node.commit_id = node.commit_id or commit_id
             row = node_insert_row(node, vectors[position], rev)
             plan.inserts.append(row)
             status, op = row["embedding_status"], "create"
         else:
+            given = up.node
             values, node = node_update(prior, up, vectors[position], rev, now)
             values["commit_id"] = node.commit_id = commit_id
+            if up.restore:
+                restored_provenance(values, node, given)
             plan.updates.append((prior.id, values))
             status, op = values.get("embedding_status", prior.embedding_status), "update"
         node.embedding_status = status
@@ -175,6 +182,15 @@ def plan_node_writes(
             }
         )
     return plan
+
+
+def restored_provenance(values: dict[str, Any], node: Node, given: Node) -> None:
+    """An imported node's own times and commit replace this write's, where it has them."""
+    for name in ("created_at", "updated_at", "last_activated", "commit_id"):
+        value = getattr(given, name)
+        if value is not None:
+            values[name] = value
+            setattr(node, name, value)
 
 
 def node_insert_row(node: Node, vector: UnitVector | None, rev: int) -> dict[str, Any]:

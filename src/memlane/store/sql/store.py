@@ -12,18 +12,20 @@ and job leasing.
 | jobs.py | the job queue but leasing |
 | lifecycle.py | scans, mutate_nodes, redirect_edges, delete_edges |
 | audit.py | the recall audit log |
+| history.py | a scope's commit chain read out and restored (export/import) |
 """
 
 from __future__ import annotations
 
 from memlane.store.sql.audit import RecallAuditLog
 from memlane.store.sql.embeddings import EmbeddingWrites
+from memlane.store.sql.history import CommitHistory
 from memlane.store.sql.lifecycle import Lifecycle
 from memlane.store.sql.reads import GraphReads
 from memlane.store.sql.writes import GraphWrites
 
 
-class SqlStore(GraphWrites, GraphReads, EmbeddingWrites, Lifecycle, RecallAuditLog):
+class SqlStore(GraphWrites, GraphReads, EmbeddingWrites, Lifecycle, RecallAuditLog, CommitHistory):
     """The shared implementation; the backends subclass it."""
 
 

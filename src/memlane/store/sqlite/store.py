@@ -48,13 +48,23 @@ VECTOR_CACHE_COLUMNS = [
 ]
 
 
-def _configure(engine: AsyncEngine, *, immediate: bool, autocheckpoint: int | None = None) -> None:
+#: WAL + NORMAL: a commit is durable against a process crash (kill -9), and a power loss can
+#: drop the last commits since the previous checkpoint; FULL syncs the WAL on every commit
+SYNCHRONOUS_LEVELS = ("NORMAL", "FULL", "EXTRA")
+
+
+def _configure(
+    engine: AsyncEngine, *, immediate: bool, autocheckpoint: int | None = None, synchronous: str = "NORMAL"
+) -> None:
+    if synchronous not in SYNCHRONOUS_LEVELS:
+        raise ValueError(f"synchronous must be one of {SYNCHRONOUS_LEVELS}, got {synchronous!r}")
+
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute(f"PRAGMA synchronous={synchronous}")
         cur.execute("PRAGMA busy_timeout=10000")
         cur.execute("PRAGMA foreign_keys=OFF")
         cur.execute("PRAGMA cache_size=-65536")
@@ -78,6 +88,7 @@ class SqliteStore(SqlStore):
         read_pool_size: int = 4,
         approx_min_rows: int = APPROX_MIN_ROWS,
         keyword_term_max_docs: int = MAX_DOCS_PER_TERM,
+        synchronous: str = "NORMAL",
     ):
         path = url.removeprefix("sqlite:///")
         if path == url or path in ("", ":memory:"):
@@ -85,6 +96,7 @@ class SqliteStore(SqlStore):
         super().__init__(url, vector_dim=vector_dim)
         self.path = path
         self._read_pool_size = read_pool_size
+        self._synchronous = synchronous
         self._approx_min_rows = approx_min_rows
         self._term_counts = TermCounts(max_docs=keyword_term_max_docs)
         self._reader: AsyncEngine | None = None
@@ -97,7 +109,7 @@ class SqliteStore(SqlStore):
         # One writer connection: SQLite serialises writers anyway, and BEGIN IMMEDIATE takes the
         # lock up front so a read-then-write transaction never fails half-way with SQLITE_BUSY.
         writer = create_async_engine(async_url(self.url), pool_size=1, max_overflow=0)
-        _configure(writer, immediate=True, autocheckpoint=BACKSTOP_PAGES)
+        _configure(writer, immediate=True, autocheckpoint=BACKSTOP_PAGES, synchronous=self._synchronous)
         reader = create_async_engine(async_url(self.url), pool_size=self._read_pool_size, max_overflow=4)
         _configure(reader, immediate=False)
         self._reader = reader

@@ -1,0 +1,1 @@
+"""Export and import: a tenant's or a scope's memory as JSONL, loaded into any backend."""

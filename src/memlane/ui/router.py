@@ -1,0 +1,148 @@
+"""``/ui``: page shells (no data, served to anyone) and the fragments htmx loads into them.
+
+A fragment is read as the caller: the browser sends the credential entered once (ui.js), the
+API's own ``principal_of`` / ``viewer_of`` turn it into a Viewer, and views.py reads through
+``MemoryReader``. Errors come back as HTML fragments with the API's status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+
+from memlane.api.deps import ServicesDep, admin_authorized, quota, resolve_scope, resolve_tenant
+from memlane.api.identity import header_claims, viewer_of
+from memlane.domain.errors import MemlaneError, NotFound
+from memlane.domain.visibility import Viewer
+from memlane.rules.promotion import check_promotion
+from memlane.store.knowledge import ItemFilter
+from memlane.ui import views
+
+HERE = Path(__file__).parent
+templates = Jinja2Templates(directory=HERE / "templates")
+router = APIRouter(prefix="/ui", include_in_schema=False)
+
+ScopeQ = Annotated[str | None, Query(max_length=256)]
+
+
+def caller(request: Request) -> Viewer:
+    return viewer_of(request, resolve_tenant(request, None), header_claims(request))
+
+
+async def fragment(request: Request, name: str, build: Callable[[Viewer], Awaitable[dict[str, Any]]]) -> HTMLResponse:
+    try:
+        viewer = caller(request)
+        context = await build(viewer)
+    except MemlaneError as exc:
+        return templates.TemplateResponse(
+            request, "part_error.html", {"status": exc.status, "code": exc.code, "message": exc.message}, exc.status
+        )
+    return templates.TemplateResponse(request, name, {"viewer": viewer, **context})
+
+
+def page(request: Request, name: str, **context: Any) -> HTMLResponse:
+    return templates.TemplateResponse(request, name, context)
+
+
+@router.get("", response_class=HTMLResponse)
+async def home(request: Request) -> HTMLResponse:
+    return page(request, "home.html", title="Scopes")
+
+
+@router.get("/search", response_class=HTMLResponse)
+async def search_page(
+    request: Request, scope: ScopeQ = None, q: Annotated[str, Query(max_length=2000)] = ""
+) -> HTMLResponse:
+    return page(request, "search.html", title="Search", scope=scope or "", q=q)
+
+
+@router.get("/memory/{node_id}", response_class=HTMLResponse)
+async def memory_page(request: Request, node_id: str, scope: ScopeQ = None) -> HTMLResponse:
+    return page(request, "memory.html", title="Memory", node_id=node_id, scope=scope or "")
+
+
+@router.get("/layers", response_class=HTMLResponse)
+async def layers_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
+    return page(request, "layers.html", title="Layers", scope=scope or "")
+
+
+@router.get("/knowledge", response_class=HTMLResponse)
+async def knowledge_page(request: Request) -> HTMLResponse:
+    return page(request, "knowledge.html", title="Knowledge")
+
+
+@router.get("/part/layers", response_class=HTMLResponse)
+async def layers_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        return {"layers": await views.by_layer(svc, viewer, scope or None), "per_layer": views.PER_LAYER}
+
+    return await fragment(request, "part_layers.html", build)
+
+
+@router.get("/part/knowledge", response_class=HTMLResponse)
+async def knowledge_part(request: Request, svc: ServicesDep) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        return {"items": await svc.knowledge.list_items(viewer.tenant_id, ItemFilter(), limit=500)}
+
+    return await fragment(request, "part_knowledge.html", build)
+
+
+@router.get("/part/scopes", response_class=HTMLResponse)
+async def scopes_part(request: Request, svc: ServicesDep) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        return {"scopes": await views.scope_counts(svc, viewer), "cap": views.COUNT_CAP}
+
+    return await fragment(request, "part_scopes.html", build)
+
+
+@router.get("/part/queue", response_class=HTMLResponse)
+async def queue_part(request: Request, svc: ServicesDep) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        # the queue is every tenant's: counts only, and only on the admin channel or to an admin
+        if not (viewer.admin or admin_authorized(request)):
+            return {"allowed": False}
+        return {
+            "allowed": True,
+            "queue": views.queue(await svc.store.job_counts()),
+            "backlog": await svc.store.embedding_counts(),
+        }
+
+    return await fragment(request, "part_queue.html", build)
+
+
+@router.get("/part/search", response_class=HTMLResponse)
+async def search_part(
+    request: Request, svc: ServicesDep, scope: ScopeQ = None, q: Annotated[str, Query(max_length=2000)] = ""
+) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        text = q.strip()
+        chosen = resolve_scope(request, scope)
+        if not text:
+            return {"hits": None, "scope": chosen, "q": ""}
+        await quota(request, "recall", viewer.tenant_id)
+        return {"hits": await views.search(svc, viewer, chosen, text), "scope": chosen, "q": text}
+
+    return await fragment(request, "part_search.html", build)
+
+
+@router.get("/part/memory/{node_id}", response_class=HTMLResponse)
+async def memory_part(request: Request, svc: ServicesDep, node_id: str, scope: ScopeQ = None) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        found = await views.memory_page(svc, viewer, resolve_scope(request, scope), node_id)
+        if found is None:
+            raise NotFound(f"no memory {node_id} that you may see in this scope", code="node_not_found")
+        promotion = check_promotion(found.node) if found.node.type == "rule" else None
+        return {"m": found, "n": found.node, "promotion": promotion, "note": views.is_note(found.node)}
+
+    return await fragment(request, "part_memory.html", build)
+
+
+def mount_ui(app: FastAPI) -> None:
+    app.include_router(router)
+    app.mount("/ui/static", StaticFiles(directory=HERE / "static"), name="ui-static")

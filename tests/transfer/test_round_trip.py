@@ -1,0 +1,152 @@
+"""`memlane export` / `memlane import`: memory written on every surface goes SQLite ->
+PostgreSQL -> SQLite and comes back the same; importing twice changes nothing; vectors of
+another model are re-embedded."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import pytest
+
+from memlane.cli.main import app
+from tests.api.helpers import wait_until_recallable
+from tests.conftest import make_settings
+from tests.support.server import LiveServer
+from tests.transfer.helpers import TENANT, H, cli, populate, runner
+
+
+def records(path: Path) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for line in path.read_text().splitlines():
+        d = json.loads(line)
+        out.setdefault(d["record"], []).append(d)
+    return out
+
+
+def without_vectors(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(({k: v for k, v in n.items() if k != "embedding"} for n in nodes), key=lambda n: n["id"])
+
+
+def same_vectors(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> bool:
+    va = {n["id"]: n.get("embedding") for n in a}
+    vb = {n["id"]: n.get("embedding") for n in b}
+    return va.keys() == vb.keys() and all(
+        (va[k] is None) == (vb[k] is None) and (va[k] is None or np.allclose(va[k], vb[k], atol=1e-6)) for k in va
+    )
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Iterator[str]:
+    url = f"sqlite:///{tmp_path / 'source.db'}"
+    with LiveServer.start(make_settings(url)) as server:
+        populate(server)
+    yield url
+
+
+@pytest.mark.postgres
+def test_sqlite_to_postgres_to_sqlite_keeps_every_record(
+    source: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    from tests.support.pg import fresh_database_url
+
+    pg = fresh_database_url(request)
+    back = f"sqlite:///{tmp_path / 'back.db'}"
+    first, second, third = tmp_path / "1.jsonl", tmp_path / "2.jsonl", tmp_path / "3.jsonl"
+    cli(source, "export", "--embeddings", str(first))
+    cli(pg, "import", str(first))
+    cli(pg, "export", "--embeddings", str(second))
+    cli(back, "import", str(second))
+    cli(back, "export", "--embeddings", str(third))
+
+    a, c = records(first), records(third)
+    kinds = {n["type"] for n in a["node"]}
+    layers = {n["layer"] for n in a["node"]}
+    assert {"rule", "entity", "event"} <= kinds and {"project", "user"} <= layers, "every surface is in the file"
+    assert len({n["scope"] for n in a["node"]}) >= 3
+    assert without_vectors(a["node"]) == without_vectors(c["node"])
+    assert same_vectors(a["node"], c["node"])
+    assert all(n.get("embedding") for n in a["node"])
+    assert sorted(a["edge"], key=lambda e: e["id"]) == sorted(c["edge"], key=lambda e: e["id"])
+    assert a["knowledge_item"] == c["knowledge_item"]
+    assert a.get("knowledge_sync") == c.get("knowledge_sync")
+    commits_after = {x["id"]: x for x in c["commit"]}
+    assert all(commits_after.get(x["id"]) == x for x in a["commit"]), "the history travels verbatim"
+    assert {n["commit_id"] for n in c["node"]} <= set(commits_after), "nodes still name the commits that made them"
+
+    # the restored store serves recall with the imported vectors, before any worker ran
+    with (
+        LiveServer.start(make_settings(back, MEMLANE_WORKER_IN_PROCESS=False)) as server,
+        httpx.Client(base_url=server.url, timeout=30, headers=H) as client,
+    ):
+        r = client.post("/v1/memory/recall_text", json={"scope": "proj", "query_text": "Ada parser"})
+        assert r.status_code == 200
+        assert "Ada" in {s["title"] for s in r.json()["seeds"]}
+
+
+def test_importing_twice_changes_nothing(source: str, tmp_path: Path) -> None:
+    target = f"sqlite:///{tmp_path / 'target.db'}"
+    dump, again, after = tmp_path / "dump.jsonl", tmp_path / "again.jsonl", tmp_path / "after.jsonl"
+    cli(source, "export", "--embeddings", str(dump))
+    first = json.loads(cli(target, "import", "--json", str(dump)))
+    assert first["nodes_written"] > 0 and first["edges_written"] == 2 and first["knowledge_written"] == 1
+    assert first["queued_for_embedding"] == 0, "vectors of the same model are reused"
+    cli(target, "export", "--embeddings", str(again))
+    second = json.loads(cli(target, "import", "--json", str(dump)))
+    assert second["nodes_written"] == second["edges_written"] == second["knowledge_written"] == 0
+    assert second["commits_restored"] == 0
+    assert second["nodes_unchanged"] == first["nodes_written"]
+    assert second["edges_unchanged"] == 2 and second["knowledge_unchanged"] == 1
+    cli(target, "export", "--embeddings", str(after))
+    exported_at = lambda p: [ln for ln in p.read_text().splitlines()[1:]]  # noqa: E731
+    assert exported_at(again) == exported_at(after), "not even a commit was added"
+
+
+def test_one_scope_exports_alone(source: str, tmp_path: Path) -> None:
+    dump = tmp_path / "proj.jsonl"
+    cli(source, "export", "--tenant", TENANT, "--scope", "proj", str(dump))
+    got = records(dump)
+    assert {n["scope"] for n in got["node"]} == {"proj"}
+    assert len(got["node"]) == 3 and len(got["edge"]) == 2
+    assert "knowledge_item" not in got, "knowledge items are tenant-wide: exported with whole tenants"
+    assert all("embedding" not in n for n in got["node"]), "vectors only when asked"
+
+
+def test_vectors_of_another_model_are_re_embedded(source: str, tmp_path: Path) -> None:
+    dump, other = tmp_path / "dump.jsonl", tmp_path / "other.jsonl"
+    cli(source, "export", "--embeddings", "--scope", "proj", str(dump))
+    lines = []
+    for line in dump.read_text().splitlines():
+        d = json.loads(line)
+        if d["record"] == "header":
+            d["embedding_model"] = "another-model"
+        if d["record"] == "node":
+            d["embedding_model"] = "another-model"
+        lines.append(json.dumps(d))
+    other.write_text("\n".join(lines) + "\n")
+    target = f"sqlite:///{tmp_path / 'target.db'}"
+    report = json.loads(cli(target, "import", "--json", str(other)))
+    assert report["queued_for_embedding"] == 3
+    with (
+        LiveServer.start(make_settings(target)) as server,
+        httpx.Client(base_url=server.url, timeout=30, headers=H) as c,
+    ):
+        ids = {n["id"] for n in records(dump)["node"]}
+        seeds = wait_until_recallable(c, "proj", "Ada parser", ids)["seeds"]
+        assert {s["id"] for s in seeds} >= ids
+
+
+def test_a_file_that_is_not_an_export_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"record": "node", "id": "x"}\n')
+    result = runner.invoke(
+        app,
+        ["import", str(bad)],
+        env={"MEMLANE_DATABASE_URL": f"sqlite:///{tmp_path / 't.db'}", "MEMLANE_EMBEDDER": "hashing"},
+    )
+    assert result.exit_code == 2
+    assert "header" in result.output

@@ -1,0 +1,239 @@
+"""The memory browser at /ui in a real headless Chromium: what a person sees after the
+page's scripts ran, read from the DOM, with screenshots kept as artifacts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.api.helpers import new_scope, wait_until_recallable
+from tests.conftest import make_settings
+from tests.conversation.helpers import ingest, msg, new_app
+from tests.support.server import LiveServer
+from tests.ui.conftest import screenshot
+
+ALICE = "key-alice-ui"
+BOB = "key-bob-ui"
+KEYS = {
+    ALICE: {"tenant_id": "acme", "agent_id": "alice"},
+    BOB: {"tenant_id": "acme", "agent_id": "bob"},
+}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """Auth off: the browser reads as an anonymous caller of the tenant it names."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('ui') / 'memlane.db'}"
+    with LiveServer.start(make_settings(url)) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('ui-auth') / 'memlane.db'}"
+    settings = make_settings(url, MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS))
+    with LiveServer.start(settings) as s:
+        yield s
+
+
+def write(server: LiveServer, scope: str, nodes: list[dict[str, Any]], edges: list[dict[str, Any]] | None = None,
+          headers: dict[str, str] | None = None, lane: str = "shared") -> list[str]:  # fmt: skip
+    with httpx.Client(base_url=server.url, timeout=30, headers=headers or {}) as c:
+        body = {"scope": scope, "input_text": "ui test", "memory_lane": lane, "nodes": nodes, "edges": edges or []}
+        r = c.post("/v1/memory/write", json=body)
+        assert r.status_code == 200, r.text
+        ids = [n["id"] for n in r.json()["nodes"]]
+        wait_until_recallable(c, scope, nodes[0].get("text_summary") or nodes[0]["title"], set(ids))
+        return ids
+
+
+def loaded(page: Any, selector: str) -> None:
+    """Wait until htmx replaced the region's placeholder."""
+    page.wait_for_function(
+        "s => { const el = document.querySelector(s); return el && !el.textContent.includes('Loading'); }",
+        arg=selector,
+        timeout=15000,
+    )
+
+
+def test_search_shows_a_freshly_written_memory_and_why_it_ranked(server: LiveServer, page: Any) -> None:
+    scope = new_scope()
+    ids = write(
+        server,
+        scope,
+        [
+            {"client_id": "otter", "type": "event", "title": "Otter sighting",
+             "text_summary": "An otter was seen by the river bridge at dawn"},
+            {"client_id": "bridge", "type": "entity", "title": "River bridge", "text_summary": "The old stone bridge"},
+        ],
+        [{"type": "related_to", "src": {"client_id": "otter"}, "dst": {"client_id": "bridge"}}],
+    )  # fmt: skip
+    page.goto(f"{server.url}/ui/search?scope={scope}&q=otter+by+the+river")
+    loaded(page, "#results")
+    hits = page.locator("#hits li")
+    assert hits.count() >= 1
+    first = hits.nth(0)
+    assert first.get_attribute("data-node-id") == ids[0]
+    assert "Otter sighting" in first.locator("h3").inner_text()
+    signals = first.locator("table.signals")
+    headers = signals.locator("th").all_inner_texts()
+    assert headers[:3] == ["score", "similarity", "keyword"] and "graph +" in headers
+    values = [float(v) for v in signals.locator("td").all_inner_texts()]
+    assert values[1] > 0 and values[2] > 0, "a dense and a keyword match, both shown"
+    screenshot(page, "search")
+
+
+def test_a_memory_page_draws_its_edges_and_history(server: LiveServer, page: Any) -> None:
+    scope = new_scope()
+    ids = write(
+        server,
+        scope,
+        [
+            {"client_id": "a", "type": "event", "title": "Kiln firing", "text_summary": "The kiln was fired on Monday"},
+            {"client_id": "b", "type": "entity", "title": "Kiln", "text_summary": "A wood-fired kiln"},
+            {"client_id": "c", "type": "entity", "title": "Potter", "text_summary": "Mara the potter"},
+        ],
+        [
+            {"type": "related_to", "src": {"client_id": "a"}, "dst": {"client_id": "b"}},
+            {"type": "related_to", "src": {"client_id": "c"}, "dst": {"client_id": "a"}},
+        ],
+    )
+    page.goto(f"{server.url}/ui/memory/{ids[0]}?scope={scope}")
+    loaded(page, "#memory")
+    assert page.locator("#memory-title").inner_text() == "Kiln firing"
+    assert page.locator("#tier").inner_text() == "hot"
+    assert page.locator("#validity").inner_text() == "valid; no expiry"
+    assert page.locator("svg.graph circle").count() == 3
+    assert page.locator("svg.graph line").count() == 2
+    assert sorted(page.locator("svg.graph text").all_text_contents()) == ["Kiln", "Kiln firing", "Potter"]
+    history = page.locator("text=Commit history").locator("xpath=following-sibling::table[1]")
+    assert "write" in history.inner_text()
+    page.keyboard.press("Tab")  # keyboard reaches the page's controls
+    assert page.evaluate("document.activeElement && document.activeElement.tagName") in {"A", "INPUT", "BUTTON"}
+    screenshot(page, "memory")
+
+
+def test_a_rule_changes_state_from_its_page(server: LiveServer, page: Any) -> None:
+    scope = new_scope()
+    slots = {"if": {"env": "prod"}, "then": {"tool": {"deny": ["shell"]}}}
+    rule_node = {"type": "rule", "title": "Ask before deleting", "text_summary": "confirm first", "slots": slots}
+    [rule] = write(server, scope, [rule_node])
+    page.goto(f"{server.url}/ui/memory/{rule}?scope={scope}")
+    loaded(page, "#memory")
+    assert page.locator("#rule-state").inner_text() == "draft"
+    page.select_option("#rule-state-choice", "shadow")
+    page.get_by_role("button", name="Change state").click()
+    page.wait_for_function("document.querySelector('#action-result').textContent !== ''", timeout=15000)
+    assert page.locator("#action-result").inner_text() == "done"
+    page.wait_for_function(
+        "document.querySelector('#rule-state') && document.querySelector('#rule-state').textContent === 'shadow'",
+        timeout=15000,
+    )
+    screenshot(page, "rule")
+
+
+def test_home_lists_scopes_with_counts_and_the_queue(server: LiveServer, page: Any) -> None:
+    scope = new_scope()
+    write(server, scope, [{"type": "event", "title": "Count me", "text_summary": "one memory"}])
+    page.goto(f"{server.url}/ui")
+    loaded(page, "#scopes")
+    loaded(page, "#queue")
+    row = page.locator("#scopes tr", has_text=scope)
+    assert row.locator("td").nth(1).inner_text() == "1"
+    assert "embed_nodes" in page.locator("#queue").inner_text()
+    assert page.locator("#backlog-pending").inner_text().isdigit()
+    screenshot(page, "home")
+
+
+def test_with_auth_on_the_browser_shows_only_what_the_key_may_read(secured: LiveServer, page: Any) -> None:
+    scope = new_scope()
+    write(secured, scope, [{"type": "event", "title": "Alice private plan", "text_summary": "private to alice"}],
+          headers={"X-API-Key": ALICE}, lane="private")  # fmt: skip
+    write(secured, scope, [{"type": "event", "title": "Shared plan", "text_summary": "shared with the team"}],
+          headers={"X-API-Key": ALICE})  # fmt: skip
+    url = f"{secured.url}/ui/search?scope={scope}&q=plan"
+    page.goto(url)
+    loaded(page, "#results")
+    assert "401" in page.locator("#results").inner_text(), "no credential, no memory"
+    page.fill("#credential", BOB)
+    page.click("#session-form button[type=submit]")
+    page.wait_for_function("document.querySelector('#results').textContent.includes('Shared plan')", timeout=15000)
+    assert "Alice private plan" not in page.locator("#results").inner_text()
+    page.reload()  # kept for the session
+    loaded(page, "#results")
+    assert "Shared plan" in page.locator("#results").inner_text()
+    screenshot(page, "search-as-bob")
+    page.fill("#credential", ALICE)
+    page.click("#session-form button[type=submit]")
+    page.wait_for_function(
+        "document.querySelector('#results').textContent.includes('Alice private plan')", timeout=15000
+    )
+
+
+def test_the_browser_needs_no_network_beyond_the_server(server: LiveServer, page: Any) -> None:
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(f"{server.url}/ui/search?scope=x&q=y")
+    loaded(page, "#results")
+    assert requested and all(u.startswith(server.url) for u in requested), requested
+    assert Path(__file__).parents[2].joinpath("src/memlane/ui/static/htmx.min.js").exists()
+
+
+def test_a_conversation_note_shows_its_evolution_and_can_be_deleted(server: LiveServer, page: Any) -> None:
+    app = new_app()
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        first = ingest(c, app, [msg("I live in a small flat in Denver near the river.", ts="2024-01-01T10:00:00Z")])
+        old_id = first["result"]["memories"][0]["memory_id"]
+        second = ingest(
+            c,
+            app,
+            [msg("I moved and now I live in a small flat in Seattle near the river.", ts="2024-05-01T10:00:00Z")],
+        )
+        new_id = second["result"]["memories"][0]["memory_id"]
+    page.goto(f"{server.url}/ui/memory/{old_id}?scope={app}")
+    loaded(page, "#memory")
+    steps = page.locator("#evolution li").all_inner_texts()
+    assert len(steps) == 2 and "Denver" in steps[0] and "superseded" in steps[0] and "Seattle" in steps[1]
+    assert page.locator("#validity").inner_text().startswith("superseded")
+    screenshot(page, "note-evolution")
+    page.goto(f"{server.url}/ui/memory/{new_id}?scope={app}")
+    loaded(page, "#memory")
+    page.get_by_role("button", name="Delete this note").click()
+    page.wait_for_function("document.querySelector('#action-result').textContent === 'done'", timeout=15000)
+    page.wait_for_function("document.querySelector('#memory').textContent.includes('404')", timeout=15000)
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        assert c.get(f"/api/v1/memories/{new_id}", params={"app_id": app}).status_code == 404
+
+
+def test_layers_and_knowledge_pages_list_what_the_caller_may_read(server: LiveServer, page: Any) -> None:
+    tenant = f"t-{new_app()}"
+    with httpx.Client(base_url=server.url, timeout=30, headers={"X-Tenant-Id": tenant}) as c:
+        manager = {"X-Agent-Role": "manager"}
+        r = c.post("/v1/layers/write", headers=manager, json={"layer": "project", "title": "Stack", "content": "Go"})
+        assert r.status_code == 200, r.text
+        r = c.post(
+            "/v1/layers/write", headers=manager, json={"layer": "workspace", "title": "Scratch", "content": "tmp"}
+        )
+        assert r.status_code == 200, r.text
+        tools = {"X-Agent-Id": "agent-a", "X-User-Id": "user-1", "X-Team-Id": "team-x"}
+        r = c.post("/v1/tools/memory_add", headers=tools, json={"content": "User prefers tea", "layer": "team"})
+        assert r.status_code == 200, r.text
+        item = {"id": "adr-7", "type": "adr", "layer": "team", "title": "Use Go", "summary": "for the CLI"}
+        assert c.post("/v1/knowledge/items", headers={"X-Agent-Id": "arch"}, json=item).status_code == 201
+    page.goto(f"{server.url}/ui/layers")
+    page.fill("#tenant", tenant)
+    page.click("#session-form button[type=submit]")
+    page.wait_for_function("document.querySelector('#layers').textContent.includes('Stack')", timeout=15000)
+    text = page.locator("#layers").inner_text()
+    assert "User prefers tea" in text and "Scratch" not in text, "workspace memory is for system agents only"
+    assert page.locator("#layers h3").all_inner_texts()[0].startswith("project")
+    screenshot(page, "layers")
+    page.goto(f"{server.url}/ui/knowledge")
+    loaded(page, "#knowledge")
+    assert "Use Go" in page.locator("#knowledge").inner_text() and "adr-7" in page.locator("#knowledge").inner_text()
+    screenshot(page, "knowledge")
