@@ -8,12 +8,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.conftest import make_settings
+from tests.conftest import RECEIVER_HOSTS, make_settings
 from tests.support.llm_server import ChatScript, chat_server
 from tests.support.server import LiveServer
-
-#: the one internal address test receivers listen on
-RECEIVER_HOSTS = "127.0.0.1"
 
 
 @pytest.fixture(scope="package")
