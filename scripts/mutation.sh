@@ -2,7 +2,7 @@
 # Mutation testing of the core (docs/testing.md). Slow, so not part of scripts/test.sh.
 #   scripts/mutation.sh                    every mutant of the modules in [tool.mutmut]
 #   scripts/mutation.sh 'memlane.rules.*'  only the mutants whose name matches (fnmatch)
-#   scripts/mutation.sh --sample 200 SEED  a random sample of 200 mutants (reproducible by SEED)
+#   scripts/mutation.sh --sample 60 SEED   60 random mutants of each part (reproducible by SEED)
 # Results stay in ./mutants; `.venv/bin/mutmut results` lists survivors, `mutmut show NAME` the diff.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,7 +1,8 @@
 """A reproducible random sample of mutant names, for scripts/mutation.sh --sample.
 
-Reads the mutants mutmut generated (``mutants/**/*.meta``) and prints ``SIZE`` names drawn
-uniformly with ``SEED`` (so each package is sampled in proportion to its mutants), one a line."""
+Reads the mutants mutmut generated (``mutants/**/*.meta``) and prints, one a line, ``SIZE``
+names drawn with ``SEED`` from each part of the core: rules, store, and visibility with the
+read path (jobs are few enough to run whole: ``scripts/mutation.sh 'memlane.jobs*'``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import random
 import sys
 from pathlib import Path
 
+PARTS = (("memlane.rules.",), ("memlane.store.",), ("memlane.domain.visibility", "memlane.services.reading"))
+
 
 def main(size: int, seed: int) -> None:
     names = sorted(
@@ -17,8 +20,11 @@ def main(size: int, seed: int) -> None:
         for meta in Path("mutants").rglob("*.meta")
         for name in json.loads(meta.read_text()).get("exit_code_by_key", {})
     )
-    for name in sorted(random.Random(seed).sample(names, min(size, len(names)))):
-        print(name)
+    draw = random.Random(seed)
+    for prefixes in PARTS:
+        part = [n for n in names if n.startswith(prefixes)]
+        for name in sorted(draw.sample(part, min(size, len(part)))):
+            print(name)
 
 
 if __name__ == "__main__":
