@@ -130,7 +130,9 @@ async def test_the_periodic_job_sweeps_and_schedules_the_next_period(svc: Servic
     assert first is not None and first.kind == RETENTION_SWEEP and first.tenant_id == SYSTEM_TENANT
     again = await svc.retention.ensure_scheduled()
     assert again is not None and again.id == first.id, "one job per period, however often asked"
+    assert first.run_after > timeline.now and await svc.worker.drain() == 0, "the first run is next period"
 
+    timeline.now = first.run_after
     assert await svc.worker.drain() == 1
     ran = await svc.store.get_job(SYSTEM_TENANT, first.id)
     assert ran is not None and ran.status == "done" and ran.result is not None

@@ -5,7 +5,8 @@ period ``p`` is due at ``p * interval`` and carries the idempotency key
 ``periodic:<interval>:<p>`` under the system tenant, so any number of API processes and workers
 asking for it produce one row per period, and exactly one worker runs it. Each run enqueues the
 next period's job *first* (never one in the past), so a failing run cannot break the chain, and
-API start-up enqueues the current period's job, which starts the chain on a fresh database.
+API start-up enqueues the current (or, when asked, the next) period's job, which starts the
+chain on a fresh database.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ class PeriodicJob:
     kind: str
     interval_sec: float
     max_attempts: int
+    #: start-up queues the next period's job instead of the current one (no run at start-up,
+    #: so a fresh process adds nothing due to the job backlog the write gate counts)
+    first_run_next_period: bool = False
 
     @property
     def enabled(self) -> bool:
@@ -50,7 +54,8 @@ class PeriodicJob:
         if not self.enabled:
             return None
         now = clock.now()
-        return (await store.enqueue([self.job(self.period(now))], now=now))[0]
+        period = self.period(now) + (1 if self.first_run_next_period else 0)
+        return (await store.enqueue([self.job(period)], now=now))[0]
 
     async def chain(self, store: Store, clock: Clock, ran: Job) -> Job:
         """Enqueue the period after the one ``ran`` was for (or after now, if later)."""

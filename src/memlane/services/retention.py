@@ -51,7 +51,8 @@ class RetentionService:
         self.store = store
         self.clock = clock
         self.policy = policy
-        self.schedule = PeriodicJob(RETENTION_SWEEP, policy.interval_sec, job_max_attempts)
+        # nothing is urgent at start-up: the first sweep is at the start of the next period
+        self.schedule = PeriodicJob(RETENTION_SWEEP, policy.interval_sec, job_max_attempts, first_run_next_period=True)
 
     async def sweep(self) -> dict[str, int]:
         """Delete every row past its retention, now; returns how many of each went."""
