@@ -23,6 +23,8 @@ from tests.support.server import LiveServer
 pytest_plugins = ["tests.support.pg"]
 
 DIM = 384
+#: the one internal address test webhook receivers listen on (MEMLANE_WEBHOOK_ALLOWED_HOSTS)
+RECEIVER_HOSTS = "127.0.0.1"
 
 
 @pytest.fixture(params=BACKENDS)
@@ -71,9 +73,10 @@ async def services(db_url: str) -> AsyncIterator[Services]:
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def live_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """A real uvicorn server on loopback (hashing embedder, in-process worker) on each backend."""
+    """A real uvicorn server on loopback (hashing embedder, in-process worker) on each backend.
+    Webhook receivers of the tests listen on 127.0.0.1, which only the allow-list opens."""
     url = database_url(request.param, tmp_path_factory.mktemp("server"), request)
-    with LiveServer.start(make_settings(url)) as server:
+    with LiveServer.start(make_settings(url, MEMLANE_WEBHOOK_ALLOWED_HOSTS=RECEIVER_HOSTS)) as server:
         yield server
 
 

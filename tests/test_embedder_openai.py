@@ -26,6 +26,7 @@ from memlane.domain.errors import (
     UpstreamEmbeddingUnavailable,
     UpstreamError,
 )
+from memlane.domain.redaction import redact
 from memlane.embed.base import Embedder
 from memlane.embed.factory import build_embedder
 from memlane.embed.openai_http import OpenAIEmbedder, parse_retry_after
@@ -349,6 +350,29 @@ async def test_upstream_error_echoing_the_key_is_redacted(server: tuple[str, Rec
     error = await fail(server, "bad-request")
     assert "Bearer [redacted]" in error.message
     assert API_KEY not in repr(make(server, "good"))
+
+
+async def test_a_short_key_is_redacted_as_a_whole_token_only(server: tuple[str, Recorded]) -> None:
+    error = await fail(server, "bad-request", api_key="e")
+    assert "auth was Bearer [redacted]" in error.message
+    assert "(model 'bad-request')" in error.message and "[redacted]" not in error.message.split("auth was")[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "expected"),
+    [
+        ("model text-embedding-3-small", "x", "model text-embedding-3-small"),
+        ("Bearer x", "x", "Bearer [redacted]"),
+        ('{"key": "sk-1"}', "sk-1", '{"key": "[redacted]"}'),
+        ("?key=sk-1&b=2", "sk-1", "?key=[redacted]&b=2"),
+        ("auth sk-abc-123.", "sk-abc-123", "auth [redacted]."),
+        ("auth sk-abc-1234", "sk-abc-123", "auth sk-abc-1234"),
+        ("twice: k9 and k9", "k9", "twice: [redacted] and [redacted]"),
+        ("nothing here", None, "nothing here"),
+    ],
+)
+def test_redaction_replaces_whole_tokens(text: str, secret: str | None, expected: str) -> None:
+    assert redact(text, secret) == expected
 
 
 def test_retry_after_parsing_falls_back_on_garbage_and_clamps_past_dates() -> None:

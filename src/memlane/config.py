@@ -98,6 +98,8 @@ class Settings(BaseSettings):
     # memory batcher (POST /api/v1/memory-batcher/messages): flush by size, or when idle
     batcher_batch_size: int = Field(10, ge=1, le=1000, validation_alias=_env("MEMLANE_BATCHER_BATCH_SIZE"))
     batcher_idle_timeout_sec: float = Field(300.0, gt=0, validation_alias=_env("MEMLANE_BATCHER_IDLE_TIMEOUT_SEC"))
+    # comma-separated host names, IPs or CIDRs webhooks may reach besides public addresses
+    webhook_allowed_hosts: str = Field("", validation_alias=_env("MEMLANE_WEBHOOK_ALLOWED_HOSTS"))
     recency_half_life_days: float = Field(30.0, gt=0, validation_alias=_env("MEMLANE_RECENCY_HALF_LIFE_DAYS"))
 
     # layered memory and agent tools
@@ -112,6 +114,11 @@ class Settings(BaseSettings):
     decay_warm_after_days: float = Field(7.0, gt=0, validation_alias=_env("MEMLANE_DECAY_WARM_AFTER_DAYS"))
     decay_cold_after_days: float = Field(30.0, gt=0, validation_alias=_env("MEMLANE_DECAY_COLD_AFTER_DAYS"))
     decay_archive_after_days: float = Field(90.0, gt=0, validation_alias=_env("MEMLANE_DECAY_ARCHIVE_AFTER_DAYS"))
+
+    # retention (services/retention.py): a periodic job deletes old rows; 0 days = keep forever
+    retention_interval_sec: float = Field(3600.0, ge=0, validation_alias=_env("MEMLANE_RETENTION_INTERVAL_SEC"))
+    recall_audit_retention_days: float = Field(30.0, ge=0, validation_alias=_env("MEMLANE_RECALL_AUDIT_RETENTION_DAYS"))
+    job_retention_days: float = Field(7.0, ge=0, validation_alias=_env("MEMLANE_JOB_RETENTION_DAYS"))
 
     # recall ranking signals (docs/api-graph.md "Ranking signals"); each can be switched off alone
     recall_keyword: bool = Field(True, validation_alias=_env("MEMLANE_RECALL_KEYWORD"))
@@ -158,6 +165,14 @@ class Settings(BaseSettings):
         m = info.data.get("pg_hnsw_m")
         if m is not None and value < 2 * m:
             raise ValueError(f"MEMLANE_PG_HNSW_EF_CONSTRUCTION must be at least 2 x MEMLANE_PG_HNSW_M ({2 * m})")
+        return value
+
+    @field_validator("webhook_allowed_hosts")
+    @classmethod
+    def _allowed_hosts_parse(cls, value: str) -> str:
+        from memlane.services.conversation.webhook_targets import parse_allowed_hosts
+
+        parse_allowed_hosts(value)  # a bad entry stops start-up, naming it
         return value
 
     @model_validator(mode="after")

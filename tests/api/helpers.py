@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import httpx
 import numpy as np
+
+from memlane.config import Settings
+from memlane.domain.model import Node
+from memlane.store.base import Store
+
+T = TypeVar("T")
 
 DIM = 384
 
@@ -70,3 +78,24 @@ def walk(value: Any) -> Any:
 
 def has_long_float_list(body: Any, min_len: int = 17) -> bool:
     return any(isinstance(v, list) and len(v) >= min_len and all(isinstance(x, float) for x in v) for v in walk(body))
+
+
+def stored(settings: Settings, read: Callable[[Store], Awaitable[T]]) -> T:
+    """Read the server's database directly, as an operator would: what a refused request did
+    *not* store, what a write recorded beyond its response."""
+
+    async def run() -> T:
+        from memlane.services.container import build_store
+
+        store = build_store(settings, dimension=DIM)
+        await store.open()
+        try:
+            return await read(store)
+        finally:
+            await store.close()
+
+    return asyncio.run(run())
+
+
+def stored_nodes(settings: Settings, scope: str, tenant_id: str = "default") -> list[Node]:
+    return stored(settings, lambda s: s.scan_nodes(tenant_id, scope, after_id=None, limit=1000))

@@ -101,4 +101,8 @@ def test_debug_embeddings_are_also_available_on_recall_text(client: httpx.Client
         json={"scope": scope, "query_text": "n1", "return_debug": True, "include_embeddings": True, "limit": 20},
     )
     assert r.status_code == 200
-    assert len(r.json()["debug"]["embeddings"]) <= 5
+    embeddings = r.json()["debug"]["embeddings"]
+    assert 1 <= len(embeddings) <= 5, "previews of the first results, at most five"
+    returned = {n["id"] for n in r.json()["subgraph"]["nodes"]}
+    for e in embeddings:
+        assert e["node_id"] in returned and e["dim"] == 384 and len(e["preview"]) == 16

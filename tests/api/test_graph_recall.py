@@ -229,6 +229,53 @@ def test_private_lane_is_visible_only_to_its_owner_when_a_consumer_is_named(clie
     assert seen(consumer_agent_id="bob", consumer_team_id="red") == {"shared", "team red's"}
 
 
+def test_neighbours_follow_the_lanes_too(client: httpx.Client) -> None:
+    """A shared seed linked to a private node: the edge must not carry the private node to a
+    reader its lane hides it from, while its owner gets it as a neighbour (the control)."""
+    scope = new_scope()
+    seed_vec, far = unit(21), unit(99)
+    write(
+        client,
+        scope,
+        [
+            {"client_id": "seed", "type": "event", "title": "shared seed", "embedding": seed_vec},
+            {
+                "client_id": "hidden",
+                "type": "event",
+                "title": "bob's private neighbour",
+                "embedding": far,
+                "memory_lane": "private",
+                "owner_agent_id": "bob",
+            },
+            {"client_id": "open", "type": "event", "title": "shared neighbour", "embedding": far},
+        ],
+        [
+            {"type": "part_of", "src": {"client_id": "seed"}, "dst": {"client_id": "hidden"}},
+            {"type": "part_of", "src": {"client_id": "seed"}, "dst": {"client_id": "open"}},
+        ],
+    )
+
+    def recalled(agent: str) -> tuple[list[str], set[str], set[tuple[str, str]]]:
+        r = client.post(
+            "/v1/memory/recall",
+            json={"scope": scope, "query_embedding": seed_vec, "limit": 1, "neighborhood_hops": 1,
+                  "consumer_agent_id": agent},
+        )  # fmt: skip
+        assert r.status_code == 200, r.text
+        body = r.json()
+        titles = {n["title"] for n in body["subgraph"]["nodes"]}
+        edges = {(e["from_id"], e["to_id"]) for e in body["subgraph"]["edges"]}
+        return [s["title"] for s in body["seeds"]], titles, edges
+
+    seeds, titles, _ = recalled("bob")
+    assert seeds == ["shared seed"]
+    assert titles == {"shared seed", "bob's private neighbour", "shared neighbour"}, "the owner reaches it"
+    seeds, titles, edges = recalled("alice")
+    assert seeds == ["shared seed"]
+    assert titles == {"shared seed", "shared neighbour"}
+    assert len(edges) == 1, "no edge to a node the reader may not see"
+
+
 def test_new_writes_default_to_the_private_lane(client: httpx.Client) -> None:
     scope = new_scope()
     v = unit(9)

@@ -10,7 +10,7 @@ import httpx
 from memlane.domain.hashing import canonical_json
 from memlane.domain.model import Commit
 from memlane.services.container import build_store
-from tests.api.helpers import DIM, new_scope, unit, wait_until_recallable, write
+from tests.api.helpers import DIM, new_scope, stored, stored_nodes, unit, wait_until_recallable, write
 from tests.support.server import LiveServer
 
 
@@ -75,35 +75,68 @@ def test_commits_chain_with_sha256_of_parent_hash_and_diff(client: httpx.Client)
     assert stale.json()["error"] == "parent_commit_mismatch"
 
 
-def test_input_sha256_is_accepted_as_provenance(client: httpx.Client) -> None:
+def test_input_sha256_is_kept_as_the_commit_provenance(client: httpx.Client, live_server: LiveServer) -> None:
     sha = hashlib.sha256(b"original input").hexdigest()
-    r = client.post(
-        "/v1/memory/write", json={"scope": new_scope(), "input_sha256": sha, "nodes": [{"type": "event", "title": "x"}]}
-    )
-    assert r.status_code == 200
-
-
-def test_private_rule_without_owner_is_refused(client: httpx.Client) -> None:
     r = client.post(
         "/v1/memory/write",
         json={
             "scope": new_scope(),
+            "input_sha256": sha,
+            "actor": "importer",
+            "nodes": [{"type": "event", "title": "x"}],
+        },
+    )
+    assert r.status_code == 200
+    commit = stored(live_server.settings, lambda s: s.get_commit("default", r.json()["commit_id"]))
+    assert commit is not None and (commit.input_sha256, commit.actor) == (sha, "importer")
+    # input_text is hashed the same way when no digest is given
+    text = client.post("/v1/memory/write", json={"scope": new_scope(), "input_text": "original input", "nodes": []})
+    from_text = stored(live_server.settings, lambda s: s.get_commit("default", text.json()["commit_id"]))
+    assert from_text is not None and from_text.input_sha256 == sha
+
+
+def test_private_rule_without_owner_is_refused_and_not_stored(client: httpx.Client, live_server: LiveServer) -> None:
+    scope = new_scope()
+    r = client.post(
+        "/v1/memory/write",
+        json={
+            "scope": scope,
             "input_text": "x",
             "memory_lane": "private",
-            "nodes": [{"type": "rule", "title": "never use tool X"}],
+            "nodes": [{"type": "event", "title": "fine"}, {"type": "rule", "title": "never use tool X"}],
         },
     )
     assert r.status_code == 400
     assert r.json()["error"] == "invalid_private_rule_owner"
+    assert stored_nodes(live_server.settings, scope) == [], "refused whole: not even the valid node"
     ok = client.post(
         "/v1/memory/write",
-        json={
-            "scope": new_scope(),
-            "input_text": "x",
-            "nodes": [{"type": "rule", "title": "r", "owner_agent_id": "a1"}],
-        },
+        json={"scope": scope, "input_text": "x", "nodes": [{"type": "rule", "title": "r", "owner_agent_id": "a1"}]},
     )
     assert ok.status_code == 200
+    [rule] = stored_nodes(live_server.settings, scope)
+    assert (rule.type, rule.memory_lane, rule.owner_agent_id) == ("rule", "private", "a1")
+
+
+def test_a_client_id_given_twice_in_one_write_is_a_400_and_nothing_is_stored(
+    client: httpx.Client, live_server: LiveServer
+) -> None:
+    scope = new_scope()
+    nodes = [
+        {"client_id": "a", "type": "event", "title": "first"},
+        {"client_id": "b", "type": "event", "title": "other"},
+        {"client_id": "a", "type": "event", "title": "again"},
+    ]
+    r = client.post("/v1/memory/write", json={"scope": scope, "input_text": "x", "nodes": nodes})
+    assert r.status_code == 400, r.text
+    err = r.json()
+    assert err["error"] == "duplicate_client_id" and err["details"]["field"] == "nodes[2].client_id"
+    assert "nodes[0].client_id" in err["message"]
+    assert stored_nodes(live_server.settings, scope) == []
+    # the same connection goes on: the next request is answered (it used to be reset)
+    ok = write(client, scope, nodes[:2])
+    assert sorted(n.client_id or "" for n in stored_nodes(live_server.settings, scope)) == ["a", "b"]
+    assert [n["client_id"] for n in ok["nodes"]] == ["a", "b"]
 
 
 def test_bad_write_input_is_a_400_naming_the_field(client: httpx.Client) -> None:

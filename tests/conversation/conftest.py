@@ -8,16 +8,18 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.conftest import make_settings
+from tests.conftest import RECEIVER_HOSTS, make_settings
 from tests.support.llm_server import ChatScript, chat_server
 from tests.support.server import LiveServer
 
 
 @pytest.fixture(scope="package")
 def offline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """No LLM configured: ingestion uses the offline extractor."""
+    """No LLM configured: ingestion uses the offline extractor. Webhook receivers run on
+    127.0.0.1, which only MEMLANE_WEBHOOK_ALLOWED_HOSTS opens to deliveries."""
     data = tmp_path_factory.mktemp("conv-offline")
-    with LiveServer.start(make_settings(f"sqlite:///{data / 'memlane.db'}")) as server:
+    settings = make_settings(f"sqlite:///{data / 'memlane.db'}", MEMLANE_WEBHOOK_ALLOWED_HOSTS=RECEIVER_HOSTS)
+    with LiveServer.start(settings) as server:
         yield server
 
 
@@ -41,6 +43,7 @@ def llm_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveSe
             MEMLANE_LLM_RATE_LIMIT_RPS=1000,
             MEMLANE_LLM_RATE_LIMIT_BURST=1000,
             MEMLANE_LLM_TIMEOUT_SEC=10,
+            MEMLANE_WEBHOOK_ALLOWED_HOSTS=RECEIVER_HOSTS,
         )
         with LiveServer.start(settings) as server:
             yield server, script

@@ -15,6 +15,8 @@ from tests.support.llm_server import ChatScript, Reply, chat_server
 from tests.support.server import LiveServer
 
 BODY = {"app_id": "a", "user_id": "u", "messages": [msg("I need help with my invoices from March.")]}
+#: a one-letter key: its text is inside nearly every word
+SHORT_KEY = "x"
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +24,11 @@ def impatient(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.
     data: Path = tmp_path_factory.mktemp("conv-impatient")
     with chat_server() as (base_url, script):
         settings = make_settings(
-            f"sqlite:///{data / 'memlane.db'}", MEMLANE_LLM_BASE_URL=base_url, MEMLANE_LLM_TIMEOUT_SEC=0.5
+            f"sqlite:///{data / 'memlane.db'}",
+            MEMLANE_LLM_BASE_URL=base_url,
+            MEMLANE_LLM_TIMEOUT_SEC=0.5,
+            MEMLANE_LLM_API_KEY=SHORT_KEY,
+            MEMLANE_LLM_MODEL="text-embedding-3-small-chat",
         )
         with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as client:
             yield client, script
@@ -53,3 +59,13 @@ def test_provider_errors_keep_their_meaning(
     script.push("summarizer", Reply(status=status))
     r = api.post("/api/v1/agent/summaries", json=BODY)
     assert r.status_code == expected and needle in r.json()["detail"]
+
+
+def test_an_echoed_key_is_redacted_as_a_whole_token_only(llm: tuple[httpx.Client, ChatScript]) -> None:
+    api, script = llm
+    script.push("summarizer", Reply(status=400, echo_auth=True))
+    r = api.post("/api/v1/agent/summaries", json=BODY)
+    assert r.status_code == 502
+    detail = r.json()["detail"]
+    assert "auth was Bearer [redacted]" in detail
+    assert "model text-embedding-3-small-chat" in detail, "words that contain the key's text stay whole"

@@ -189,3 +189,32 @@ def test_summaries_validate_messages(api: httpx.Client) -> None:
         r = api.post("/api/v1/agent/summaries", json={"app_id": "a", "user_id": "u", "messages": messages})
         assert r.status_code == 400, (messages, r.text)
         assert "messages" in r.json()["detail"]
+
+
+def test_retried_deliveries_send_the_summary_made_once_without_new_llm_calls(
+    llm_api: tuple[httpx.Client, ChatScript], receiver: tuple[str, ReceiverScript]
+) -> None:
+    api, script = llm_api
+    base, hooks = receiver
+    hooks.statuses = [503, 500]
+    summary = {
+        "summary": "Calendar sync hits the rate limit.",
+        "key_points": ["100 requests per minute"],
+        "tags": ["api"],
+        "keywords": ["rate limit"],
+        "semantic_queries": ["calendar sync limits"],
+        "conversation_complexity": 2,
+    }
+    # a second answer would differ: a regenerated summary could not pass unnoticed
+    script.push("summarizer", Reply(summary), Reply({**summary, "summary": "A different summary."}))
+    r = api.post(
+        "/api/v1/agent/summaries",
+        json={"app_id": new_app(), "user_id": "u", "messages": CONVERSATION, "callback_url": f"{base}/llm-hook"},
+    )
+    assert r.status_code == 202, r.text
+    task = wait_task(api, r.json()["task_id"], timeout=60)
+    assert task["status"] == "completed" and task["result"]["delivery"]["attempt_count"] == 3
+    assert script.calls_by_agent["summarizer"] == 1, "one LLM call for three delivery attempts"
+    assert task["result"]["llm_calls"] == 1
+    bodies = [d.body["summary"] for d in hooks.for_path("/llm-hook")]
+    assert bodies == ["Calendar sync hits the rate limit."] * 3

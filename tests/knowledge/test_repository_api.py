@@ -27,7 +27,12 @@ def test_create_update_lifecycle_and_history(kclient: httpx.Client) -> None:
     item = r.json()["item"]
     assert item["status"] == "draft" and item["version"] == "1"
     assert item["constraints"][0]["target"] == "content"  # "code" is an alias
-    assert kclient.post("/v1/knowledge/items", json=ITEM, headers=h).status_code == 409
+    again = kclient.post("/v1/knowledge/items", json={**ITEM, "title": "another title"}, headers=h)
+    assert again.status_code == 409
+    # retrying cannot help: the id exists until it is deleted
+    assert again.json()["errorCode"] == "CONFLICT" and again.json()["retryable"] is False
+    assert again.json()["details"]["field"] == "id"
+    assert kclient.get(f"/v1/knowledge/items/{ITEM['id']}", headers=h).json()["item"]["title"] == ITEM["title"]
     r = kclient.patch(
         f"/v1/knowledge/items/{ITEM['id']}", json={"status": "accepted", "message": "approved"}, headers=h
     )

@@ -19,26 +19,16 @@ from memlane.services.container import Services, open_services
 from memlane.services.lifecycle.decay import DecayPolicy, decay_target, effective_idle_days
 from memlane.services.writing import WriteCommand, WriteNodeSpec
 from tests.conftest import DIM, make_settings
+from tests.support.timeline import Timeline
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 CFG = DecayPolicy()
 ADMIN = Viewer(tenant_id="t1", role="admin")
 
 
-class Timeline:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def days(self, n: float) -> None:
-        self.now += timedelta(days=n)
-
-
 @pytest.fixture
 def timeline() -> Timeline:
-    return Timeline()
+    return Timeline(START)
 
 
 @pytest.fixture

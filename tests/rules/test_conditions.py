@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import re
 from typing import Any
 
 import pytest
@@ -11,6 +11,7 @@ from memlane.rules.conditions import (
     MAX_CONDITION_LEAVES,
     MAX_REGEX_PATTERN_LEN,
     MAX_REGEX_SUBJECT_LEN,
+    REGEX_WORK_BUDGET,
     compile_regex,
     json_equal,
     matches,
@@ -322,28 +323,54 @@ def test_json_equal_is_json_not_python() -> None:
     assert not json_equal({"a": 1}, {"a": 1, "b": 2})
 
 
-# --------------------------------------------------------------------------- regex guard
+# --------------------------------------------------------------------------- regexes on RE2
+
+#: (pattern, subject, matches?) for shapes that make a backtracking engine explode: RE2 answers
+#: them correctly on subjects at the length cap
+BOMBS = [
+    (r"(a+)+$", "a" * 4000 + "!", False),
+    (r"(a+)+$", "a" * 4000, True),
+    (r"(a|a)*b", "a" * 4000, False),
+    (r"(a|aa)+c", "a" * 3999 + "c", True),
+    (r"^(\w+\s?)*$", "word " * 800 + "!", False),
+    (r"(x+x+)+y", "x" * 4000, False),
+    (r"(.*a){20}", "a" * 19 + "b" * 3000, False),
+    (r"(.*a){20}", "ba" * 20, True),
+    (r"^(([a-z])+.)+[A-Z]([a-z])+$", "a" * 4000 + "1", False),
+    ("a?" * 30 + "a" * 30, "a" * 30, True),
+]
+
+
+@pytest.mark.parametrize(("pattern", "subject", "expected"), BOMBS)
+def test_backtracking_bombs_are_answered_correctly(pattern: str, subject: str, expected: bool) -> None:
+    assert len(subject) <= MAX_REGEX_SUBJECT_LEN
+    assert compile_regex(pattern).error is None
+    result = matches({"s": {"$regex": pattern}}, None, {"s": subject})
+    assert result.matched is expected and result.errors == ()
 
 
 @pytest.mark.parametrize(
-    "pattern",
+    ("pattern", "named"),
     [
-        r"(a+)+$",
-        r"(a|a)*b",
-        r"(\w+\s?)*$",
-        r"(?:a?){20}a{20}",
-        r"(?:a|ab){3}",
-        r"(\d+)\1",
-        r"(?P<x>a)(?P=x)",
-        r"(?(1)a|b)",
-        "a?" * 30,
-        "(?:a|a)" * 30 + "b",
-        r".*.*.*.*x",
+        (r"(?x)(a+) +$", "verbose mode"),
+        (r"(\d+)\1", "backreferences"),
+        (r"(?P<x>a)(?P=x)", "backreferences"),
+        (r"(?(1)a|b)", "conditionals"),
+        (r"a(?=b)", "lookahead"),
+        (r"(?<!a)b", "lookbehind"),
+        (r"(?>a+)b", "atomic groups"),
+        (r"a++b", "possessive"),
+        (r"a\Z", "\\z"),
+        (r"(.*){1000}", "too complex"),
+        ("(", "missing )"),
     ],
 )
-def test_regex_shapes_with_explosive_backtracking_are_refused(pattern: str) -> None:
-    assert compile_regex(pattern).error is not None
+def test_patterns_re2_cannot_run_are_invalid_and_say_why(pattern: str, named: str) -> None:
+    compiled = compile_regex(pattern)
+    assert compiled.pattern is None and compiled.error is not None and named in compiled.error
+    assert any(named in e for e in validate_condition({"model": {"$regex": pattern}}))
     assert not match({"model": {"$regex": pattern}})
+    assert not match({"$not": {"model": {"$regex": pattern}}}), "an invalid regex cannot flip into a match"
 
 
 def test_regex_pattern_length_is_capped() -> None:
@@ -352,35 +379,70 @@ def test_regex_pattern_length_is_capped() -> None:
 
 
 @pytest.mark.parametrize(
-    "pattern",
-    [r"^gpt-4(o|-turbo)?$", r"(?i)\bprod(uction)?\b", r"^claude-3-.*", r"@example\.com$", r"^[a-z0-9_-]+$", r"x{2,5}"],
+    ("pattern", "subject"),
+    [
+        (r"^gpt-4(o|-turbo)?$", "gpt-4o"),
+        (r"(?i)\bprod(uction)?\b", "PRODUCTION build"),
+        (r"^claude-3-.*", "claude-3-opus"),
+        (r"@example\.com$", "x@example.com"),
+        (r"^[a-z0-9_-]+$", "ok_name-1"),
+        (r"x{2,5}", "axxxb"),
+        (r"(?P<year>\d{4})-\d\d", "on 2024-05"),
+        (r"^a.*z$", "a" + "b" * 4000 + "z"),
+    ],
 )
-def test_everyday_regexes_are_accepted(pattern: str) -> None:
+def test_everyday_regexes_match_as_python_re_would(pattern: str, subject: str) -> None:
     assert compile_regex(pattern).error is None
+    assert match({"s": {"$regex": pattern}}, {"s": subject}) is (re.search(pattern, subject) is not None) is True
+    miss = subject.swapcase() + "\n#"
+    assert match({"s": {"$regex": pattern}}, {"s": miss}) is (re.search(pattern, miss) is not None)
 
 
-def test_regex_subject_length_is_bounded_by_the_cost_budget() -> None:
-    literal = compile_regex("needle")
-    assert literal.max_subject_len == MAX_REGEX_SUBJECT_LEN
-    one_star = compile_regex("^a.*z$")
-    two_stars = compile_regex("^a.*b.*z$")
-    assert MAX_REGEX_SUBJECT_LEN > one_star.max_subject_len > two_stars.max_subject_len >= 16
-    long_text = "a" + "b" * (one_star.max_subject_len + 10) + "z"
-    assert not match({"s": {"$regex": "^a.*z$"}}, {"s": long_text}), "over its budget a regex never matches"
-    assert match({"s": {"$contains": "z"}}, {"s": long_text}), "$contains has no such limit"
-    assert not match({"s": {"$regex": "needle"}}, {"s": "x" * MAX_REGEX_SUBJECT_LEN + "needle"})
+def test_a_subject_beyond_the_length_cap_is_a_context_side_miss() -> None:
+    at_cap = "x" * (MAX_REGEX_SUBJECT_LEN - 6) + "needle"
+    assert match({"s": {"$regex": "needle"}}, {"s": at_cap})
+    too_long = "x" + at_cap
+    assert not match({"s": {"$regex": "needle"}}, {"s": too_long})
+    assert match({"s": {"$not": {"$regex": "needle"}}}, {"s": too_long}), "a miss, so $not holds"
+    assert match({"s": {"$contains": "needle"}}, {"s": too_long}), "$contains has no such cap"
 
 
-def test_worst_case_accepted_regex_stays_fast() -> None:
-    # the polynomial worst case the budget admits: two unbounded repeats, no match at the end
-    pattern = r"\s*\s*$"
-    compiled = compile_regex(pattern)
-    assert compiled.error is None
-    subject = " " * (compiled.max_subject_len - 1) + "x"
-    started = time.perf_counter()
-    matches({"s": {"$regex": pattern}}, None, {"s": subject})
-    assert time.perf_counter() - started < 1.0
+def test_one_rule_evaluation_has_a_bounded_regex_budget() -> None:
+    costly = compile_regex(r"(?:[a-z]{0,30}){0,9}!")
+    assert costly.pattern is not None
+    subject = "a" * MAX_REGEX_SUBJECT_LEN
+    per_test = costly.pattern.program_size * (len(subject) + 1)
+    within = REGEX_WORK_BUDGET // per_test
+    tests = [{"s": {"$regex": r"(?:[a-z]{0,30}){0,9}!"}} for _ in range(within)]
+    # within the budget every test runs; none matches, so $not of the $or holds
+    ok = matches({"$not": {"$or": tests}}, None, {"s": subject})
+    assert ok.matched and ok.errors == ()
+    # one test more and the condition is abandoned: it never matches, even under $not
+    over = matches({"$not": {"$or": [*tests, tests[0]]}}, None, {"s": subject})
+    assert not over.matched and any("budget" in e for e in over.errors)
+    # the budget is per rule evaluation: ``if`` and exceptions share it
+    veto = {"s": {"$regex": r"(?:[a-z]{0,30}){0,9}"}}
+    assert matches({}, [veto], {"s": subject}).excepted_by == 0, "alone, the exception vetoes the rule"
+    shared = matches({"$not": {"$or": tests}}, [veto], {"s": subject})
+    assert shared.matched and shared.excepted_by is None, "past the budget an exception excludes nothing"
+    assert any(e.startswith("exceptions[0]") and "budget" in e for e in shared.errors)
+
+
+def test_short_subjects_leave_room_for_many_tests() -> None:
+    tests = [{"s": {"$regex": f"^v{i}$"}} for i in range(150)]
+    assert matches({"$or": tests}, None, {"s": "v149"}).matched
 
 
 def test_regex_compilation_is_cached() -> None:
-    assert compile_regex("^cache-me$") is compile_regex("^cache-me$")
+    first, second = compile_regex("^cache-me$"), compile_regex("^cache-me$")
+    assert first.pattern is not None and first.pattern is second.pattern
+
+
+def test_defects_are_named_by_their_path() -> None:
+    assert validate_condition({"agent": {"role": {"$in": 3}}}) == ["agent.role.$in: operand must be an array"]
+    assert validate_condition({"a.b": {"$regex": "("}})[0].startswith("a.b.$regex: ")
+
+
+def test_a_satisfied_not_over_an_and_names_its_leaves() -> None:
+    result = matches({"$not": {"$and": [{"a": 1}, {"b": 2}]}}, None, {"a": 1, "b": 3})
+    assert result.matched and result.condition_paths == ("$not(a, b)",)

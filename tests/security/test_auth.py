@@ -41,11 +41,16 @@ class Captured(logging.Handler):
 
 @pytest.fixture(scope="module")
 def logs() -> Iterator[Captured]:
+    """Every record at every level: a key logged at INFO or DEBUG must be caught too, and the
+    root logger's default level (WARNING) would drop those before any handler saw them."""
     handler = Captured()
     root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.DEBUG)
     root.addHandler(handler)
     yield handler
     root.removeHandler(handler)
+    root.setLevel(level)
 
 
 @pytest.fixture(scope="module")
@@ -202,6 +207,8 @@ def test_keys_and_tokens_never_reach_the_logs(c: httpx.Client, logs: Captured) -
     c.post("/v1/memory/recall", json=recall_body("s"), headers=as_key(ALICE_KEY))
     c.post("/v1/memory/recall", json=recall_body("s"), headers=as_key("wrong-key-xyz"))
     c.post("/v1/memory/recall", json=recall_body("s"), headers=as_jwt(tok))
+    logging.getLogger("memlane.api.auth").info("capture probe")
     text = "\n".join(logs.lines)
+    assert "capture probe" in text, "INFO records reach the capture"
     for secret in (ALICE_KEY, "wrong-key-xyz", tok, SECRET):
         assert secret not in text

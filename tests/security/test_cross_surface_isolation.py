@@ -108,18 +108,26 @@ def written(server: LiveServer) -> dict[str, Any]:
     return {"scope": scope, "ids": ids}
 
 
+def reads(c: httpx.Client, scope: str, headers: dict[str, str]) -> list[httpx.Response]:
+    """The same searches on every surface, as one tenant."""
+    return [
+        c.post("/v1/memory/recall_text", headers=headers, json={"scope": scope, "query_text": SECRET_WORD}),
+        c.post("/v1/memory/recall", headers=headers, json={"scope": scope, "query_embedding": unit(3)}),
+        c.get("/api/v1/memories/query", headers=headers, params={"app_id": scope, "query": SECRET_WORD}),
+        c.post("/v1/layers/search", headers=headers, json={"scope": scope, "query": SECRET_WORD}),
+        c.post("/v1/layers/read", headers=headers, json={"scope": scope, "layer": "project", "query": SECRET_WORD}),
+        c.post("/v1/tools/memory_search", headers=headers, json={"query": SECRET_WORD, "threshold": 0}),
+    ]
+
+
 def test_tenant_b_finds_nothing_of_tenant_a_through_any_read(server: LiveServer, written: dict[str, Any]) -> None:
     scope = written["scope"]
     with httpx.Client(base_url=server.url, timeout=60) as c:
-        reads = [
-            c.post("/v1/memory/recall_text", headers=as_b(), json={"scope": scope, "query_text": SECRET_WORD}),
-            c.post("/v1/memory/recall", headers=as_b(), json={"scope": scope, "query_embedding": unit(3)}),
-            c.get("/api/v1/memories/query", headers=as_b(), params={"app_id": scope, "query": SECRET_WORD}),
-            c.post("/v1/layers/search", headers=as_b(), json={"scope": scope, "query": SECRET_WORD}),
-            c.post("/v1/layers/read", headers=as_b(), json={"scope": scope, "layer": "project", "query": SECRET_WORD}),
-            c.post("/v1/tools/memory_search", headers=as_b(), json={"query": SECRET_WORD, "threshold": 0}),
-        ]
-        for r in reads:
+        # positive control: the very same reads find tenant A's memories for tenant A
+        for r in reads(c, scope, as_a()):
+            assert r.status_code == 200, (r.request.url, r.text)
+            assert leaks(r.text), ("the owner finds its own memory", r.request.url, r.text)
+        for r in reads(c, scope, as_b()):
             assert r.status_code == 200, (r.request.url, r.text)
             assert leaks(r.text) == [], (r.request.url, r.text)
             assert not has_long_float_list(r.json())

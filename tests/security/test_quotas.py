@@ -65,6 +65,54 @@ def test_debug_embeddings_have_the_tightest_bucket(server: LiveServer) -> None:
         assert r.status_code == 429 and r.json()["error"] == "tenant_rate_limited_debug_embeddings"
 
 
+ADMIN = "quota-admin-token"
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """ADMIN_TOKEN set: a debug request without it is refused (403). Recall and write buckets
+    are wide so that only the debug bucket can run out."""
+    data = tmp_path_factory.mktemp("quota-admin")
+    env = {**QUOTAS, "TENANT_RECALL_RATE_LIMIT_BURST": 100, "TENANT_WRITE_RATE_LIMIT_BURST": 100, "ADMIN_TOKEN": ADMIN}
+    with LiveServer.start(make_settings(f"sqlite:///{data / 'm.db'}", **env)) as s:
+        yield s
+
+
+def test_refused_debug_requests_do_not_spend_the_debug_quota(guarded: LiveServer) -> None:
+    debug = {"return_debug": True, "include_embeddings": True, "limit": 5}
+    with httpx.Client(base_url=guarded.url) as c:
+        for _ in range(4):
+            refused = recall(c, "prober", **debug)
+            assert refused.status_code == 403 and refused.json()["error"] == "debug_embeddings_forbidden"
+        admitted = c.post(
+            "/v1/memory/recall",
+            json={"query_embedding": unit(1), **debug},
+            headers={"X-Tenant-Id": "prober", "X-Admin-Token": ADMIN},
+        )
+        assert admitted.status_code == 200, "the refused requests left the one-request bucket whole"
+        again = c.post(
+            "/v1/memory/recall",
+            json={"query_embedding": unit(1), **debug},
+            headers={"X-Tenant-Id": "prober", "X-Admin-Token": ADMIN},
+        )
+        assert again.status_code == 429 and again.json()["error"] == "tenant_rate_limited_debug_embeddings"
+
+
+def test_refused_layer_embedding_requests_do_not_spend_the_debug_quota(guarded: LiveServer) -> None:
+    headers = {"X-Tenant-Id": "layer-prober", "X-Agent-Role": "manager"}
+    body = {"layer": "project", "query": "backend", "include_embeddings": True}
+    with httpx.Client(base_url=guarded.url) as c:
+        w = c.post("/v1/layers/write", headers=headers, json={"layer": "project", "title": "t", "content": "backend"})
+        assert w.status_code == 200, w.text
+        for _ in range(4):
+            refused = c.post("/v1/layers/search", headers=headers, json=body)
+            assert refused.status_code == 403 and refused.json()["error_type"] == "embeddings_forbidden"
+        admitted = c.post("/v1/layers/search", headers={**headers, "X-Admin-Token": ADMIN}, json=body)
+        assert admitted.status_code == 200, admitted.text
+        again = c.post("/v1/layers/search", headers={**headers, "X-Admin-Token": ADMIN}, json=body)
+        assert again.status_code == 429
+
+
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     binary = shutil.which("redis-server")

@@ -170,16 +170,35 @@ async def test_stale_parent_commit_is_a_conflict(store: Store) -> None:
 
 
 async def test_tenants_never_see_each_other(store: Store) -> None:
+    """Same scope, same task id, same text in two tenants: every read returns the caller's
+    tenant's node (the positive control) and never the other's."""
     v = vec(1)
-    a = await store.apply_write("t1", "s1", [up("secret plan alpha", embedding=v)], [], info(), now=NOW)
-    await store.apply_write("t2", "s1", [up("public note", embedding=vec(2), tenant="t2")], [], info(), now=NOW)
-    nid = a.nodes[0].id
-    assert await store.get_nodes("t2", "s1", [nid]) == []
-    assert await store.get_nodes("t2", None, [nid]) == []
-    hits = await store.vector_search("t2", "s1", np.asarray(v, np.float32), 10, UNFILTERED)
-    assert nid not in {h.id for h in hits}
-    assert await store.keyword_search("t2", "s1", "secret plan alpha", 10, UNFILTERED) == []
-    assert await store.get_embeddings("t2", "s1", [nid]) == {}
+    ids: dict[str, str] = {}
+    for tenant in ("t1", "t2"):
+        node = up("secret plan alpha", embedding=v, tenant=tenant, client_id="plan")
+        node.node.task_id, node.node.layer = "task-7", "workspace"
+        hub = up("hub", tenant=tenant, client_id="hub")
+        edge = EdgeUpsert(id=None, type="part_of", src=EdgeRef(client_id="plan"), dst=EdgeRef(client_id="hub"))
+        written = await store.apply_write(tenant, "s1", [node, hub], [edge], info(), now=NOW)
+        ids[tenant] = written.nodes[0].id
+    for me, other in (("t1", "t2"), ("t2", "t1")):
+        mine, theirs = ids[me], ids[other]
+        assert [n.id for n in await store.get_nodes(me, "s1", [mine, theirs])] == [mine]
+        assert [n.id for n in await store.get_nodes(me, None, [mine, theirs])] == [mine]
+        by_task = SeedFilter(visibility=EVERYTHING, task_id="task-7", layers=("workspace",))
+        assert [n.id for n in await store.find_nodes(me, "s1", by_task, limit=10)] == [mine]
+        assert [n.id for n in await store.find_nodes(me, None, by_task, limit=10)] == [mine]
+        hits = await store.vector_search(me, "s1", np.asarray(v, np.float32), 10, UNFILTERED)
+        assert mine in {h.id for h in hits} and theirs not in {h.id for h in hits}
+        words = await store.keyword_search(me, "s1", "secret plan alpha", 10, UNFILTERED)
+        assert [h.id for h in words] == [mine]
+        assert set(await store.get_embeddings(me, "s1", [mine, theirs])) == {mine}
+        assert await store.resolve_client_ids(me, "s1", ["plan"]) == {"plan": mine}
+        around = await store.edges_touching(me, "s1", [mine, theirs], min_weight=0, min_confidence=0, limit=10)
+        assert around and all(mine in (e.src_id, e.dst_id) for e in around)
+        assert [b.id for b in await store.node_briefs(me, "s1", [mine, theirs])] == [mine]
+        scanned = await store.scan_nodes(me, "s1", after_id=None, limit=10)
+        assert mine in {n.id for n in scanned} and theirs not in {n.id for n in scanned}
 
 
 async def test_vector_search_ranks_by_cosine_and_obeys_filters(store: Store) -> None:

@@ -34,6 +34,8 @@ class Reply:
     content: Any = None
     status: int = 200
     delay_sec: float = 0.0
+    #: an error answer that quotes the request's Authorization header, as some gateways do
+    echo_auth: bool = False
 
 
 def conversation_lines(request: dict[str, Any]) -> list[dict[str, str]]:
@@ -142,7 +144,9 @@ def _handler(script: ChatScript) -> type[BaseHTTPRequestHandler]:
                 if delay or reply.delay_sec:
                     time.sleep(delay + reply.delay_sec)
                 if reply.status != 200:
-                    self._send(reply.status, b'{"error": {"message": "scripted failure"}}')
+                    echoed = f" (auth was {self.headers.get('Authorization', '')})" if reply.echo_auth else ""
+                    message = {"error": {"message": f"scripted failure for model {request.get('model')}{echoed}"}}
+                    self._send(reply.status, json.dumps(message).encode())
                     return
                 content = reply.content
                 if callable(content):

@@ -6,10 +6,11 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import uvicorn
+from starlette.types import ASGIApp
 
 from memlane.api.app import create_app
 from memlane.config import Settings
@@ -33,9 +34,12 @@ class LiveServer:
 
     @classmethod
     @contextlib.contextmanager
-    def start(cls, settings: Settings) -> Iterator[LiveServer]:
+    def start(cls, settings: Settings, *, wrap: Callable[[ASGIApp], ASGIApp] | None = None) -> Iterator[LiveServer]:
+        """``wrap`` puts an ASGI layer around the whole app (tests that watch what it receives)."""
         port = free_port()
-        app = create_app(settings)
+        app: ASGIApp = create_app(settings)
+        if wrap is not None:
+            app = wrap(app)
         server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()

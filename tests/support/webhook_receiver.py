@@ -1,5 +1,6 @@
 """A real webhook receiver on loopback: answers a scripted sequence of statuses, then 200,
-and keeps every delivery (path, headers, JSON body, the status it answered)."""
+and keeps every delivery (path, headers, JSON body, the status it answered). A 3xx answer
+points ``Location`` at ``/redirected``; error answers carry a body naming ``SCRIPTED_ERROR``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.support.loopback import serve
+
+#: text in the body of every error answer: a client must never echo it
+SCRIPTED_ERROR = "scripted-error-body-7f3a"
 
 
 @dataclass
@@ -53,8 +57,10 @@ def _handler(script: ReceiverScript) -> type[BaseHTTPRequestHandler]:
                 script.deliveries.append(
                     Delivery(self.path, {k.lower(): v for k, v in self.headers.items()}, body, status)
                 )
-            out = b'{"ok": true}' if status < 300 else b'{"error": "scripted"}'
+            out = b'{"ok": true}' if status < 300 else b'{"error": "' + SCRIPTED_ERROR.encode() + b'"}'
             self.send_response(status)
+            if 300 <= status < 400:
+                self.send_header("location", "/redirected")
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(out)))
             self.end_headers()

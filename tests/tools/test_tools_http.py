@@ -4,10 +4,14 @@ seven layers with identifiers from headers, precedence, thresholds, and the Tool
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
 import httpx
 
+from memlane.services.layers.ids import to_node_id
 from memlane.services.tools.schemas import SCHEMAS
+from tests.api.helpers import stored
+from tests.support.server import LiveServer
 
 H = {"X-Agent-Id": "agent-a", "X-User-Id": "user-1", "X-Session-Id": "sess-1", "X-Team-Id": "team-x"}
 
@@ -159,12 +163,17 @@ def test_errors_use_the_tool_error_envelope(client: httpx.Client) -> None:
     assert r.status_code == 400 and r.json()["errorCode"] == "INVALID_INPUT"
 
 
-def test_memory_add_honours_an_expiry(client: httpx.Client) -> None:
+def test_memory_add_honours_an_expiry(client: httpx.Client, live_server: LiveServer) -> None:
     h = {**tenant(), **H}
     r = call(client, "memory_add", {"content": "x", "metadata": {"expiresAt": "2001-01-01T00:00:00Z"}}, h)
     assert r.status_code == 400 and "future" in r.json()["message"]
     r = call(client, "memory_add", {"content": "kept a while", "metadata": {"expiresAt": "2999-01-01T00:00:00Z"}}, h)
     assert r.status_code == 200
+    node_id = to_node_id(r.json()["memoryId"])
+    [node] = stored(live_server.settings, lambda s: s.get_nodes(h["X-Tenant-Id"], None, [node_id]))
+    assert node.expires_at == datetime(2999, 1, 1, tzinfo=UTC), "the expiry is stored, to the second"
+    search = call(client, "memory_search", {"query": "kept a while"}, h)
+    assert search.status_code == 200 and r.json()["memoryId"] in search.text
 
 
 def test_each_result_says_which_identity_it_acted_for(client: httpx.Client) -> None:

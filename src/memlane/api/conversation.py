@@ -255,12 +255,15 @@ async def summarize_conversation(
     await quota(request, "write", viewer.tenant_id)
     now = svc.clock.now()
     messages = _flexible_messages(body, svc.settings.max_messages, now, RAW_TEXT_ROLE)
-    callback = body.callback_url
+    callback, field = body.callback_url, "callback_url"
     if callback is None and x_callback_url:
+        callback, field = x_callback_url, "X-Callback-URL"
+    if callback is not None:
         try:
-            callback = check_callback_url(x_callback_url)
-        except ValueError as exc:
-            raise InvalidRequest(f"X-Callback-URL: {exc}", details={"field": "X-Callback-URL"}) from None
+            callback = check_callback_url(callback)
+            await conv.callbacks.check_target(callback)
+        except ValueError as exc:  # TargetRefused included: a 400 naming the field, nothing queued
+            raise InvalidRequest(f"{field}: {exc}", details={"field": field}) from None
     if callback is None:
         parsed = messages_from_payload([{**m, "id": m["id"] or f"m{i}"} for i, m in enumerate(messages)])
         try:

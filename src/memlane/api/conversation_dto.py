@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from memlane.services.conversation.messages import parse_timestamp
+from memlane.services.conversation.webhook_targets import parse_target
 
 MAX_CONTENT_CHARS = 50_000
 MAX_AGENT_TEXT_CHARS = 100_000
@@ -136,11 +136,6 @@ class SummaryRequest(AgentMemoryRequest):
 
 
 def check_callback_url(value: str) -> str:
-    """An absolute http(s) URL with a host; anything else is refused up front, not at delivery."""
-    try:
-        url = httpx.URL(value.strip())
-    except (httpx.InvalidURL, TypeError, ValueError):
-        raise ValueError("must be an absolute http(s) URL") from None
-    if url.scheme not in ("http", "https") or not url.host:
-        raise ValueError("must be an absolute http(s) URL")
-    return str(url)
+    """An absolute http(s) URL with a host and no credentials (its address is checked by the
+    service, which knows MEMLANE_WEBHOOK_ALLOWED_HOSTS); anything else is refused up front."""
+    return str(parse_target(value).url)

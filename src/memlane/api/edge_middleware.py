@@ -3,9 +3,19 @@ and the request metrics (count and latency per route template and status, memlan
 
 Written as plain ASGI rather than with ``@app.middleware("http")``: Starlette's
 ``BaseHTTPMiddleware`` runs each request through an extra task and memory streams, which
-showed up as a fixed cost on every recall. Here the limit is checked on the headers before
-any body is read, and the header is added to the response's start message, where the
-request's latency is also observed: the router has set ``scope["route"]`` by then.
+showed up as a fixed cost on every recall. The header is added to the response's start message,
+where the request's latency is also observed: the router has set ``scope["route"]`` by then.
+
+The body limit (``MEMLANE_MAX_REQUEST_BYTES``) holds for every body, however it is framed, and
+before routing, authentication or parsing: an oversized body is a 413 in the surface's
+envelope whoever sends it, and no request makes the server hold more than the limit plus one
+chunk.
+
+* A declared ``Content-Length`` over the limit is answered before anything is read; one within
+  it is passed on as it streams (the HTTP server never delivers more than the declared length).
+* A chunked body declares no length, so it is read here first, counting, and the reading stops
+  as soon as the count passes the limit. A body within the limit is handed to the app whole,
+  which costs nothing extra: every route parses its whole body anyway.
 """
 
 from __future__ import annotations
@@ -31,17 +41,17 @@ class EdgeMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.max_request_bytes
         length = _header(scope, b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_request_bytes:
-            response = render(
-                scope.get("path", ""),
-                413,
-                "payload_too_large",
-                f"request body is {length} bytes; the limit is {self.max_request_bytes} (MEMLANE_MAX_REQUEST_BYTES)",
-            )
-            await response(scope, receive, send)
-            _observe(scope["method"], UNMATCHED, 413, 0.0)
+        if length is not None and length.isdigit() and int(length) > limit:
+            await self._too_large(scope, receive, send, f"request body is {length} bytes")
             return
+        if length is None and "chunked" in (_header(scope, b"transfer-encoding") or "").lower():
+            body = await _read_bounded(receive, limit)
+            if body is None:
+                await self._too_large(scope, receive, send, f"request body is larger than {limit} bytes")
+                return
+            receive = _replay(body, receive)
         started = time.perf_counter()
         root_path = scope.get("root_path", "")
 
@@ -56,6 +66,37 @@ class EdgeMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_timed)
+
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send, what: str) -> None:
+        message = f"{what}; the limit is {self.max_request_bytes} (MEMLANE_MAX_REQUEST_BYTES)"
+        await render(scope.get("path", ""), 413, "payload_too_large", message)(scope, receive, send)
+        _observe(scope["method"], UNMATCHED, 413, 0.0)
+
+
+async def _read_bounded(receive: Receive, limit: int) -> bytes | None:
+    """The whole body, or None as soon as it passes ``limit`` (the rest is never read)."""
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":  # the client went away
+            return bytes(body)
+        body += message.get("body", b"")
+        if len(body) > limit:
+            return None
+        if not message.get("more_body", False):
+            return bytes(body)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives the app the body read already, then the server's own."""
+    pending: list[Message] = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replayed() -> Message:
+        if pending:
+            return pending.pop()
+        return await receive()
+
+    return replayed
 
 
 def route_template(scope: Scope, root_path: str) -> str:

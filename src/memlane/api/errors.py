@@ -63,6 +63,7 @@ def render(
     message: str,
     details: dict[str, Any] | None = None,
     headers: dict[str, str] | None = None,
+    retryable: bool | None = None,
 ) -> JSONResponse:
     surface = surface_of(path)
     body: dict[str, Any]
@@ -74,7 +75,7 @@ def render(
         if details:
             body["details"] = details
     elif surface == "tools":
-        body = tool_envelope(status, code, message, details)
+        body = tool_envelope(status, code, message, details, retryable)
     else:
         body = {"error": code, "message": message}
         if details:
@@ -110,7 +111,7 @@ def install_error_handlers(app: FastAPI) -> None:
         retry_after = getattr(exc, "retry_after", None)
         if isinstance(exc, RateLimited | UpstreamError | Overloaded) and retry_after is not None:
             headers["retry-after"] = str(max(1, round(float(retry_after))))
-        return render(request.url.path, exc.status, exc.code, exc.message, exc.details, headers)
+        return render(request.url.path, exc.status, exc.code, exc.message, exc.details, headers, exc.retryable)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:

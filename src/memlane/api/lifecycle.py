@@ -1,9 +1,9 @@
 """The graph surface's lifecycle endpoints: ``/v1/memory/nodes/activate`` and
 ``/v1/memory/archive/rehydrate``.
 
-The router's lifespan also makes sure the periodic decay job is queued (docs/lifecycle.md):
-the job is a database row, so any worker process runs it, whether or not this API process
-runs one.
+The router's lifespan also makes sure the periodic jobs are queued: decay (docs/lifecycle.md)
+and retention (services/retention.py). Each job is a database row, so any worker process runs
+it, whether or not this API process runs one.
 """
 
 from __future__ import annotations
@@ -29,16 +29,19 @@ log = logging.getLogger(__name__)
 
 
 @contextlib.asynccontextmanager
-async def _schedule_decay(app: FastAPI) -> AsyncIterator[None]:
+async def _schedule_periodic_jobs(app: FastAPI) -> AsyncIterator[None]:
     svc: Services | None = getattr(app.state, "services", None)
     if svc is not None:
-        decay = svc.lifecycle.decay
-        try:
-            job = await decay.ensure_scheduled()
-            if job is not None:
-                svc.worker.notify()
-        except Exception:  # a database hiccup must not stop start-up; the next start retries
-            log.warning("could not schedule the periodic decay job", exc_info=True)
+        for name, schedule in (
+            ("decay", svc.lifecycle.decay.ensure_scheduled),
+            ("retention", svc.retention.ensure_scheduled),
+        ):
+            try:
+                job = await schedule()
+                if job is not None:
+                    svc.worker.notify()
+            except Exception:  # a database hiccup must not stop start-up; the next start retries
+                log.warning("could not schedule the periodic %s job", name, exc_info=True)
     yield
 
 
@@ -47,7 +50,7 @@ router = APIRouter(
     prefix="/v1/memory",
     tags=["graph memory: lifecycle"],
     dependencies=[Depends(authenticated)],
-    lifespan=_schedule_decay,
+    lifespan=_schedule_periodic_jobs,
 )
 
 

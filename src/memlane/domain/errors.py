@@ -10,17 +10,29 @@ from typing import Any
 
 
 class MemlaneError(Exception):
-    """Base of every expected failure; ``status`` is the HTTP status it maps to."""
+    """Base of every expected failure; ``status`` is the HTTP status it maps to.
+
+    ``retryable`` says whether the same request may succeed later, for envelopes that tell
+    (the tools surface); None leaves it to the status (409, 429, 5xx are). A conflict that
+    retrying cannot resolve (an id that exists) says False."""
 
     status: int = 400
     code: str = "invalid_request"
 
-    def __init__(self, message: str, *, code: str | None = None, details: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        details: dict[str, Any] | None = None,
+        retryable: bool | None = None,
+    ):
         super().__init__(message)
         self.message = message
         if code is not None:
             self.code = code
         self.details = details
+        self.retryable = retryable
 
 
 class InvalidRequest(MemlaneError):

@@ -26,13 +26,13 @@ from memlane.domain.errors import (
     UpstreamEmbeddingUnavailable,
     UpstreamError,
 )
+from memlane.domain.redaction import redact
 from memlane.embed.base import Vectors, l2_normalise
 
 DEFAULT_RATE_LIMIT_RETRY_AFTER = 1.0
 DEFAULT_UNAVAILABLE_RETRY_AFTER = 2.0
 #: how much of an upstream error body is quoted back; enough to see the reason, not a page
 _BODY_EXCERPT_CHARS = 300
-_REDACTED = "[redacted]"
 
 
 def parse_retry_after(value: str | None, default: float, *, now: float | None = None) -> float:
@@ -224,9 +224,8 @@ class OpenAIEmbedder:
     def _redact(self, error: UpstreamError) -> UpstreamError:
         """Upstream error bodies sometimes echo the request headers back; the key must not
         travel on in our message, logs or API responses."""
-        if self._api_key and self._api_key in error.message:
-            error.message = error.message.replace(self._api_key, _REDACTED)
-            error.args = (error.message,)
+        error.message = redact(error.message, self._api_key)
+        error.args = (error.message,)
         return error
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 
 from memlane.domain.errors import UpstreamError
+from memlane.domain.redaction import redact
 from memlane.llm.errors import LLMBadResponse, LLMRateLimited, LLMTimeout, LLMUnavailable, MalformedOutput
 from memlane.llm.limits import CallGate
 from memlane.metrics import LLM_CALLS, LLM_TOKENS
@@ -93,6 +94,7 @@ class ChatClient:
         self.model = model
         self.gate = gate
         self._headers = {"content-type": "application/json"}
+        self._api_key = api_key
         if api_key:
             self._headers["authorization"] = f"Bearer {api_key}"
         self._transport = transport
@@ -147,15 +149,14 @@ class ChatClient:
         if status >= 500:
             raise LLMUnavailable(f"LLM endpoint failed with HTTP {status}", retry_after=_retry_after(response))
         if status >= 400:
-            snippet = response.text[:MAX_ERROR_TEXT]
+            snippet = redact(response.text[:MAX_ERROR_TEXT], self._api_key)  # gateways echo requests
             raise LLMBadResponse(f"LLM endpoint refused the request with HTTP {status}: {snippet}")
         try:
             envelope = response.json()
             content = envelope["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
-            raise LLMBadResponse(
-                f"LLM endpoint answered HTTP {status} but not a chat completion: {response.text[:MAX_ERROR_TEXT]}"
-            ) from None
+            snippet = redact(response.text[:MAX_ERROR_TEXT], self._api_key)
+            raise LLMBadResponse(f"LLM endpoint answered HTTP {status} but not a chat completion: {snippet}") from None
         count_tokens(envelope.get("usage"))
         if not isinstance(content, str):
             raise MalformedOutput("completion has no text content", raw=json.dumps(content)[:MAX_ERROR_TEXT])

@@ -24,7 +24,7 @@ catastrophic regexes). Semantics, including the edge cases the supplement leaves
   an element with the operand; ``$nin`` the exact negation of ``$in``; ``$gt $gte $lt $lte``
   compare numbers only (bools are not numbers; any other value never matches); ``$contains``
   substring when both sides are strings, deep-equality membership when the value is an
-  array; ``$regex`` (operand a string) ``re.search`` on a string value.
+  array; ``$regex`` (operand a string) an RE2 search on a string value.
 * **Missing values**: every positive test (``$eq``, ``$in``, comparisons, ``$contains``,
   ``$regex``, literals) fails on a missing value, and ``$ne``/``$nin`` *succeed*. Choosing
   the exact negation (as MongoDB does) keeps ``{"$ne": x}`` equivalent to
@@ -44,19 +44,18 @@ catastrophic regexes). Semantics, including the edge cases the supplement leaves
   Exceptions are evaluated only when ``if`` matched (they cannot change the outcome
   otherwise), in order, stopping at the first that matches. ``[{}]`` disables a rule, since
   an empty condition matches everything.
-* **Regex cost guard**: Python's ``re`` backtracks and cannot be interrupted, so patterns are
-  checked before they are compiled (compiled patterns are LRU-cached): at most
-  ``MAX_REGEX_PATTERN_LEN`` characters; no backreferences or conditionals; no repeated group
-  that itself contains a quantifier or an alternation (the shapes behind exponential
-  blow-ups, e.g. ``(a+)+``, ``(a|a)*``, ``(a?){20}``). The remaining worst case is bounded by
-  a budget: with choice points ``c_i`` (``?`` = 2, ``{m,n}`` = n-m+1, unbounded = L+1, an
-  alternation = its number of branches) a subject of length L costs ``L * prod(c_i)``, which
-  must stay within ``REGEX_COST_BUDGET``.
-  A string longer than the pattern allows (never more than ``MAX_REGEX_SUBJECT_LEN``) does not
-  match; a pattern whose budget leaves less than ``MIN_REGEX_SUBJECT_LEN`` characters is
-  invalid. For a plain substring test on long text use ``$contains``, which is linear. An
-  over-budget string is a context-side miss, like a number given to ``$regex``: under
-  ``$not`` it therefore counts as a match.
+* **Regexes run on RE2** (``domain/patterns.py``): linear time, no backtracking, so no pattern
+  can freeze the server. A pattern of at most ``MAX_REGEX_PATTERN_LEN`` characters in RE2
+  syntax is valid; constructs RE2 cannot run (backreferences, lookaround, ``(?x)``, atomic
+  groups, possessive quantifiers) and programs larger than ``MAX_PROGRAM_SIZE`` instructions
+  make the condition invalid. Rule writes refuse them (``400 invalid_rule_pattern``), so they
+  only reach evaluation from rows stored before. The work is capped twice: a string longer than
+  ``MAX_REGEX_SUBJECT_LEN`` characters is a context-side miss (like a number given to
+  ``$regex``: under ``$not`` it therefore counts as a match); and one rule's evaluation (its
+  ``if`` and exceptions together) may spend at most ``REGEX_WORK_BUDGET`` units, a test costing
+  its program size times the subject length (RE2's worst case). A condition that runs out of
+  budget is treated as invalid: it never matches, whatever ``$not`` surrounds the test, and the
+  defect is reported. For a plain substring test use ``$contains``.
 * **Match detail**: ``condition_paths`` lists the leaf conditions that made the match, as the
   dotted context path plus the operator for operator leaves (``agent.role``,
   ``cost.$lt``); a satisfied ``$not`` is reported as ``$not(<its leaves>)``, e.g.
@@ -68,13 +67,11 @@ catastrophic regexes). Semantics, including the edge cases the supplement leaves
 
 from __future__ import annotations
 
-import functools
-import math
-import re
-import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
+
+from memlane.domain.patterns import MAX_PROGRAM_SIZE, PatternError, UserPattern, compile_pattern
 
 COMBINATORS: Final = frozenset({"$and", "$or", "$not"})
 OPERATORS: Final = frozenset(
@@ -89,9 +86,9 @@ MAX_CONDITION_NODES: Final = 2000
 MAX_CONDITION_LEAVES: Final = 200
 MAX_REGEX_PATTERN_LEN: Final = 256
 MAX_REGEX_SUBJECT_LEN: Final = 4096
-MIN_REGEX_SUBJECT_LEN: Final = 16
-#: worst-case backtracking steps one regex test may cost (about a few ms of CPU)
-REGEX_COST_BUDGET: Final = 1_000_000
+#: RE2 instructions x subject characters one rule's evaluation may spend on ``$regex`` tests:
+#: five worst-case tests (a 1000-instruction program over 4096 characters), a few ms of CPU
+REGEX_WORK_BUDGET: Final = 5 * MAX_PROGRAM_SIZE * (MAX_REGEX_SUBJECT_LEN + 1)
 #: the number of exceptions on one rule that are looked at
 MAX_EXCEPTIONS: Final = 50
 
@@ -174,181 +171,42 @@ def resolve_path(value: object, segments: Sequence[str]) -> object:
     return value
 
 
-# --------------------------------------------------------------------------- regex guard
+# --------------------------------------------------------------------------- regex
 
 
 @dataclass(frozen=True, slots=True)
 class CompiledRegex:
-    """A checked ``$regex`` operand: the compiled pattern and the longest subject it may test."""
+    """A ``$regex`` operand compiled by RE2 (domain/patterns.py), or why it cannot be."""
 
-    pattern: re.Pattern[str] | None
-    max_subject_len: int
+    pattern: UserPattern | None
     error: str | None
 
 
-class _RegexShapeError(ValueError):
-    pass
-
-
-@dataclass(slots=True)
-class _Group:
-    #: contains a quantifier that repeats or chooses (anything but a fixed ``{n}``)
-    varies: bool = False
-    #: contains an alternation, at any depth
-    alternates: bool = False
-    #: alternatives at this group's own level
-    branches: int = 1
-
-
-_BRACE = re.compile(r"\{(\d*)(,?)(\d*)\}")
-
-
-def _scan_regex(pattern: str) -> list[int | None]:
-    """Repetition choice counts of a pattern (None = unbounded), rejecting dangerous shapes.
-
-    A deliberately conservative scanner over Python's regex syntax: it need not understand
-    every construct, only never miss a repetition. Anything it cannot place is left to
-    ``re.compile`` to reject.
-    """
-    factors: list[int | None] = []
-    stack = [_Group()]
-    last: _Group | None = None  # the group just closed, when a quantifier may follow it
-    last_is_atom = False
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            nxt = pattern[i + 1] if i + 1 < n else ""
-            if nxt.isdigit() and nxt != "0":
-                raise _RegexShapeError("backreferences are not allowed")
-            i += 2
-            last, last_is_atom = None, True
-            continue
-        if c == "[":
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 2 if pattern[j] == "\\" else 1
-            i = j + 1
-            last, last_is_atom = None, True
-            continue
-        if c == "(":
-            if pattern.startswith("(?P=", i) or pattern.startswith("(?(", i):
-                raise _RegexShapeError("backreferences and conditionals are not allowed")
-            stack.append(_Group())
-            i += 1
-            if i < n and pattern[i] == "?":
-                i += 1
-                if pattern.startswith("P<", i):
-                    end = pattern.find(">", i)
-                    if end < 0:
-                        raise _RegexShapeError("unterminated group name")
-                    i = end + 1
-                elif pattern[i : i + 2] in ("<=", "<!"):
-                    i += 2
-                elif i < n and pattern[i] == "#":  # a comment: no group, ends at the first ')'
-                    stack.pop()
-                    end = pattern.find(")", i)
-                    if end < 0:
-                        raise _RegexShapeError("unterminated comment")
-                    i = end + 1
-                elif i < n and pattern[i] in ":=!>":
-                    i += 1
-                else:
-                    while i < n and pattern[i] in "aiLmsux-":
-                        i += 1
-                    if i < n and pattern[i] == ":":
-                        i += 1
-            last, last_is_atom = None, False
-            continue
-        if c == ")":
-            if len(stack) == 1:
-                raise _RegexShapeError("unbalanced parenthesis")
-            closed = stack.pop()
-            if closed.branches > 1:
-                factors.append(closed.branches)
-            stack[-1].varies |= closed.varies
-            stack[-1].alternates |= closed.alternates
-            last, last_is_atom = closed, False
-            i += 1
-            continue
-        if c == "|":
-            stack[-1].alternates = True
-            stack[-1].branches += 1
-            last, last_is_atom = None, False
-            i += 1
-            continue
-        low: int
-        high: int | None
-        if c in "*+?":
-            low, high = (0, None) if c == "*" else (1, None) if c == "+" else (0, 1)
-            i += 1
-        elif c == "{" and (m := _BRACE.match(pattern, i)) and (m.group(1) or m.group(3)):
-            low = int(m.group(1) or 0)
-            high = int(m.group(3)) if m.group(3) else (None if m.group(2) else low)
-            i = m.end()
-        else:
-            last, last_is_atom = None, True
-            i += 1
-            continue
-        if i < n and pattern[i] in "?+":  # lazy or possessive suffix
-            i += 1
-        if last is None and not last_is_atom:
-            raise _RegexShapeError("quantifier without a target")
-        repeats = high is None or high > 1
-        if repeats and last is not None and (last.varies or last.alternates):
-            raise _RegexShapeError("a repeated group may not contain a quantifier or an alternation")
-        if high is None or high > low:
-            stack[-1].varies = True
-        if high is None:
-            factors.append(None)
-        elif high > low:
-            factors.append(high - low + 1)
-        last, last_is_atom = None, False
-    if len(stack) != 1:
-        raise _RegexShapeError("unbalanced parenthesis")
-    if stack[0].branches > 1:
-        factors.append(stack[0].branches)
-    return factors
-
-
-def _regex_cost(length: int, factors: Sequence[int | None]) -> float:
-    cost = float(max(length, 1))
-    for factor in factors:
-        cost *= length + 1 if factor is None else min(factor, length + 1)
-        if cost > REGEX_COST_BUDGET:
-            return math.inf
-    return cost
-
-
-@functools.lru_cache(maxsize=1024)
 def compile_regex(pattern: str) -> CompiledRegex:
-    """Check and compile a ``$regex`` operand once; invalid patterns carry ``error``."""
-    if len(pattern) > MAX_REGEX_PATTERN_LEN:
-        return CompiledRegex(None, 0, f"pattern longer than {MAX_REGEX_PATTERN_LEN} characters")
+    """Compile a ``$regex`` operand (cached by ``compile_pattern``); invalid ones carry ``error``."""
     try:
-        factors = _scan_regex(pattern)
-    except _RegexShapeError as exc:
-        return CompiledRegex(None, 0, f"pattern rejected: {exc}")
-    try:
-        with warnings.catch_warnings():  # e.g. FutureWarning "possible nested set"
-            warnings.simplefilter("ignore")
-            compiled = re.compile(pattern)
-    except (re.error, RecursionError, OverflowError, ValueError) as exc:
-        return CompiledRegex(None, 0, f"invalid pattern: {exc}")
-    lo, hi = 0, MAX_REGEX_SUBJECT_LEN
-    while lo < hi:  # largest length within the budget; cost grows with length
-        mid = (lo + hi + 1) // 2
-        if _regex_cost(mid, factors) <= REGEX_COST_BUDGET:
-            lo = mid
-        else:
-            hi = mid - 1
-    if lo < MIN_REGEX_SUBJECT_LEN:
-        return CompiledRegex(None, 0, "pattern too costly: too many repetitions or alternatives")
-    return CompiledRegex(compiled, lo, None)
+        return CompiledRegex(compile_pattern(pattern, max_length=MAX_REGEX_PATTERN_LEN), None)
+    except PatternError as exc:
+        return CompiledRegex(None, str(exc))
+
+
+class RegexBudget:
+    """What one rule's evaluation may still spend on ``$regex`` tests, in RE2 instructions
+    times subject characters (RE2's worst-case cost of one search)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, units: int = REGEX_WORK_BUDGET):
+        self.left = units
+
+    def spend(self, units: int) -> None:
+        self.left -= units
+        if self.left < 0:
+            raise _OverBudget
+
+
+class _OverBudget(Exception):
+    pass
 
 
 # --------------------------------------------------------------------------- validation
@@ -359,6 +217,8 @@ class _Census:
     nodes: int = 0
     leaves: int = 0
     errors: list[str] | None = None
+    #: (where, reason) of ``$regex`` operands RE2 cannot run
+    regex_errors: list[tuple[str, str]] | None = None
 
     def error(self, where: str, message: str) -> None:
         if self.errors is not None and len(self.errors) < 20:
@@ -399,10 +259,11 @@ def _check_operator(op: str, operand: object, path: tuple[str, ...], depth: int,
     elif op in ("$gt", "$gte", "$lt", "$lte") and not _is_number(operand):
         census.error(where, "operand must be a number")
     elif op == "$regex":
-        if not isinstance(operand, str):
-            census.error(where, "operand must be a string")
-        elif (error := compile_regex(operand).error) is not None:
+        error = "operand must be a string" if not isinstance(operand, str) else compile_regex(operand).error
+        if error is not None:
             census.error(where, error)
+            if census.regex_errors is not None:
+                census.regex_errors.append((where, error))
 
 
 def _check_pattern(pattern: object, path: tuple[str, ...], depth: int, census: _Census) -> None:
@@ -457,6 +318,26 @@ def validate_condition(condition: object) -> list[str]:
     return errors
 
 
+def regex_errors(condition: object) -> list[tuple[str, str]]:
+    """(path, reason) of every ``$regex`` operand RE2 cannot run: what a rule write refuses."""
+    census = _Census(regex_errors=[])
+    if condition is not None:
+        _check_pattern(condition, (), 0, census)
+    return census.regex_errors or []
+
+
+def rule_conditions(slots: Mapping[str, Any]) -> list[tuple[str, object]]:
+    """A rule's conditions named by their slot field: ``slots.if`` and ``slots.exceptions[i]``
+    (a single exception object counts as a one-element list, as ``matches`` reads it)."""
+    found: list[tuple[str, object]] = []
+    if slots.get("if") is not None:
+        found.append(("slots.if", slots["if"]))
+    exceptions = slots.get("exceptions")
+    items = exceptions if isinstance(exceptions, list) else [exceptions] if isinstance(exceptions, dict) else []
+    found.extend((f"slots.exceptions[{i}]", exc) for i, exc in enumerate(items[:MAX_EXCEPTIONS]))
+    return found
+
+
 def specificity(condition: object) -> int:
     """Number of leaf conditions: how narrowly a rule targets its context (a rank tiebreaker)."""
     if condition is None:
@@ -469,11 +350,11 @@ def specificity(condition: object) -> int:
 # --------------------------------------------------------------------------- evaluation
 
 
-def _test_operator(op: str, operand: Any, value: object) -> bool:
+def _test_operator(op: str, operand: Any, value: object, budget: RegexBudget) -> bool:
     if op == "$ne":
-        return not _test_operator("$eq", operand, value)
+        return not _test_operator("$eq", operand, value, budget)
     if op == "$nin":
-        return not _test_operator("$in", operand, value)
+        return not _test_operator("$in", operand, value, budget)
     if op == "$exists":
         return (value is not MISSING) is bool(operand)
     if value is MISSING:
@@ -500,12 +381,13 @@ def _test_operator(op: str, operand: Any, value: object) -> bool:
             return isinstance(operand, str) and operand in value
         return isinstance(value, list) and _contains_equal(value, operand)
     if op == "$regex":
-        if not isinstance(value, str):
+        if not isinstance(value, str) or len(value) > MAX_REGEX_SUBJECT_LEN:
             return False
-        regex = compile_regex(operand)
-        if regex.pattern is None or len(value) > regex.max_subject_len:
+        regex = compile_regex(operand).pattern
+        if regex is None:  # validated conditions never get here; a miss keeps evaluation total
             return False
-        return regex.pattern.search(value) is not None
+        budget.spend(regex.program_size * (len(value) + 1))
+        return regex.search(value)
     return False
 
 
@@ -534,33 +416,33 @@ def _not_path(operand: object, path: tuple[str, ...]) -> list[str]:
     return [f"$not({', '.join(leaves)})"] if leaves else []
 
 
-def _eval(pattern: object, value: object, path: tuple[str, ...], out: list[str]) -> bool:
+def _eval(pattern: object, value: object, path: tuple[str, ...], out: list[str], budget: RegexBudget) -> bool:
     """Match a *validated* pattern; appends matched leaf paths to ``out`` only on success."""
     if isinstance(pattern, dict):
         local: list[str] = []
         for key in sorted(pattern):
             sub = pattern[key]
             if key == "$and":
-                ok = all(_eval(item, value, path, local) for item in sub)
+                ok = all(_eval(item, value, path, local, budget) for item in sub)
             elif key == "$or":
                 ok = False
                 for item in sub:
                     branch: list[str] = []
-                    if _eval(item, value, path, branch):
+                    if _eval(item, value, path, branch, budget):
                         local.extend(branch)
                         ok = True
                         break
             elif key == "$not":
-                ok = not _eval(sub, value, path, [])
+                ok = not _eval(sub, value, path, [], budget)
                 if ok:
                     local.extend(_not_path(sub, path))
             elif key.startswith("$"):
-                ok = _test_operator(key, sub, value)
+                ok = _test_operator(key, sub, value, budget)
                 if ok:
                     local.append(_where(path, key))
             else:
                 segments = tuple(key.split("."))
-                ok = _eval(sub, resolve_path(value, segments), (*path, *segments), local)
+                ok = _eval(sub, resolve_path(value, segments), (*path, *segments), local, budget)
             if not ok:
                 return False
         out.extend(local)
@@ -574,21 +456,28 @@ def _eval(pattern: object, value: object, path: tuple[str, ...], out: list[str])
     return ok
 
 
-def evaluate_condition(condition: object, context: object) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
-    """(matched, matched leaf paths, defects) for one condition; invalid ones never match."""
+def evaluate_condition(
+    condition: object, context: object, budget: RegexBudget | None = None
+) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
+    """(matched, matched leaf paths, defects) for one condition; invalid ones never match, nor
+    do those whose ``$regex`` tests run out of ``budget`` (a fresh one when not given)."""
     if condition is None:
         return True, (), ()
     errors = validate_condition(condition)
     if errors:
         return False, (), tuple(errors)
     out: list[str] = []
-    ok = _eval(condition, context, (), out)
+    try:
+        ok = _eval(condition, context, (), out, budget or RegexBudget())
+    except _OverBudget:
+        return False, (), (f"$: $regex work budget of {REGEX_WORK_BUDGET} exhausted; the condition never matches",)
     return ok, (tuple(dict.fromkeys(out)) if ok else ()), ()
 
 
 def matches(rule_if: object, exceptions: object, context: object) -> MatchResult:
     """Whether a rule's ``if`` matches ``context`` and none of its exceptions does."""
-    if_ok, paths, if_errors = evaluate_condition(rule_if, context)
+    budget = RegexBudget()  # one budget for the whole rule: ``if`` and every exception
+    if_ok, paths, if_errors = evaluate_condition(rule_if, context, budget)
     errors = [f"if {e}" for e in if_errors]
     if exceptions is None:
         exception_list: list[object] = []
@@ -610,7 +499,7 @@ def matches(rule_if: object, exceptions: object, context: object) -> MatchResult
                 # silently switch the rule off.
                 errors.append(f"exceptions[{index}]: null is not a condition; ignored")
                 continue
-            ok, _, exc_errors = evaluate_condition(exception, context)
+            ok, _, exc_errors = evaluate_condition(exception, context, budget)
             errors.extend(f"exceptions[{index}] {e}" for e in exc_errors)
             if ok:
                 excepted_by = index

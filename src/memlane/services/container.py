@@ -15,7 +15,7 @@ from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.embed.base import Embedder
 from memlane.embed.factory import build_embedder
-from memlane.jobs.kinds import EMBED_NODES
+from memlane.jobs.kinds import EMBED_NODES, RETENTION_SWEEP
 from memlane.jobs.layers_kinds import KNOWLEDGE_SYNC, LAYERS_SWEEP
 from memlane.jobs.worker import Handler, Worker
 from memlane.llm.client import ChatClient
@@ -36,6 +36,7 @@ from memlane.services.quotas import QuotaGuard
 from memlane.services.ranking.calibration import RelevanceScale
 from memlane.services.reading import MemoryReader
 from memlane.services.recall import RecallService
+from memlane.services.retention import RetentionPolicy, RetentionService
 from memlane.services.rules_service import RulesService
 from memlane.services.tools.memory import MemoryTools
 from memlane.services.tools.service import ToolService
@@ -128,6 +129,7 @@ class Services:
     sweeper: ExpirySweeper
     tools: ToolService
     erasure: ErasureService
+    retention: RetentionService
     exporter: Exporter
     importer: Importer
 
@@ -135,6 +137,7 @@ class Services:
         return {
             EMBED_NODES: self.embedding.run_embed_job,
             LAYERS_SWEEP: self.sweeper.run_job,
+            RETENTION_SWEEP: self.retention.run_job,
             KNOWLEDGE_SYNC: self.sync.run_job,
             **self.conversation.handlers(),
             **self.lifecycle.handlers(),
@@ -285,6 +288,12 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
             notify=notify,
         ),
         erasure=ErasureService(store, recall=recall, rules=rules, clock=clock, knowledge_scope=settings.default_scope),
+        retention=RetentionService(
+            store,
+            clock=clock,
+            policy=RetentionPolicy.from_settings(settings),
+            job_max_attempts=settings.job_max_attempts,
+        ),
     )
     worker.handlers.update(services.handlers())
     return services

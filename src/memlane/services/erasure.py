@@ -13,8 +13,8 @@ from memlane.domain.clock import Clock, new_id
 from memlane.domain.erasure import ErasureReceipt, ErasureSubject
 from memlane.domain.errors import Forbidden
 from memlane.domain.filters import compiled
+from memlane.domain.patterns import forget_compiled
 from memlane.domain.visibility import Viewer
-from memlane.rules.conditions import compile_regex
 from memlane.services.recall import RecallService
 from memlane.services.rules_service import RulesService
 from memlane.store.base import Store
@@ -52,7 +52,7 @@ class ErasureService:
         )
         self.rules.forget(subject.tenant_id)
         compiled.cache_clear()
-        compile_regex.cache_clear()
+        forget_compiled()
         return receipt
 
 

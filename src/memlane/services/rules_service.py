@@ -38,7 +38,7 @@ from memlane.domain.clock import Clock, iso
 from memlane.domain.errors import Conflict, InvalidRequest, NotFound
 from memlane.domain.model import Commit, CommitInfo, Node
 from memlane.domain.visibility import Viewer, Visibility, visibility_of
-from memlane.rules.conditions import validate_condition
+from memlane.rules.conditions import rule_conditions, validate_condition
 from memlane.rules.evaluate import RULE_STATES, Evaluation, RuleMatch, evaluate, rule_state
 from memlane.rules.policy import parse_policy_patch
 from memlane.rules.promotion import PromotionCheck, PromotionThresholds, check_promotion
@@ -96,17 +96,12 @@ def definition_errors(node: Node) -> list[tuple[str, str]]:
     check = parse_policy_patch(slots.get("then"))
     if check.patch is None:
         errors.append(("slots.then", check.error or "invalid"))
-    for reason in validate_condition(slots.get("if"))[:3]:
-        errors.append(("slots.if", reason))
     exceptions = slots.get("exceptions")
-    if exceptions is not None:
-        items = exceptions if isinstance(exceptions, list) else [exceptions] if isinstance(exceptions, dict) else None
-        if items is None:
-            errors.append(("slots.exceptions", "must be an array of conditions"))
-        else:
-            for i, exc in enumerate(items):
-                for reason in validate_condition(exc)[:1]:
-                    errors.append((f"slots.exceptions[{i}]", reason))
+    if exceptions is not None and not isinstance(exceptions, list | dict):
+        errors.append(("slots.exceptions", "must be an array of conditions"))
+    for where, condition in rule_conditions(slots):
+        limit = 3 if where == "slots.if" else 1
+        errors.extend((where, reason) for reason in validate_condition(condition)[:limit])
     if rule_scope_of(slots).scope is None:
         errors.append(
             (

@@ -23,6 +23,7 @@ from memlane.domain.model import (
 )
 from memlane.domain.visibility import Viewer, visibility_of
 from memlane.jobs.kinds import EMBED_NODES
+from memlane.rules.conditions import regex_errors, rule_conditions
 from memlane.store.base import EdgeRedirectResult, NodeMutation, Store
 from memlane.store.sql.node_plan import UPDATABLE_NODE_FIELDS
 
@@ -152,6 +153,7 @@ class WriteService:
         self._on_jobs = on_jobs
 
     async def write(self, cmd: WriteCommand) -> WriteOutcome:
+        _refuse_repeated_client_ids(cmd.nodes)
         ups = [self._upsert(cmd, i, spec) for i, spec in enumerate(cmd.nodes)]
         eds = [self._edge(cmd, i, spec) for i, spec in enumerate(cmd.edges)]
         auto_embed = self.default_auto_embed if cmd.auto_embed is None else cmd.auto_embed
@@ -310,6 +312,8 @@ class WriteService:
             if owner_agent is None and owner_team is None:
                 owner_agent, owner_team = cmd.author.owner_agent_id, cmd.author.owner_team_id
             producer = producer or cmd.author.producer_agent_id
+        if spec.type == "rule":
+            _refuse_bad_patterns(spec.slots or {}, where)
         if spec.embedding is not None and len(spec.embedding) != self.dimension:
             raise InvalidRequest(
                 f"{where}.embedding has {len(spec.embedding)} dimensions; the configured embedder uses "
@@ -382,3 +386,32 @@ class WriteService:
             invalid_at=spec.invalid_at,
             interval_set=spec.interval_set,
         )
+
+
+def _refuse_repeated_client_ids(nodes: Sequence[WriteNodeSpec]) -> None:
+    """A ``client_id`` names one node of a scope: given twice in one write it would be two
+    inserts of one key, which the store's unique index refuses half-way through the commit.
+    (A repeated ``id`` is caught when the store plans the write, since a ``client_id`` may
+    resolve to the same stored id.)"""
+    seen: dict[str, int] = {}
+    for i, spec in enumerate(nodes):
+        if not spec.client_id:
+            continue
+        if spec.client_id in seen:
+            first = f"nodes[{seen[spec.client_id]}].client_id"
+            raise InvalidRequest(
+                f"nodes[{i}].client_id {spec.client_id!r} is also {first}; a write names each node once",
+                code="duplicate_client_id",
+                details={"field": f"nodes[{i}].client_id", "first": first},
+            )
+        seen[spec.client_id] = i
+
+
+def _refuse_bad_patterns(slots: dict[str, Any], where: str) -> None:
+    """A rule's ``$regex`` operands must be patterns RE2 can run: refused at the write, naming
+    the field, instead of a rule that silently never matches (other definition defects are
+    reported when the rule enters shadow or active: drafts may be incomplete)."""
+    for name, condition in rule_conditions(slots):
+        for path, reason in regex_errors(condition)[:1]:
+            field = f"{where}.{name}" if path == "$" else f"{where}.{name}.{path}"
+            raise InvalidRequest(f"{field}: {reason}", code="invalid_rule_pattern", details={"field": field})

@@ -222,6 +222,10 @@ class Store(Protocol):
 
     async def count_jobs(self, status: str | None = None) -> int: ...
 
+    async def delete_finished_jobs_before(self, cutoff: datetime, *, limit: int) -> int:
+        """Remove up to ``limit`` done/failed jobs last updated before ``cutoff`` (retention)."""
+        ...
+
     async def count_due_jobs(self, *, now: datetime) -> int:
         """Queued jobs whose ``run_after`` has passed (the backlog; jobs backing off excluded)."""
         ...
@@ -258,6 +262,10 @@ class Store(Protocol):
 
     async def list_recall_audit(self, tenant_id: str, scope: str, *, limit: int) -> list[dict[str, Any]]:
         """Newest first: who recalled what from a scope."""
+        ...
+
+    async def delete_recall_audits_before(self, cutoff: datetime, *, limit: int) -> int:
+        """Remove up to ``limit`` recall audit rows created before ``cutoff`` (retention)."""
         ...
 
     # --- lifecycle: rules feedback, activation, decay, consolidation (issue 7) ------------

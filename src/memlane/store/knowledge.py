@@ -327,6 +327,7 @@ class KnowledgeStore(SideTables):
                     f"knowledge item {rec.id!r} already exists; update it instead",
                     code="knowledge_item_exists",
                     details={"field": "id", "id": rec.id},
+                    retryable=False,
                 )
             if prior.content_hash == rec.content_hash:
                 return prior

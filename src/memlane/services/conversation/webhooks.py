@@ -6,7 +6,14 @@ loses a delivery nor exceeds :data:`MAX_ATTEMPTS`. The summary is generated once
 the task: a retried delivery sends the same summary and costs no LLM call.
 
 Retry policy: 2xx is delivered; 408, 429, 5xx and network errors are retried; any other
-status (4xx, and 3xx since redirects are not followed) is permanent and ends the task.
+status (4xx, and 3xx since redirects are not followed) is permanent and ends the task, and so
+is a target the address check refuses (webhook_targets.py: checked again at every delivery,
+and the connection goes to the address checked).
+
+What an attempt records is what the caller may learn about the target: the status code of an
+HTTP answer, never its body (the reply is not even read), and for anything short of an HTTP
+answer (refused, reset, timed out, not HTTP) the same words, :data:`NO_RESPONSE`, with no
+timing, so a closed port cannot be told from an open one.
 """
 
 from __future__ import annotations
@@ -24,11 +31,13 @@ from memlane.llm.structured import CallBudget
 from memlane.metrics import WEBHOOK_DELIVERIES
 from memlane.services.conversation.messages import messages_from_payload
 from memlane.services.conversation.summaries import SUMMARY_CALLS, Summarizer
+from memlane.services.conversation.webhook_targets import TargetPolicy, TargetRefused, parse_target, pinned_request
 from memlane.store.base import Store
 
 MAX_ATTEMPTS = 3
 RETRYABLE_STATUSES = frozenset({408, 429})
 USER_AGENT = "memlane-webhook/1"
+NO_RESPONSE = "no HTTP response from the receiver"
 
 
 class WebhookRejected(MemlaneError):
@@ -50,7 +59,8 @@ class AttemptOutcome:
     outcome: str  # delivered | retryable | permanent
     status_code: int | None
     error: str | None
-    duration_ms: float
+    #: only when the receiver answered; a failure to get an answer records no timing
+    duration_ms: float | None
 
 
 def classify(status: int) -> str:
@@ -66,31 +76,50 @@ async def post_once(
     body: dict[str, Any],
     headers: dict[str, str],
     *,
+    policy: TargetPolicy,
     timeout_sec: float,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> AttemptOutcome:
+    """One delivery: check the target as it resolves now, connect to the address checked, keep
+    the status code and nothing of the reply."""
+    try:
+        target = parse_target(url)
+        addresses = await policy.addresses(target)
+    except TargetRefused as exc:
+        return AttemptOutcome("permanent", None, f"refused: {exc}", None)
+    pinned_url, host, extensions = pinned_request(target, addresses[0])
     started = time.perf_counter()
     try:
-        async with httpx.AsyncClient(timeout=timeout_sec, follow_redirects=False, transport=transport) as http:
-            response = await http.post(url, json=body, headers=headers)
-    except httpx.HTTPError as exc:
-        return AttemptOutcome(
-            "retryable", None, f"{type(exc).__name__}: {exc}"[:300], (time.perf_counter() - started) * 1000
-        )
-    elapsed = (time.perf_counter() - started) * 1000
-    outcome = classify(response.status_code)
-    error = None if outcome == "delivered" else f"HTTP {response.status_code}: {response.text[:200]}"
-    return AttemptOutcome(outcome, response.status_code, error, elapsed)
+        # trust_env=False: a proxy from the environment would connect by name, past the check
+        async with (
+            httpx.AsyncClient(
+                timeout=timeout_sec, follow_redirects=False, transport=transport, trust_env=False
+            ) as http,
+            http.stream("POST", pinned_url, json=body, headers={**headers, **host}, extensions=extensions) as response,
+        ):
+            status = response.status_code  # the body is never read
+    except httpx.HTTPError:
+        return AttemptOutcome("retryable", None, NO_RESPONSE, None)
+    outcome = classify(status)
+    error = None if outcome == "delivered" else f"HTTP {status}"
+    return AttemptOutcome(outcome, status, error, (time.perf_counter() - started) * 1000)
 
 
 class SummaryCallbacks:
     """Handler of ``conversation.summary_callback`` jobs: summarise once, deliver, record."""
 
-    def __init__(self, *, store: Store, clock: Clock, summarizer: Summarizer, timeout_sec: float):
+    def __init__(
+        self, *, store: Store, clock: Clock, summarizer: Summarizer, timeout_sec: float, targets: TargetPolicy
+    ):
         self.store = store
         self.clock = clock
         self.summarizer = summarizer
         self.timeout_sec = timeout_sec
+        self.targets = targets
+
+    async def check_target(self, url: str) -> None:
+        """At submission: :class:`TargetRefused` unless the URL may receive a delivery now."""
+        await self.targets.addresses(parse_target(url))
 
     async def run(self, job: Job) -> dict[str, Any]:
         payload = job.payload
@@ -109,7 +138,7 @@ class SummaryCallbacks:
             raise WebhookRejected(f"webhook delivery gave up after {len(attempts)} attempts")
         number = len(attempts) + 1
         # Recorded before sending: a crash mid-request still counts, so the cap holds.
-        attempts.append({"attempt": number, "started_at": iso(self.clock.now()), "outcome": "in_flight"})
+        attempts.append({"attempt": number, "outcome": "in_flight"})
         progress["delivery_attempts"] = attempts
         await self.store.update_job_progress(job, progress, now=self.clock.now())
 
@@ -128,24 +157,18 @@ class SummaryCallbacks:
             "x-memlane-delivery-attempt": str(number),
         }
         url = str(payload["callback_url"])
-        result = await post_once(url, body, headers, timeout_sec=self.timeout_sec)
+        result = await post_once(url, body, headers, policy=self.targets, timeout_sec=self.timeout_sec)
         WEBHOOK_DELIVERIES.labels(result.outcome).inc()
-        attempts[-1].update(
-            outcome=result.outcome,
-            status_code=result.status_code,
-            error=result.error,
-            duration_ms=round(result.duration_ms, 1),
-            finished_at=iso(self.clock.now()),
-        )
+        attempts[-1].update(outcome=result.outcome, status_code=result.status_code, error=result.error)
+        if result.duration_ms is not None:
+            attempts[-1].update(duration_ms=round(result.duration_ms, 1), finished_at=iso(self.clock.now()))
         progress["delivery_attempts"] = attempts
         await self.store.update_job_progress(job, progress, now=self.clock.now())
         if result.outcome == "delivered":
             return delivery_result(progress, "delivered", url)
         if result.outcome == "permanent":
-            raise WebhookRejected(
-                f"webhook {url} refused the delivery ({result.error}); not retried",
-                details={"status_code": result.status_code},
-            )
+            refused = f"webhook {url} was not delivered ({result.error}); not retried"
+            raise WebhookRejected(refused, details={"status_code": result.status_code})
         if number >= MAX_ATTEMPTS:
             raise WebhookRejected(f"webhook delivery failed {number} times; last: {result.error}")
         raise WebhookRetry(f"webhook delivery attempt {number} failed ({result.error}); will retry")

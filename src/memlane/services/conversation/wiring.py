@@ -20,6 +20,7 @@ from memlane.services.conversation.memories import MemoryService
 from memlane.services.conversation.pipeline import LLMPipeline
 from memlane.services.conversation.summaries import Summarizer
 from memlane.services.conversation.tasks import TaskService
+from memlane.services.conversation.webhook_targets import TargetPolicy
 from memlane.services.conversation.webhooks import SummaryCallbacks
 from memlane.services.embedding import EmbeddingService
 from memlane.services.reading import MemoryReader
@@ -77,7 +78,11 @@ def build_conversation(
         tasks=tasks,
         summarizer=summarizer,
         callbacks=SummaryCallbacks(
-            store=store, clock=clock, summarizer=summarizer, timeout_sec=settings.webhook_timeout_sec
+            store=store,
+            clock=clock,
+            summarizer=summarizer,
+            timeout_sec=settings.webhook_timeout_sec,
+            targets=TargetPolicy.from_setting(settings.webhook_allowed_hosts),
         ),
         batcher=BatcherService(
             store=BatcherStore(store),

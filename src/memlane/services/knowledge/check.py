@@ -10,18 +10,29 @@ Semantics per operator (see ``model.py`` for targets and pattern rules):
   checked file must contain a matching line.
 
 ``passed`` is false when any ``block`` violation exists, whatever ``minSeverity`` hides.
+
+Patterns run on RE2 (``constraint_pattern``): linear time, so the work of one test is bounded by
+the pattern's program size (at most ``MAX_PROGRAM_SIZE`` instructions) times the subject. Each
+subject (a dependency or import name, a path, a content line) is tested on its first
+``MAX_SUBJECT_CHARS`` characters; ``checked.truncatedSubjects`` counts the longer ones. A stored
+constraint RE2 cannot run (only rows stored before patterns were checked) is skipped and
+counted in ``checked.skippedConstraints``, never an error. The service runs the check in a
+worker thread: RE2 releases the GIL while it matches, so the event loop keeps serving.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
+from memlane.domain.patterns import PatternError, UserPattern
 from memlane.services.knowledge.imports import Import, parse_imports
-from memlane.services.knowledge.model import SEVERITY_RANK
+from memlane.services.knowledge.model import SEVERITY_RANK, constraint_pattern
 from memlane.store.knowledge import KnowledgeRecord
+
+#: characters of one subject (name, path, content line) a pattern is tested on
+MAX_SUBJECT_CHARS: Final = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +81,30 @@ def _violation(
     return out
 
 
+@dataclass(slots=True)
+class _Matcher:
+    """A constraint's pattern with the subject cap applied, counting the subjects it cut."""
+
+    pattern: UserPattern
+    truncated: int = 0
+
+    def _subject(self, text: str) -> str:
+        if len(text) <= MAX_SUBJECT_CHARS:
+            return text
+        self.truncated += 1
+        return text[:MAX_SUBJECT_CHARS]
+
+    def search(self, text: str) -> bool:
+        return self.pattern.search(self._subject(text))
+
+    def fullmatch(self, text: str) -> bool:
+        return self.pattern.fullmatch(self._subject(text))
+
+
 def evaluate_constraint(
-    item: KnowledgeRecord, c: dict[str, Any], files: list[CheckedFile], deps: list[Dependency]
+    item: KnowledgeRecord, c: dict[str, Any], rx: _Matcher, files: list[CheckedFile], deps: list[Dependency]
 ) -> list[dict[str, Any]]:
     op, target = c["operator"], c["target"]
-    rx = re.compile(c["pattern"], re.IGNORECASE | re.MULTILINE)
     out: list[dict[str, Any]] = []
     scoped = [f for f in files if _applies(c, f.path)]
     what = f"{target} pattern /{c['pattern']}/ ({item.id})"
@@ -162,11 +192,17 @@ def run_check(
     items: list[KnowledgeRecord], files: list[CheckedFile], deps: list[Dependency], min_severity: str
 ) -> CheckResult:
     violations: list[dict[str, Any]] = []
-    constraints = 0
+    constraints = skipped = truncated = 0
     for item in items:
         for c in item.constraints:
             constraints += 1
-            violations += evaluate_constraint(item, c, files, deps)
+            try:
+                rx = _Matcher(constraint_pattern(c["pattern"]))
+            except PatternError:
+                skipped += 1
+                continue
+            violations += evaluate_constraint(item, c, rx, files, deps)
+            truncated += rx.truncated
     blocked = any(v["severity"] == "block" for v in violations)
     floor = SEVERITY_RANK[min_severity]
     reported = [v for v in violations if SEVERITY_RANK[v["severity"]] >= floor]
@@ -177,5 +213,12 @@ def run_check(
         passed=not blocked,
         violations=reported,
         summary=summary,
-        checked={"items": len(items), "constraints": constraints, "files": len(files), "dependencies": len(deps)},
+        checked={
+            "items": len(items),
+            "constraints": constraints,
+            "files": len(files),
+            "dependencies": len(deps),
+            "skippedConstraints": skipped,
+            "truncatedSubjects": truncated,
+        },
     )

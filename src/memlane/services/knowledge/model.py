@@ -5,9 +5,10 @@ A constraint is ``{operator, target, pattern, severity?, message?, appliesTo?}``
 operators: ``must_use``, ``must_not_use``, ``must_match``, ``must_not_match``
 targets:   ``dependency`` (package names), ``import`` (modules imported by the checked files),
            ``file`` (file paths), ``content`` (file content, line by line; ``code`` is an alias)
-pattern:   a Python regular expression, case-insensitive. Dependency and import patterns must
-           match the whole name (``mysql|mysql2`` does not match ``mysqlx``); file and content
-           patterns match anywhere (use ``^``/``$`` to anchor).
+pattern:   a regular expression in RE2 syntax (domain/patterns.py: Python's syntax without
+           backreferences, lookaround or ``(?x)``), case-insensitive, run in linear time.
+           Dependency and import patterns must match the whole name (``mysql|mysql2`` does not
+           match ``mysqlx``); file and content patterns match anywhere (use ``^``/``$`` to anchor).
 appliesTo: optional glob(s) restricting which file paths a file/content/import constraint sees.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.hashing import canonical_json, sha256_hex
+from memlane.domain.patterns import PatternError, UserPattern, compile_pattern
 from memlane.store.knowledge import KnowledgeRecord
 
 TYPES: tuple[str, ...] = ("adr", "policy", "pattern", "spec")
@@ -39,6 +41,11 @@ TRANSITIONS: dict[str, tuple[str, ...]] = {
 }
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 MAX_PATTERN = 1000
+
+
+def constraint_pattern(pattern: str) -> UserPattern:
+    """A constraint's pattern as the check runs it: RE2, case-insensitive."""
+    return compile_pattern(pattern, max_length=MAX_PATTERN, ignore_case=True)
 
 
 def invalid(field: str, message: str) -> InvalidRequest:
@@ -66,9 +73,9 @@ def normalise_constraint(raw: Any, where: str) -> dict[str, Any]:
     if not isinstance(pattern, str) or not pattern or len(pattern) > MAX_PATTERN:
         raise invalid(f"{where}.pattern", f"must be a non-empty regular expression of at most {MAX_PATTERN} chars")
     try:
-        re.compile(pattern)
-    except re.error as exc:
-        raise invalid(f"{where}.pattern", f"is not a valid regular expression: {exc}") from None
+        constraint_pattern(pattern)
+    except PatternError as exc:
+        raise invalid(f"{where}.pattern", f"is not a pattern memlane can run: {exc}") from None
     out: dict[str, Any] = {"operator": operator, "target": target, "pattern": pattern}
     if raw.get("severity") is not None:
         out["severity"] = _choice(raw["severity"], SEVERITIES, f"{where}.severity")

@@ -337,7 +337,9 @@ class KnowledgeService:
                 )
         else:
             items = await self.list_items(tenant_id, ItemFilter(statuses=["accepted"]), limit=100_000)
-        return run_check(items, files, deps, min_severity)
+        # off the event loop: RE2 releases the GIL while it matches, so /health and every other
+        # request keep being served during a large check
+        return await asyncio.to_thread(run_check, items, files, deps, min_severity)
 
 
 def _apply_supersession(records: list[KnowledgeRecord]) -> None:

@@ -15,26 +15,24 @@ becomes the lowest one whose threshold ``effective_days`` has reached (warm afte
 Rule nodes (governed by their state, not their tier) and nodes with ``slots.pinned=true`` are
 never decayed.
 
-Scheduling: one job per period (``MEMLANE_DECAY_INTERVAL_SEC``) with the idempotency key
-``periodic:<interval>:<period>``. Each run first enqueues the next period's job, so a crash or a
-failed run never breaks the chain; API start-up enqueues the current period's job (a no-op when
-it exists), which starts the chain on a fresh database. Jobs are rows in the database: a
-restart resumes, and with several workers exactly one runs each period.
+Scheduling: a durable periodic job (jobs/periodic.py), one per ``MEMLANE_DECAY_INTERVAL_SEC``.
+Jobs are rows in the database: a restart resumes, and with several workers exactly one runs
+each period.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from memlane.config import Settings
-from memlane.domain.clock import Clock, iso, new_id
+from memlane.domain.clock import Clock, iso
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import TIER_RANK, CommitInfo, Job, Node
-from memlane.jobs.lifecycle_kinds import LIFECYCLE_DECAY, SYSTEM_TENANT
+from memlane.jobs.lifecycle_kinds import LIFECYCLE_DECAY
+from memlane.jobs.periodic import PeriodicJob
 from memlane.services.lifecycle.activation import node_quality
 from memlane.services.writing import WriteService
 from memlane.store.base import NodePatch, Store
@@ -123,7 +121,7 @@ class DecayService:
         self.writes = writes
         self.clock = clock
         self.settings = settings
-        self.job_max_attempts = job_max_attempts
+        self.schedule = PeriodicJob(LIFECYCLE_DECAY, settings.interval_sec, job_max_attempts)
 
     async def sweep_scope(self, tenant_id: str, scope: str, stats: DecayStats | None = None) -> DecayStats:
         """One pass over the scope's decaying tiers; each page that moves nodes is one commit."""
@@ -201,29 +199,10 @@ class DecayService:
                 await _maybe_await(progress(stats))
         return stats
 
-    # --- the durable periodic job ---------------------------------------------------------
-    def _period(self, now: datetime) -> int:
-        return math.floor(now.timestamp() / self.settings.interval_sec)
-
-    def periodic_job(self, period: int) -> Job:
-        interval = self.settings.interval_sec
-        return Job(
-            tenant_id=SYSTEM_TENANT,
-            id=new_id(),
-            kind=LIFECYCLE_DECAY,
-            payload={"periodic": True, "period": period, "interval_sec": interval},
-            idempotency_key=f"periodic:{interval:g}:{period}",
-            run_after=datetime.fromtimestamp(period * interval, tz=UTC),
-            max_attempts=self.job_max_attempts,
-        )
-
+    # --- the durable periodic job (jobs/periodic.py) ---------------------------------------
     async def ensure_scheduled(self) -> Job | None:
         """Enqueue this period's sweep unless it exists already; None when decay is disabled."""
-        if not self.settings.enabled:
-            return None
-        now = self.clock.now()
-        jobs = await self.store.enqueue([self.periodic_job(self._period(now))], now=now)
-        return jobs[0]
+        return await self.schedule.ensure_scheduled(self.store, self.clock)
 
     async def run_job(self, job: Job) -> dict[str, Any]:
         """Handler of ``lifecycle_decay``: periodic (all tenants) or one tenant / scope."""
@@ -231,11 +210,8 @@ class DecayService:
         next_job: Job | None = None
         if payload.get("periodic"):
             if self.settings.enabled:
-                period = int(payload.get("period", self._period(self.clock.now())))
-                now = self.clock.now()
-                # Chain first, so a failing sweep cannot stop later periods; never schedule in the past.
-                next_job = self.periodic_job(max(period + 1, self._period(now) + 1))
-                await self.store.enqueue([next_job], now=now)
+                # Chain first, so a failing sweep cannot stop later periods.
+                next_job = await self.schedule.chain(self.store, self.clock, job)
             target_tenant: str | None = None
             target_scope: str | None = None
         else:

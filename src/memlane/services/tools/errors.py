@@ -29,14 +29,17 @@ class ToolTimeout(MemlaneError):
     code = "TIMEOUT"
 
 
-def tool_envelope(status: int, code: str, message: str, details: dict[str, Any] | None) -> dict[str, Any]:
+def tool_envelope(
+    status: int, code: str, message: str, details: dict[str, Any] | None, retryable: bool | None = None
+) -> dict[str, Any]:
     """The ToolError envelope, for every transport: a tool-specific code (upper case) stands,
-    any other failure is named by its status."""
+    any other failure is named by its status; ``retryable`` follows the status unless the
+    error says otherwise."""
     body: dict[str, Any] = {
         "success": False,
         "errorCode": code if code.isupper() else TOOL_CODES.get(status, "PROVIDER_ERROR"),
         "message": message,
-        "retryable": status in RETRYABLE_STATUS,
+        "retryable": status in RETRYABLE_STATUS if retryable is None else retryable,
     }
     if details:
         body["details"] = details
@@ -44,7 +47,7 @@ def tool_envelope(status: int, code: str, message: str, details: dict[str, Any] 
 
 
 def envelope(exc: MemlaneError) -> dict[str, Any]:
-    return tool_envelope(exc.status, exc.code, exc.message, exc.details)
+    return tool_envelope(exc.status, exc.code, exc.message, exc.details, exc.retryable)
 
 
 def internal_envelope(reference: str) -> dict[str, Any]:

@@ -4,6 +4,7 @@ so auditing a recall never contends with the scope's writers."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -46,6 +47,21 @@ class RecallAuditLog(SqlCore):
         )
         async with self._read() as conn:
             return [dict(r._mapping) for r in await conn.execute(q)]
+
+    async def delete_recall_audits_before(self, cutoff: datetime, *, limit: int) -> int:
+        """Delete up to ``limit`` rows older than ``cutoff`` (every tenant); returns how many."""
+        key = sa.tuple_(recall_audit.c.tenant_id, recall_audit.c.id)
+        async with self._write_tx() as conn:
+            found = (
+                await conn.execute(
+                    sa.select(recall_audit.c.tenant_id, recall_audit.c.id)
+                    .where(recall_audit.c.created_at < cutoff)
+                    .limit(limit)
+                )
+            ).all()
+            if found:
+                await conn.execute(recall_audit.delete().where(key.in_([tuple(r) for r in found])))
+        return len(found)
 
 
 __all__ = ["RecallAuditLog"]

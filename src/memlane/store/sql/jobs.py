@@ -19,6 +19,9 @@ from memlane.store.base import job_from_row
 from memlane.store.schema import jobs
 from memlane.store.sql.core import SqlCore
 
+#: statuses a job never leaves
+FINISHED = ("done", "failed")
+
 
 def job_row(job: Job, now: datetime) -> dict[str, Any]:
     """A new job's column values; a job starts unleased, without error, result or progress."""
@@ -155,6 +158,22 @@ class JobQueue(SqlCore):
                 await conn.execute(sa.select(jobs).where(jobs.c.tenant_id == tenant_id, jobs.c.id == job_id))
             ).first()
         return job_from_row(row) if row else None
+
+    async def delete_finished_jobs_before(self, cutoff: datetime, *, limit: int) -> int:
+        """Delete up to ``limit`` jobs that ended (``done`` or ``failed``) before ``cutoff``, of
+        every tenant and kind; queued and running jobs are never touched. Returns how many."""
+        key = sa.tuple_(jobs.c.tenant_id, jobs.c.id)
+        async with self._write_tx() as conn:
+            found = (
+                await conn.execute(
+                    sa.select(jobs.c.tenant_id, jobs.c.id)
+                    .where(jobs.c.status.in_(FINISHED), jobs.c.updated_at < cutoff)
+                    .limit(limit)
+                )
+            ).all()
+            if found:
+                await conn.execute(jobs.delete().where(key.in_([tuple(r) for r in found]), jobs.c.status.in_(FINISHED)))
+        return len(found)
 
     async def count_due_jobs(self, *, now: datetime) -> int:
         """Queued jobs whose time has come: the backlog a worker has yet to start."""

@@ -1,0 +1,89 @@
+"""Retention: recall audits and finished jobs are kept for a while, then removed.
+
+Both tables gain rows forever otherwise: a row per recall in ``recall_audit``, a row per job
+(including every run of the periodic jobs) in ``jobs``. A durable periodic job
+(jobs/periodic.py, like the decay job) deletes for every tenant:
+
+* recall audit rows older than ``MEMLANE_RECALL_AUDIT_RETENTION_DAYS``;
+* jobs that finished (``done`` or ``failed``) more than ``MEMLANE_JOB_RETENTION_DAYS`` ago.
+  Queued and running jobs are never removed. A conversation task (a job) then reads as not
+  found, and its ``Idempotency-Key`` is forgotten with it.
+
+A retention of ``0`` keeps that table's rows forever; ``MEMLANE_RETENTION_INTERVAL_SEC=0``
+switches the sweep off. Deletes go in batches of :data:`BATCH` rows, one transaction each, so
+the sweep never holds SQLite's one writer for long.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from memlane.config import Settings
+from memlane.domain.clock import Clock, iso
+from memlane.domain.model import Job
+from memlane.jobs.kinds import RETENTION_SWEEP
+from memlane.jobs.periodic import PeriodicJob
+from memlane.store.base import Store
+
+BATCH = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class RetentionPolicy:
+    interval_sec: float = 3600.0
+    recall_audit_days: float = 30.0
+    job_days: float = 7.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> RetentionPolicy:
+        return cls(
+            interval_sec=settings.retention_interval_sec,
+            recall_audit_days=settings.recall_audit_retention_days,
+            job_days=settings.job_retention_days,
+        )
+
+
+class RetentionService:
+    def __init__(self, store: Store, *, clock: Clock, policy: RetentionPolicy, job_max_attempts: int):
+        self.store = store
+        self.clock = clock
+        self.policy = policy
+        # nothing is urgent at start-up: the first sweep is at the start of the next period
+        self.schedule = PeriodicJob(RETENTION_SWEEP, policy.interval_sec, job_max_attempts, first_run_next_period=True)
+
+    async def sweep(self) -> dict[str, int]:
+        """Delete every row past its retention, now; returns how many of each went."""
+        now = self.clock.now()
+        removed = {"recall_audits": 0, "jobs": 0}
+        if self.policy.recall_audit_days > 0:
+            cutoff = now - timedelta(days=self.policy.recall_audit_days)
+            removed["recall_audits"] = await _drain(lambda: self.store.delete_recall_audits_before(cutoff, limit=BATCH))
+        if self.policy.job_days > 0:
+            cutoff = now - timedelta(days=self.policy.job_days)
+            removed["jobs"] = await _drain(lambda: self.store.delete_finished_jobs_before(cutoff, limit=BATCH))
+        return removed
+
+    # --- the durable periodic job (jobs/periodic.py) ---------------------------------------
+    async def ensure_scheduled(self) -> Job | None:
+        """Enqueue this period's sweep unless it exists already; None when retention is off."""
+        return await self.schedule.ensure_scheduled(self.store, self.clock)
+
+    async def run_job(self, job: Job) -> dict[str, Any]:
+        """Handler of ``retention_sweep``: chain the next period first, then sweep."""
+        out: dict[str, Any] = {}
+        if self.schedule.enabled:
+            out["next_run_after"] = iso((await self.schedule.chain(self.store, self.clock, job)).run_after)
+        out.update(await self.sweep())
+        return out
+
+
+async def _drain(delete_batch: Callable[[], Awaitable[int]]) -> int:
+    total = 0
+    while True:
+        n = await delete_batch()
+        total += n
+        if n < BATCH:
+            return total
