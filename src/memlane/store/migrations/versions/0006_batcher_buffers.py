@@ -3,7 +3,7 @@ flushed into conversation ingestion by size or after an idle timeout.
 
 Revision ID: 0006
 Revises: 0005
-Create Date: 2026-11-25
+Create Date: 2026-11-24
 """
 
 from __future__ import annotations

@@ -3,17 +3,17 @@
 The sweep (services/retention.py) deletes the oldest rows of every tenant in batches; without
 these it would scan both tables whole on every run.
 
-Revision ID: 0005
-Revises: 0004
-Create Date: 2026-11-26
+Revision ID: 0007
+Revises: 0006
+Create Date: 2026-11-24
 """
 
 from __future__ import annotations
 
 from alembic import op
 
-revision = "0005"
-down_revision = "0004"
+revision = "0007"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
