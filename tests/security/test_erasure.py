@@ -51,7 +51,7 @@ def erasable(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Erasabl
     url = f"sqlite:///{data_dir / 'memlane.db'}" if data_dir is not None else database_url(backend, tmp_path, request)
     with (
         webhook_receiver() as (hook_url, _),
-        LiveServer.start(make_settings(url)) as server,
+        LiveServer.start(make_settings(url, MEMLANE_WEBHOOK_ALLOWED_HOSTS="127.0.0.1")) as server,
         httpx.Client(base_url=server.url, timeout=60) as client,
     ):
         yield Erasable(backend, url, data_dir, client, hook_url)

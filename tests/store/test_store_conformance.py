@@ -185,7 +185,7 @@ async def test_tenants_never_see_each_other(store: Store) -> None:
         mine, theirs = ids[me], ids[other]
         assert [n.id for n in await store.get_nodes(me, "s1", [mine, theirs])] == [mine]
         assert [n.id for n in await store.get_nodes(me, None, [mine, theirs])] == [mine]
-        by_task = SeedFilter(visibility=EVERYTHING, task_id="task-7", layers=("workspace",))
+        by_task = SeedFilter(valid_at=None, visibility=EVERYTHING, task_id="task-7", layers=("workspace",))
         assert [n.id for n in await store.find_nodes(me, "s1", by_task, limit=10)] == [mine]
         assert [n.id for n in await store.find_nodes(me, None, by_task, limit=10)] == [mine]
         hits = await store.vector_search(me, "s1", np.asarray(v, np.float32), 10, UNFILTERED)

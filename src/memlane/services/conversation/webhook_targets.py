@@ -54,6 +54,12 @@ class TargetRefused(ValueError):
     """The URL may not be delivered to; the message says why (safe to show the caller)."""
 
 
+class TargetUnresolved(TargetRefused):
+    """The host has no address now. Delivery refuses it like any refused target; submission
+    accepts it, because every delivery resolves and checks the address again (DNS may just be
+    late), and a name that never resolves fails its attempts without reaching anything."""
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
     """A parsed callback URL: the host as compared and resolved, and the port to connect to."""
@@ -171,10 +177,10 @@ class TargetPolicy:
             try:
                 found = await self.resolver(target.host, target.port)
             except (OSError, UnicodeError) as exc:
-                raise TargetRefused(f"host {target.host!r} does not resolve ({type(exc).__name__})") from None
+                raise TargetUnresolved(f"host {target.host!r} does not resolve ({type(exc).__name__})") from None
             candidates = [ip for ip in (literal_address(a.split("%")[0]) for a in found) if ip is not None]
             if not candidates:
-                raise TargetRefused(f"host {target.host!r} does not resolve")
+                raise TargetUnresolved(f"host {target.host!r} does not resolve")
             if named:
                 return candidates
         for ip in candidates:

@@ -18,6 +18,7 @@ timing, so a closed port cannot be told from an open one.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +32,13 @@ from memlane.llm.structured import CallBudget
 from memlane.metrics import WEBHOOK_DELIVERIES
 from memlane.services.conversation.messages import messages_from_payload
 from memlane.services.conversation.summaries import SUMMARY_CALLS, Summarizer
-from memlane.services.conversation.webhook_targets import TargetPolicy, TargetRefused, parse_target, pinned_request
+from memlane.services.conversation.webhook_targets import (
+    TargetPolicy,
+    TargetRefused,
+    TargetUnresolved,
+    parse_target,
+    pinned_request,
+)
 from memlane.store.base import Store
 
 MAX_ATTEMPTS = 3
@@ -118,8 +125,11 @@ class SummaryCallbacks:
         self.targets = targets
 
     async def check_target(self, url: str) -> None:
-        """At submission: :class:`TargetRefused` unless the URL may receive a delivery now."""
-        await self.targets.addresses(parse_target(url))
+        """At submission: :class:`TargetRefused` when the URL names, or resolves to, an address
+        that may not receive webhooks. A host that does not resolve yet is accepted: delivery
+        resolves and checks it again before connecting."""
+        with contextlib.suppress(TargetUnresolved):
+            await self.targets.addresses(parse_target(url))
 
     async def run(self, job: Job) -> dict[str, Any]:
         payload = job.payload
