@@ -50,11 +50,11 @@ async def write(request: Request, svc: ServicesDep) -> dict[str, Any]:
     body = await validated_body(request, WriteRequest)
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
-    # the user the writer acts for (X-User-Id, or the credentials') is recorded on its nodes;
-    # with auth off the writer is otherwise anonymous, as the contract has it
-    user = header_claims(request).user_id
-    claims = write_claims(body) if principal_of(request).authenticated else Claims()
-    writer = viewer_of(request, tenant, replace(claims, user_id=user))
+    # the user the writer acts for is recorded on its nodes: with auth on the credentials' user
+    # (headers name nobody here), with auth off X-User-Id; the writer is otherwise anonymous
+    authenticated = principal_of(request).authenticated
+    claims = write_claims(body) if authenticated else replace(Claims(), user_id=header_claims(request).user_id)
+    writer = viewer_of(request, tenant, claims)
     await quota(request, "write", tenant)
     await admit_queued_write(request)
     outcome = await svc.writes.write(write_command(body, scope, writer))
