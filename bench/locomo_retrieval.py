@@ -35,6 +35,7 @@ Usage:
   .venv/bin/python bench/locomo_retrieval.py --markdown --out bench/results/locomo-retrieval.json
   .venv/bin/python bench/locomo_retrieval.py --configs full --conversations 26,30
   .venv/bin/python bench/locomo_retrieval.py --conversation-api
+  .venv/bin/python bench/locomo_retrieval.py --configs full --database-url postgresql://...  # on PostgreSQL
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ import sqlite3
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -367,10 +368,30 @@ def pending_embeddings(db_path: Path, scope: str) -> int:
     return int(row[0])
 
 
-def wait_until_embedded(db_path: Path, scope: str, timeout: float) -> None:
+def pending_embeddings_pg(database_url: str, scope: str) -> int:
+    """The same count on the PostgreSQL backend (``--database-url``)."""
+    import asyncpg
+
+    async def count() -> int:
+        conn = await asyncpg.connect(database_url)
+        try:
+            return int(
+                await conn.fetchval(
+                    "SELECT count(*) FROM nodes WHERE tenant_id = $1 AND scope = $2 AND embedding_status != 'ready'",
+                    TENANT,
+                    scope,
+                )
+            )
+        finally:
+            await conn.close()
+
+    return asyncio.run(count())
+
+
+def wait_until_embedded(pending: Callable[[str], int], scope: str, timeout: float) -> None:
     """Wait for the worker to embed every node of ``scope``."""
     deadline = time.monotonic() + timeout
-    while (left := pending_embeddings(db_path, scope)) > 0:
+    while (left := pending(scope)) > 0:
         if time.monotonic() > deadline:
             raise RuntimeError(f"{left} nodes of {scope} were not embedded within {timeout:.0f}s")
         time.sleep(1.0)
@@ -574,6 +595,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=30.0,
         help="with --validity: days after the period (30 was chosen on conversations 26 and 30, BENCHMARKS.md)",
     )
+    ap.add_argument(
+        "--database-url",
+        help="run the server on this PostgreSQL database (postgresql://...; empty, or holding an earlier "
+        "run's scopes, which are then upserted unchanged) instead of SQLite in the temp data dir",
+    )
     ap.add_argument("--no-baselines", action="store_true")
     ap.add_argument("--startup-timeout", type=float, default=120.0)
     ap.add_argument("--embed-timeout", type=float, default=900.0)
@@ -608,6 +634,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if bad_env:
         raise SystemExit(f"--env takes MEMLANE_KEY=VALUE, got {bad_env}")
     server_env = dict(e.split("=", 1) for e in args.env)
+    if args.database_url:
+        if not args.database_url.startswith(("postgresql://", "postgres://")):
+            raise SystemExit("--database-url must be a postgresql:// URL")
+        server_env["MEMLANE_DATABASE_URL"] = args.database_url
     convs = [load_conversation(p) for p in paths]
     tune = [c.conv_id for c in convs if c.conv_id in set(args.tune.split(","))]
     held = [c.conv_id for c in convs if c.conv_id not in set(tune)]
@@ -663,8 +693,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         started = time.perf_counter()
         written = [write_conversation(api, c, f"locomo-{c.conv_id}", args.validity) for c in convs]
         print(f"wrote {sum(len(w.conv.turns) for w in written)} turns, one request each; embedding ...", flush=True)
+        pending = (
+            functools.partial(pending_embeddings_pg, args.database_url)
+            if args.database_url
+            else functools.partial(pending_embeddings, data_dir / "memlane.db")
+        )
         for w in written:
-            wait_until_embedded(data_dir / "memlane.db", w.scope, args.embed_timeout)
+            wait_until_embedded(pending, w.scope, args.embed_timeout)
         results["write_and_embed_seconds"] = round(time.perf_counter() - started, 1)
         print(f"all turns embedded ({results['write_and_embed_seconds']} s)", flush=True)
 
