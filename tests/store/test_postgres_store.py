@@ -17,7 +17,8 @@ from memlane.domain.model import CommitInfo, Node, NodeUpsert, SeedFilter
 from memlane.domain.visibility import EVERYTHING, Visibility
 from memlane.services.container import build_store
 from memlane.store import migrate
-from memlane.store.postgres.direct_reads import nearest_statements
+from memlane.store.postgres import direct_reads
+from memlane.store.postgres.direct_reads import keyword_statement, nearest_statements
 from memlane.store.postgres.store import PostgresStore, query_words
 from tests.support.pg import fresh_database_url
 
@@ -271,6 +272,93 @@ async def test_keyword_search_takes_candidates_from_rare_words_and_ranks_them_by
         assert await store.keyword_search("t1", "s1", "unheard-of words", 10, UNFILTERED) == []
     finally:
         await store.close()
+
+
+async def test_keyword_search_ranks_the_same_once_the_statistics_name_the_common_words(pg_url: str) -> None:
+    """Before ANALYZE every word is counted; after it the planner's statistics name the
+    common ones without counting, and the search answers the same."""
+    titles = [f"gita walked to town number {i}" for i in range(150)]  # "gita": 151 documents
+    titles += [f"goldfish {i}" for i in range(100)]  # "goldfish": 101 documents, rarer
+    titles.append("gita keeps a goldfish")
+    titles += [f"an axolotl named {i}" for i in range(5)]
+    writer = PostgresStore(pg_url, vector_dim=DIM, pool_size=2, keyword_term_max_docs=20)
+    await writer.open()
+    try:
+        vectors = clustered(len(titles), DIM, 8)
+        res = await writer.apply_write(
+            "t1", "s1", [upsert(t, v) for t, v in zip(titles, vectors, strict=True)], [], info(), now=NOW
+        )
+        async with writer._driver() as conn:
+            await conn.execute("ANALYZE nodes")
+            # each common word is placed by the statistics (its estimate is well above twice the
+            # bound of 20); a rare word, a word no document holds and a stop word are left to be counted
+            frequent = await direct_reads.frequent_words(conn, ["gita", "goldfish", "axolotl", "zebra", "the"], 40)
+        assert set(frequent) == {"gita", "goldfish"}
+        assert frequent["gita"] == pytest.approx(151, rel=0.05)
+        assert frequent["goldfish"] == pytest.approx(101, rel=0.05)
+        async with writer._driver() as conn:
+            await conn.execute("DELETE FROM pg_statistic WHERE starelid = 'nodes'::regclass")
+            assert await direct_reads.frequent_words(conn, ["gita"], 40) == {}
+            counted = [
+                await writer.keyword_search("t1", "s1", q, 10, UNFILTERED) for q in ("gita goldfish", "axolotl gita")
+            ]
+            await conn.execute("ANALYZE nodes")
+    finally:
+        await writer.close()
+    reader = PostgresStore(pg_url, vector_dim=DIM, pool_size=2, keyword_term_max_docs=20)  # a cold word cache
+    await reader.open()
+    try:
+        estimated = [
+            await reader.keyword_search("t1", "s1", q, 10, UNFILTERED) for q in ("gita goldfish", "axolotl gita")
+        ]
+    finally:
+        await reader.close()
+    assert [[(h.id, h.score) for h in hits] for hits in estimated] == [
+        [(h.id, h.score) for h in hits] for hits in counted
+    ]
+    # the rarer common word picks the candidates, the other still ranks them
+    assert estimated[0][0].id == res.nodes[250].id
+    assert {h.id for h in estimated[0]} <= {n.id for n in res.nodes[150:251]}
+    # a rare word alone picks the candidates
+    assert {h.id for h in estimated[1]} == {n.id for n in res.nodes[251:]}
+
+
+async def test_keyword_search_ranks_only_what_the_reader_may_see(pg: PostgresStore) -> None:
+    """Private notes that match best are neither returned nor allowed to push a visible
+    match out of the k best: the filter is applied before the ranking, in the statement."""
+    titles = ["axolotl tank"] * 4  # alice's: the best matches (both words, and shortest)
+    titles += ["our axolotl tank", "the axolotl tank by the window", "axolotl", "tank cleaning day with an axolotl"]
+    owners = ["alice"] * 4 + [None] * 4
+    vectors = clustered(len(titles), DIM, 9)
+    res = await pg.apply_write(
+        "t1",
+        "s1",
+        [upsert(t, v, owner=o) for t, v, o in zip(titles, vectors, owners, strict=True)],
+        [],
+        info(),
+        now=NOW,
+    )
+    private = {n.id for n in res.nodes[:4]}
+    bob = SeedFilter(valid_at=None, visibility=Visibility(lanes_enforced=True, agent_id="bob"))
+    everything = await pg.keyword_search("t1", "s1", "axolotl tank", 8, UNFILTERED)
+    assert {h.id for h in everything[:4]} == private  # they do rank first for a reader who may see them
+    seen_by_bob = await pg.keyword_search("t1", "s1", "axolotl tank", 8, bob)
+    assert [h.id for h in seen_by_bob] == [h.id for h in everything if h.id not in private]
+    top2 = await pg.keyword_search("t1", "s1", "axolotl tank", 2, bob)
+    assert [h.id for h in top2] == [h.id for h in seen_by_bob[:2]]
+    alice = SeedFilter(valid_at=None, visibility=Visibility(lanes_enforced=True, agent_id="alice"))
+    assert [h.id for h in await pg.keyword_search("t1", "s1", "axolotl tank", 8, alice)] == [h.id for h in everything]
+
+
+async def test_the_keyword_statement_parses_its_queries_once_outside_the_scan(pg: PostgresStore) -> None:
+    """asyncpg prepares the statement and PostgreSQL moves to a generic plan after five runs;
+    a query written inline in the scan would then be parsed again for every candidate row.
+    As one-row sub-plans (InitPlans) they are parsed once per statement, whatever the plan."""
+    sql, args = keyword_statement("t1", "s1", ["goldfish"], ["gita", "goldfish"], 10, UNFILTERED)
+    async with pg._driver() as conn:
+        plan = "\n".join(r[0] for r in await conn.fetch("EXPLAIN (VERBOSE) " + sql, *args))
+    assert plan.count("InitPlan") >= 2, plan
+    assert "tsv @@ (InitPlan" in plan and "ts_rank(nodes.tsv, (InitPlan" in plan, plan
 
 
 def test_query_words_keep_only_letters_and_digits() -> None:

@@ -140,24 +140,15 @@ async def frequent_words(conn: Any, words: Sequence[str], above: int) -> dict[st
     return {r[0]: int(r[1]) for r in rows if r[1] is not None and r[1] > above}
 
 
-async def keyword_ranked(
-    conn: Any,
+def keyword_statement(
     tenant_id: str,
     scope: str,
     match_words: Sequence[str],
     rank_words: Sequence[str],
     k: int,
     flt: SeedFilter,
-) -> list[tuple[str, float]]:
-    """``(id, rank)`` of the ``k`` best documents containing any of ``match_words``, ranked by
-    all of ``rank_words``: the rarer words pick the candidates, which bounds the cost, and the
-    common ones still tell candidates apart ("gita goldfish": Gita's goldfish first among the
-    goldfish notes). Words are letters and digits only, nothing ``to_tsquery`` reads as an
-    operator.
-
-    ``ts_rank`` divided by 1 + log(length) (normalisation 1): at 100k nodes it ranked 2,300
-    candidates in 8 ms where ``ts_rank_cd`` took 30 ms, and put the asked-for fact in the
-    keyword top 10 more often on bench/recall.py's questions (82% against 75%).
+) -> tuple[str, list[Any]]:
+    """The statement of ``keyword_ranked`` and its arguments.
 
     Each query is parsed once, in a sub-select (an InitPlan). Written inline, the generic plan
     of the prepared statement (asyncpg prepares it; PostgreSQL switches to the generic plan
@@ -172,7 +163,30 @@ async def keyword_ranked(
         f"WHERE tsv @@ (SELECT to_tsquery('english'::regconfig, {match})) AND {where} "
         f'ORDER BY rank DESC, id COLLATE "C" LIMIT {p.add(k)}'
     )
-    return [(r[0], float(r[1])) for r in await conn.fetch(sql, *p.values)]
+    return sql, p.values
+
+
+async def keyword_ranked(
+    conn: Any,
+    tenant_id: str,
+    scope: str,
+    match_words: Sequence[str],
+    rank_words: Sequence[str],
+    k: int,
+    flt: SeedFilter,
+) -> list[tuple[str, float]]:
+    """``(id, rank)`` of the ``k`` best documents containing any of ``match_words``, ranked by
+    all of ``rank_words``: the rarer words pick the candidates, which bounds the cost, and the
+    common ones still tell candidates apart ("gita goldfish": Gita's goldfish first among the
+    goldfish notes). Words are letters and digits only, nothing ``to_tsquery`` reads as an
+    operator. The filter is part of the statement, so only documents the reader may see are
+    ranked at all.
+
+    ``ts_rank`` divided by 1 + log(length) (normalisation 1): at 100k nodes it ranked 2,300
+    candidates in 8 ms where ``ts_rank_cd`` took 30 ms, and put the asked-for fact in the
+    keyword top 10 more often on bench/recall.py's questions (82% against 75%)."""
+    sql, args = keyword_statement(tenant_id, scope, match_words, rank_words, k, flt)
+    return [(r[0], float(r[1])) for r in await conn.fetch(sql, *args)]
 
 
 def _node(record: Any) -> Node:
@@ -231,6 +245,7 @@ __all__ = [
     "get_embeddings",
     "get_nodes",
     "keyword_ranked",
+    "keyword_statement",
     "nearest",
     "nearest_statements",
     "node_briefs",
