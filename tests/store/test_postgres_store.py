@@ -327,7 +327,7 @@ async def test_keyword_search_ranks_only_what_the_reader_may_see(pg: PostgresSto
     """Private notes that match best are neither returned nor allowed to push a visible
     match out of the k best: the filter is applied before the ranking, in the statement."""
     titles = ["axolotl tank"] * 4  # alice's: the best matches (both words, and shortest)
-    titles += ["our axolotl tank", "the axolotl tank by the window", "axolotl", "tank cleaning day with an axolotl"]
+    titles += ["a green axolotl tank", "the axolotl tank by the window", "axolotl", "tank cleaning day with an axolotl"]
     owners = ["alice"] * 4 + [None] * 4
     vectors = clustered(len(titles), DIM, 9)
     res = await pg.apply_write(
@@ -350,11 +350,54 @@ async def test_keyword_search_ranks_only_what_the_reader_may_see(pg: PostgresSto
     assert [h.id for h in await pg.keyword_search("t1", "s1", "axolotl tank", 8, alice)] == [h.id for h in everything]
 
 
+async def test_a_keyword_search_of_common_words_ranks_a_bounded_set_and_still_finds_the_best(pg_url: str) -> None:
+    """Every word common: documents that hold two of the words are ranked first (the index
+    intersects them), the rest fill up from a bounded sample, and a private match of
+    another agent is neither shown nor counted among the best."""
+    store = PostgresStore(pg_url, vector_dim=DIM, pool_size=2, keyword_term_max_docs=5)  # ranks at most 10
+    await store.open()
+    try:
+        titles = [f"gita walked to town number {i}" for i in range(40)]  # "gita": common
+        titles += [f"goldfish {i}" for i in range(30)]  # "goldfish": rarer, still common
+        titles += ["gita keeps a goldfish", "a goldfish for gita", "gita and the goldfish bowl"]
+        titles.append("gita goldfish")  # alice's, and the shortest of all
+        owners = [None] * 73 + ["alice"]
+        vectors = clustered(len(titles), DIM, 10)
+        res = await store.apply_write(
+            "t1",
+            "s1",
+            [upsert(t, v, owner=o) for t, v, o in zip(titles, vectors, owners, strict=True)],
+            [],
+            info(),
+            now=NOW,
+        )
+        both = {n.id for n in res.nodes[70:73]}
+        goldfish = {n.id for n in res.nodes[40:73]}
+        bob = SeedFilter(valid_at=None, visibility=Visibility(lanes_enforced=True, agent_id="bob"))
+        hits = await store.keyword_search("t1", "s1", "gita goldfish", 10, bob)
+        assert len(hits) == 10
+        assert {h.id for h in hits[:3]} == both
+        assert {h.id for h in hits} <= goldfish
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+        alice = SeedFilter(valid_at=None, visibility=Visibility(lanes_enforced=True, agent_id="alice"))
+        assert (await store.keyword_search("t1", "s1", "gita goldfish", 10, alice))[0].id == res.nodes[73].id
+        # the same search with the bound lifted ranks every match: the same best three
+        unbounded = PostgresStore(pg_url, vector_dim=DIM, pool_size=1, keyword_term_max_docs=0)
+        await unbounded.open()
+        try:
+            every = await unbounded.keyword_search("t1", "s1", "gita goldfish", 10, bob)
+        finally:
+            await unbounded.close()
+        assert {h.id for h in every[:3]} == both
+    finally:
+        await store.close()
+
+
 async def test_the_keyword_statement_parses_its_queries_once_outside_the_scan(pg: PostgresStore) -> None:
     """asyncpg prepares the statement and PostgreSQL moves to a generic plan after five runs;
     a query written inline in the scan would then be parsed again for every candidate row.
     As one-row sub-plans (InitPlans) they are parsed once per statement, whatever the plan."""
-    sql, args = keyword_statement("t1", "s1", ["goldfish"], ["gita", "goldfish"], 10, UNFILTERED)
+    sql, args = keyword_statement("t1", "s1", "goldfish", ["gita", "goldfish"], 10, UNFILTERED)
     async with pg._driver() as conn:
         plan = "\n".join(r[0] for r in await conn.fetch("EXPLAIN (VERBOSE) " + sql, *args))
     assert plan.count("InitPlan") >= 2, plan

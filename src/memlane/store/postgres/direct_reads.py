@@ -143,12 +143,16 @@ async def frequent_words(conn: Any, words: Sequence[str], above: int) -> dict[st
 def keyword_statement(
     tenant_id: str,
     scope: str,
-    match_words: Sequence[str],
+    match: str,
     rank_words: Sequence[str],
     k: int,
     flt: SeedFilter,
+    *,
+    candidates: int | None = None,
 ) -> tuple[str, list[Any]]:
-    """The statement of ``keyword_ranked`` and its arguments.
+    """The statement of ``keyword_ranked`` and its arguments: the ``k`` best documents for
+    the ``to_tsquery`` expression ``match``, ranked by ``rank_words``; with ``candidates``,
+    only the first that many matches (in the table's order) are ranked.
 
     Each query is parsed once, in a sub-select (an InitPlan). Written inline, the generic plan
     of the prepared statement (asyncpg prepares it; PostgreSQL switches to the generic plan
@@ -156,13 +160,13 @@ def keyword_statement(
     each time (docs/architecture.md, "Keyword search on PostgreSQL")."""
     p = Params()
     where = _where(p, tenant_id, scope, flt)
-    match = p.add(" | ".join(match_words))
-    rank = p.add(" | ".join(rank_words))
-    sql = (
-        f"SELECT id, ts_rank(tsv, (SELECT to_tsquery('english'::regconfig, {rank})), 1) AS rank FROM nodes "
-        f"WHERE tsv @@ (SELECT to_tsquery('english'::regconfig, {match})) AND {where} "
-        f'ORDER BY rank DESC, id COLLATE "C" LIMIT {p.add(k)}'
-    )
+    matched = f"tsv @@ (SELECT to_tsquery('english'::regconfig, {p.add(match)})) AND {where}"
+    rank = f"ts_rank(tsv, (SELECT to_tsquery('english'::regconfig, {p.add(' | '.join(rank_words))})), 1)"
+    if candidates is None:
+        source = f"nodes WHERE {matched}"
+    else:
+        source = f"(SELECT id, tsv FROM nodes WHERE {matched} LIMIT {p.add(candidates)}) AS c"
+    sql = f'SELECT id, {rank} AS rank FROM {source} ORDER BY rank DESC, id COLLATE "C" LIMIT {p.add(k)}'
     return sql, p.values
 
 
@@ -170,22 +174,22 @@ async def keyword_ranked(
     conn: Any,
     tenant_id: str,
     scope: str,
-    match_words: Sequence[str],
+    match: str,
     rank_words: Sequence[str],
     k: int,
     flt: SeedFilter,
+    *,
+    candidates: int | None = None,
 ) -> list[tuple[str, float]]:
-    """``(id, rank)`` of the ``k`` best documents containing any of ``match_words``, ranked by
-    all of ``rank_words``: the rarer words pick the candidates, which bounds the cost, and the
-    common ones still tell candidates apart ("gita goldfish": Gita's goldfish first among the
-    goldfish notes). Words are letters and digits only, nothing ``to_tsquery`` reads as an
-    operator. The filter is part of the statement, so only documents the reader may see are
-    ranked at all.
+    """``(id, rank)`` of the ``k`` best documents matching ``match`` (words joined by ``|``,
+    ``&``, ``!`` and parentheses; the words are letters and digits only, nothing
+    ``to_tsquery`` reads as an operator), ranked by all of ``rank_words``. The filter is part
+    of the statement, so only documents the reader may see are ranked at all.
 
     ``ts_rank`` divided by 1 + log(length) (normalisation 1): at 100k nodes it ranked 2,300
     candidates in 8 ms where ``ts_rank_cd`` took 30 ms, and put the asked-for fact in the
     keyword top 10 more often on bench/recall.py's questions (82% against 75%)."""
-    sql, args = keyword_statement(tenant_id, scope, match_words, rank_words, k, flt)
+    sql, args = keyword_statement(tenant_id, scope, match, rank_words, k, flt, candidates=candidates)
     return [(r[0], float(r[1])) for r in await conn.fetch(sql, *args)]
 
 

@@ -68,6 +68,8 @@ TERM_COUNT_CAP = 20
 #: a word the statistics estimate in more than this many times the keyword bound is common
 #: without counting it: at 1M nodes their sampled estimates were within 5% of the counts
 STATS_MARGIN = 2
+#: at most this many times the keyword bound of documents are ranked per statement
+RANKED_FACTOR = 2
 
 
 def query_words(text: str) -> list[str]:
@@ -354,23 +356,48 @@ class PostgresStore(SqlStore):
         return hits
 
     async def keyword_search(self, tenant_id: str, scope: str, text: str, k: int, flt: SeedFilter) -> list[ScoredId]:
+        """The ``k`` best matches of the rarer words, ranked by every word (term_selection.py).
+
+        When the rarer words match more than ``RANKED_FACTOR`` x the keyword bound of documents
+        (every word of the question is common: at 1M nodes a first name matched 28,000),
+        ranking them all took 100 ms. Then the documents that also hold another word of the
+        question are ranked (the index intersects the words, no row is read for the rest),
+        and if they are fewer than ``k`` the others fill up from a bounded sample of the
+        matches. Either way at most that many documents are ranked per statement."""
         words = query_words(text)
         if not words or k <= 0:
             return []
         async with self._driver() as conn:
-            chosen = await self._selective_words(conn, words)
+            counts = await self._word_counts(conn, words)
+            chosen = choose_terms([(w, counts.get(w, 0)) for w in words], self.keyword_term_max_docs)
             if not chosen:
                 return []
-            rows = await direct_reads.keyword_ranked(conn, tenant_id, scope, chosen, words, k, flt)
+            matches = " | ".join(chosen)
+            bound = RANKED_FACTOR * self.keyword_term_max_docs
+            if self.keyword_term_max_docs <= 0 or sum(counts.get(w, 0) for w in chosen) <= bound:
+                rows = await direct_reads.keyword_ranked(conn, tenant_id, scope, matches, words, k, flt)
+                return [ScoredId(nid, rank) for nid, rank in rows]
+            others = " | ".join(w for w in words if w not in chosen and counts.get(w, 0) > 0)
+            rows = []
+            if others:
+                rows = await direct_reads.keyword_ranked(
+                    conn, tenant_id, scope, f"({matches}) & ({others})", words, k, flt, candidates=bound
+                )
+            if len(rows) < k:
+                rest = f"({matches}) & !({others})" if others else matches
+                rows += await direct_reads.keyword_ranked(
+                    conn, tenant_id, scope, rest, words, k - len(rows), flt, candidates=bound
+                )
+        rows.sort(key=lambda r: (-r[1], r[0]))
         return [ScoredId(nid, rank) for nid, rank in rows]
 
-    async def _selective_words(self, conn: Any, words: list[str]) -> list[str]:
-        """The words whose documents are ranked (term_selection.py): ranking every match of
+    async def _word_counts(self, conn: Any, words: list[str]) -> dict[str, int]:
+        """Documents per word (every tenant), for term_selection.py: ranking every match of
         every word took 1 s per query at 1M nodes. Words the planner's statistics put well
         above the bound are common without counting them (direct_reads.frequent_words); the
         others are counted."""
         if self.keyword_term_max_docs <= 0:
-            return words
+            return {w: 1 for w in words}
         counts = {w: n for w in words if (n := self._term_counts.get(w)) is not None}
         missing = [w for w in words if w not in counts]
         if missing:
@@ -382,7 +409,7 @@ class PostgresStore(SqlStore):
             for word, docs in fresh.items():
                 self._term_counts.put(word, docs)
             counts.update(fresh)
-        return choose_terms([(w, counts.get(w, 0)) for w in words], self.keyword_term_max_docs)
+        return counts
 
     # --- jobs ---------------------------------------------------------------------------
     async def _insert_jobs(self, conn: AsyncConnection, items: Sequence[Job], now: datetime) -> list[Job]:
