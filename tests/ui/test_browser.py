@@ -3,62 +3,16 @@ page's scripts ran, read from the DOM, with screenshots kept as artifacts."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
-from tests.api.helpers import new_scope, wait_until_recallable
-from tests.conftest import make_settings
+from tests.api.helpers import new_scope
 from tests.conversation.helpers import ingest, msg, new_app
 from tests.support.server import LiveServer
 from tests.ui.conftest import screenshot
-
-ALICE = "key-alice-ui"
-BOB = "key-bob-ui"
-KEYS = {
-    ALICE: {"tenant_id": "acme", "agent_id": "alice"},
-    BOB: {"tenant_id": "acme", "agent_id": "bob"},
-}
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """Auth off: the browser reads as an anonymous caller of the tenant it names."""
-    url = f"sqlite:///{tmp_path_factory.mktemp('ui') / 'memlane.db'}"
-    with LiveServer.start(make_settings(url)) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('ui-auth') / 'memlane.db'}"
-    settings = make_settings(url, MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS))
-    with LiveServer.start(settings) as s:
-        yield s
-
-
-def write(server: LiveServer, scope: str, nodes: list[dict[str, Any]], edges: list[dict[str, Any]] | None = None,
-          headers: dict[str, str] | None = None, lane: str = "shared") -> list[str]:  # fmt: skip
-    with httpx.Client(base_url=server.url, timeout=30, headers=headers or {}) as c:
-        body = {"scope": scope, "input_text": "ui test", "memory_lane": lane, "nodes": nodes, "edges": edges or []}
-        r = c.post("/v1/memory/write", json=body)
-        assert r.status_code == 200, r.text
-        ids = [n["id"] for n in r.json()["nodes"]]
-        wait_until_recallable(c, scope, nodes[0].get("text_summary") or nodes[0]["title"], set(ids))
-        return ids
-
-
-def loaded(page: Any, selector: str) -> None:
-    """Wait until htmx replaced the region's placeholder."""
-    page.wait_for_function(
-        "s => { const el = document.querySelector(s); return el && !el.textContent.includes('Loading'); }",
-        arg=selector,
-        timeout=15000,
-    )
+from tests.ui.helpers import ALICE, BOB, confirm, loaded, write
 
 
 def test_search_shows_a_freshly_written_memory_and_why_it_ranked(server: LiveServer, page: Any) -> None:
@@ -203,7 +157,7 @@ def test_a_conversation_note_shows_its_evolution_and_can_be_deleted(server: Live
     screenshot(page, "note-evolution")
     page.goto(f"{server.url}/ui/memory/{new_id}?scope={app}")
     loaded(page, "#memory")
-    page.get_by_role("button", name="Delete this note").click()
+    confirm(page, "Delete this note")
     page.wait_for_function("document.querySelector('#action-result').textContent === 'done'", timeout=15000)
     page.wait_for_function("document.querySelector('#memory').textContent.includes('404')", timeout=15000)
     with httpx.Client(base_url=server.url, timeout=30) as c:

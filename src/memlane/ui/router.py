@@ -77,6 +77,27 @@ async def knowledge_page(request: Request) -> HTMLResponse:
     return page(request, "knowledge.html", title="Knowledge")
 
 
+@router.get("/rules", response_class=HTMLResponse)
+async def rules_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
+    return page(request, "rules.html", title="Rules", scope=scope or "")
+
+
+@router.get("/erasure", response_class=HTMLResponse)
+async def erasure_page(request: Request) -> HTMLResponse:
+    """The form only: the erasure itself is ``POST /v1/erasure``, called by the page's script
+    with the session's credential, so it is allowed and refused exactly as through the API."""
+    return page(request, "erasure.html", title="Erasure")
+
+
+@router.get("/part/rules", response_class=HTMLResponse)
+async def rules_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        found = await views.rules(svc, viewer, scope or None)
+        return {"rules": found, "limit": views.RULES_LIMIT, "scope": scope or ""}
+
+    return await fragment(request, "part_rules.html", build)
+
+
 @router.get("/part/layers", response_class=HTMLResponse)
 async def layers_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -> HTMLResponse:
     async def build(viewer: Viewer) -> dict[str, Any]:
@@ -138,7 +159,7 @@ async def memory_part(request: Request, svc: ServicesDep, node_id: str, scope: S
         if found is None:
             raise NotFound(f"no memory {node_id} that you may see in this scope", code="node_not_found")
         promotion = check_promotion(found.node) if found.node.type == "rule" else None
-        return {"m": found, "n": found.node, "promotion": promotion, "note": views.is_note(found.node)}
+        return {"m": found, "n": found.node, "promotion": promotion, "kind": views.kind_of(found.node)}
 
     return await fragment(request, "part_memory.html", build)
 

@@ -10,9 +10,13 @@ from typing import Any
 
 from memlane.domain.model import Commit, Edge, Node
 from memlane.domain.visibility import Viewer
+from memlane.rules.promotion import PromotionCheck, check_promotion
 from memlane.services.container import Services
 from memlane.services.layers.roles import LAYERS
+from memlane.services.layers.service import is_layered
 from memlane.services.recall import RecallParams
+from memlane.services.tools.memory import KIND as TOOL_KIND
+from memlane.services.tools.memory import KNOWLEDGE_KIND
 from memlane.services.tools.schemas import MEMORY_LAYERS
 
 #: scopes listed with counts; counting reads each scope's visible nodes, at most this many
@@ -171,6 +175,35 @@ async def by_layer(svc: Services, viewer: Viewer, scope: str | None) -> list[tup
 
 def is_note(node: Node) -> bool:
     return node.slots.get("memory_kind") in ("conversation_note", "agent_note")
+
+
+def kind_of(node: Node) -> str:
+    """Which surface owns a memory, so its page offers that surface's actions: ``note``
+    (conversation), ``layered``, ``tool``, ``knowledge`` (a knowledge item's synced copy) or
+    ``graph``."""
+    if is_note(node):
+        return "note"
+    if is_layered(node):
+        return "layered"
+    kind = node.slots.get("kind")
+    if kind == TOOL_KIND:
+        return "tool"
+    if kind == KNOWLEDGE_KIND:
+        return "knowledge"
+    return "graph"
+
+
+#: rules listed per scope, newest first
+RULES_LIMIT = 500
+
+
+async def rules(svc: Services, viewer: Viewer, scope: str | None) -> list[tuple[Node, PromotionCheck]]:
+    """The rules the caller may see (every tier and status), each with the promotion check
+    ``memlane rules suggest`` makes (read-only)."""
+    found = await svc.reader.find(
+        viewer, scope, limit=RULES_LIMIT, tiers=(), exclude_draft_topics=False, types=("rule",)
+    )
+    return [(n, check_promotion(n)) for n in found]
 
 
 def queue(job_counts: dict[tuple[str, str], int]) -> list[tuple[str, dict[str, int]]]:
