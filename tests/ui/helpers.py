@@ -13,7 +13,11 @@ from tests.support.server import LiveServer
 ALICE = "key-alice-ui"
 BOB = "key-bob-ui"
 ADMIN = "key-admin-ui"
+MANAGER = "key-manager-ui"
+ERASED_USER = "key-carol-ui"
 KEYS = {
+    MANAGER: {"tenant_id": "acme", "agent_id": "mgr", "role": "manager"},
+    ERASED_USER: {"tenant_id": "acme", "agent_id": "carol", "user_id": "u-erase"},
     ALICE: {"tenant_id": "acme", "agent_id": "alice"},
     BOB: {"tenant_id": "acme", "agent_id": "bob"},
     ADMIN: {"tenant_id": "acme", "agent_id": "ops", "role": "admin"},
@@ -54,3 +58,16 @@ def result_of(page: Any, target: str = "#action-result") -> str:
         timeout=15000,
     )
     return str(page.locator(target).inner_text())
+
+
+def use(page: Any, credential: str | None = None, *, tenant: str | None = None, project: str | None = None) -> None:
+    """Enter a credential (and, with auth off, a tenant and a project id) in the session form,
+    as a person does; the page's panels reload with it."""
+    if credential is not None:
+        page.fill("#credential", credential)
+    if tenant is not None:
+        page.fill("#tenant", tenant)
+    if project is not None:
+        page.locator("details.identity summary").click()
+        page.fill("#id-project", project)
+    page.click("#session-form button[type=submit]")

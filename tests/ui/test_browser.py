@@ -12,7 +12,7 @@ from tests.api.helpers import new_scope
 from tests.conversation.helpers import ingest, msg, new_app
 from tests.support.server import LiveServer
 from tests.ui.conftest import screenshot
-from tests.ui.helpers import ALICE, BOB, confirm, loaded, write
+from tests.ui.helpers import ALICE, BOB, confirm, loaded, result_of, write
 
 
 def test_search_shows_a_freshly_written_memory_and_why_it_ranked(server: LiveServer, page: Any) -> None:
@@ -82,8 +82,7 @@ def test_a_rule_changes_state_from_its_page(server: LiveServer, page: Any) -> No
     assert page.locator("#rule-state").inner_text() == "draft"
     page.select_option("#rule-state-choice", "shadow")
     page.get_by_role("button", name="Change state").click()
-    page.wait_for_function("document.querySelector('#action-result').textContent !== ''", timeout=15000)
-    assert page.locator("#action-result").inner_text() == "done"
+    assert result_of(page) == "done"
     page.wait_for_function(
         "document.querySelector('#rule-state') && document.querySelector('#rule-state').textContent === 'shadow'",
         timeout=15000,

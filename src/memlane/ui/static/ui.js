@@ -7,7 +7,7 @@
   // session form field -> header; only sent when set (with auth on the credential decides)
   var IDENTITY = {
     tenant: "X-Tenant-Id", agent: "X-Agent-Id", user: "X-User-Id",
-    session: "X-Session-Id", team: "X-Team-Id", role: "X-Agent-Role"
+    session: "X-Session-Id", team: "X-Team-Id", project: "X-Project-Id", role: "X-Agent-Role"
   };
 
   function stored(name) { return sessionStorage.getItem("memlane." + name); }
@@ -102,6 +102,13 @@
 
   function succeeded(status, body) { return status < 300 && body.success !== false; }
 
+  // a result region's text, styled by outcome ("ok", "refused", or "" while asking/working)
+  function show(out, text, outcome) {
+    out.textContent = text;
+    out.classList.remove("ok", "refused");
+    if (outcome) out.classList.add(outcome);
+  }
+
   // A destructive action asks first: the first press arms it (the label says so and the
   // result region explains), the second does it; Escape or leaving the button disarms it.
   function disarm(btn) {
@@ -128,7 +135,7 @@
       btn.setAttribute("data-label", btn.textContent);
       btn.setAttribute("data-armed", "1");
       btn.textContent = "Confirm: " + btn.textContent;
-      out.textContent = ask + " Press the button again to confirm, Escape to cancel.";
+      show(out, ask + " Press the button again to confirm, Escape to cancel.", "");
       return;
     }
     disarm(btn);
@@ -137,10 +144,10 @@
     if (select) body[btn.getAttribute("data-field")] = document.getElementById(select).value;
     var check = btn.getAttribute("data-check") && document.getElementById(btn.getAttribute("data-check"));
     if (check) body[btn.getAttribute("data-check-field")] = check.checked;
-    out.textContent = "working…";
+    show(out, "working…", "");
     callApi(btn.getAttribute("data-api"), btn.getAttribute("data-method") || "POST", body).then(function (res) {
       var ok = succeeded(res[0], res[1]);
-      out.textContent = ok ? "done" : refusal(res[0], res[1]);
+      if (ok) show(out, "done", "ok"); else show(out, refusal(res[0], res[1]), "refused");
       if (ok) {
         var panel = document.getElementById(btn.getAttribute("data-reload-target"));
         if (panel) htmx.trigger(panel, "reload");
@@ -179,22 +186,23 @@
       summary.textContent = kind.value === "tenant"
         ? "Erase everything of the whole tenant" + (tenant ? " " + tenant : " your credential names") + "?"
         : "Erase everything of " + kind.value + " “" + value.value.trim() + "”" + (tenant ? " in tenant " + tenant : "") + "?";
+      show(out, "", "");
       confirmBox.hidden = false;
       document.getElementById("erasure-cancel").focus();
     });
 
     document.getElementById("erasure-cancel").addEventListener("click", function () {
       confirmBox.hidden = true;
-      out.textContent = "Nothing was erased.";
+      show(out, "Nothing was erased.", "");
       form.querySelector("button[type=submit]").focus();
     });
 
     document.getElementById("erasure-go").addEventListener("click", function () {
       confirmBox.hidden = true;
-      out.textContent = "erasing…";
+      show(out, "erasing…", "");
       callApi("/v1/erasure", "POST", request()).then(function (res) {
-        out.textContent = "";
-        if (!succeeded(res[0], res[1])) { out.textContent = refusal(res[0], res[1]); return; }
+        if (!succeeded(res[0], res[1])) { show(out, refusal(res[0], res[1]), "refused"); return; }
+        show(out, "", "ok");
         out.appendChild(receipt(res[1]));
         reloadPanels();
       });
