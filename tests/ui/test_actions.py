@@ -167,6 +167,7 @@ def test_a_tool_memory_is_deleted_by_the_project_it_belongs_to(server: LiveServe
         page.wait_for_function("document.querySelector('#tier') !== null", timeout=15000)
         confirm(page, "Delete this tool memory")
         assert result_of(page) == "done"
+        screenshot(page, "tool-deleted")
         assert not found()
 
 

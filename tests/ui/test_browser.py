@@ -154,6 +154,12 @@ def test_a_conversation_note_shows_its_evolution_and_can_be_deleted(server: Live
     assert len(steps) == 2 and "Denver" in steps[0] and "superseded" in steps[0] and "Seattle" in steps[1]
     assert page.locator("#validity").inner_text().startswith("superseded")
     screenshot(page, "note-evolution")
+    page.goto(f"{server.url}/ui/notes?scope={app}")
+    loaded(page, "#notes")
+    chain = page.locator("#chains > li").nth(0).locator("ol.chain > li")
+    assert [chain.nth(i).get_attribute("data-node-id") for i in range(chain.count())] == [old_id, new_id]
+    assert "superseded" in chain.nth(0).inner_text() and "valid" in chain.nth(1).inner_text()
+    screenshot(page, "notes")
     page.goto(f"{server.url}/ui/memory/{new_id}?scope={app}")
     loaded(page, "#memory")
     confirm(page, "Delete this note")

@@ -82,6 +82,11 @@ async def rules_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
     return page(request, "rules.html", title="Rules", scope=scope or "")
 
 
+@router.get("/notes", response_class=HTMLResponse)
+async def notes_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
+    return page(request, "notes.html", title="Conversation notes", scope=scope or "")
+
+
 @router.get("/erasure", response_class=HTMLResponse)
 async def erasure_page(request: Request) -> HTMLResponse:
     """The form only: the erasure itself is ``POST /v1/erasure``, called by the page's script
@@ -96,6 +101,16 @@ async def rules_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -
         return {"rules": found, "limit": views.RULES_LIMIT, "scope": scope or ""}
 
     return await fragment(request, "part_rules.html", build)
+
+
+@router.get("/part/notes", response_class=HTMLResponse)
+async def notes_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        chosen = resolve_scope(request, scope)
+        chains = await views.note_chains(svc, viewer, chosen)
+        return {"chains": chains, "scope": chosen, "limit": views.NOTES_LIMIT}
+
+    return await fragment(request, "part_notes.html", build)
 
 
 @router.get("/part/layers", response_class=HTMLResponse)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memlane.domain.model import Commit, Edge, Node
+from memlane.domain.validity import HISTORY
 from memlane.domain.visibility import Viewer
 from memlane.rules.promotion import PromotionCheck, check_promotion
 from memlane.services.container import Services
@@ -211,3 +212,25 @@ def queue(job_counts: dict[tuple[str, str], int]) -> list[tuple[str, dict[str, i
     for (kind, state), n in sorted(job_counts.items()):
         by_kind.setdefault(kind, {})[state] = n
     return sorted(by_kind.items())
+
+
+#: notes read per scope (newest first) to draw their chains
+NOTES_LIMIT = 500
+
+
+async def note_chains(svc: Services, viewer: Viewer, scope: str) -> list[list[Node]]:
+    """The scope's conversation notes the caller may see, as evolution chains (``next_id``
+    links, oldest first), the chain with the newest note first. Superseded and expired notes
+    are read too (every tier, every interval): they are the chains' history."""
+    found = await svc.reader.find(viewer, scope, limit=NOTES_LIMIT, tiers=(), when=HISTORY)
+    notes = {n.id: n for n in found if is_note(n)}
+    pointed = {str(n.slots.get("next_id")) for n in notes.values() if n.slots.get("next_id")}
+    chains: list[list[Node]] = []
+    for head in (n for n in notes.values() if n.id not in pointed):
+        chain, seen = [head], {head.id}
+        while (nxt := chain[-1].slots.get("next_id")) in notes and nxt not in seen:
+            seen.add(str(nxt))
+            chain.append(notes[str(nxt)])
+        chains.append(chain)
+    newest = {id(c): max((n.created_at for n in c if n.created_at), default=None) for c in chains}
+    return sorted(chains, key=lambda c: str(newest[id(c)] or ""), reverse=True)
