@@ -160,3 +160,18 @@ def test_a_file_that_is_not_an_export_is_refused(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "header" in result.output
+
+
+def test_a_batcher_buffer_record_with_bad_messages_is_refused_naming_the_field(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    header = {"record": "header", "format": "memlane-export", "version": 1}
+    buffer = {"record": "batcher_buffer", "tenant_id": TENANT, "app_id": "a", "user_id": "u", "messages": "hi",
+              "next_seq": 1}  # fmt: skip
+    bad.write_text(json.dumps(header) + "\n" + json.dumps(buffer) + "\n")
+    result = runner.invoke(
+        app,
+        ["import", str(bad)],
+        env={"MEMLANE_DATABASE_URL": f"sqlite:///{tmp_path / 't.db'}", "MEMLANE_EMBEDDER": "hashing"},
+    )
+    assert result.exit_code == 2
+    assert "line 2: messages must be a list of objects" in result.output
