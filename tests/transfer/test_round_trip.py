@@ -150,28 +150,26 @@ def test_vectors_of_another_model_are_re_embedded(source: str, tmp_path: Path) -
         assert {s["id"] for s in seeds} >= ids
 
 
-def test_a_file_that_is_not_an_export_is_refused(tmp_path: Path) -> None:
+def refused_import(tmp_path: Path, lines: list[str]) -> str:
+    """Import ``lines`` with the CLI, which must refuse them (exit code 2); its message."""
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"record": "node", "id": "x"}\n')
+    bad.write_text("\n".join(lines) + "\n")
     result = runner.invoke(
         app,
         ["import", str(bad)],
         env={"MEMLANE_DATABASE_URL": f"sqlite:///{tmp_path / 't.db'}", "MEMLANE_EMBEDDER": "hashing"},
     )
     assert result.exit_code == 2
-    assert "header" in result.output
+    return str(result.output)
+
+
+def test_a_file_that_is_not_an_export_is_refused(tmp_path: Path) -> None:
+    assert "header" in refused_import(tmp_path, ['{"record": "node", "id": "x"}'])
 
 
 def test_a_batcher_buffer_record_with_bad_messages_is_refused_naming_the_field(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.jsonl"
     header = {"record": "header", "format": "memlane-export", "version": 1}
     buffer = {"record": "batcher_buffer", "tenant_id": TENANT, "app_id": "a", "user_id": "u", "messages": "hi",
               "next_seq": 1}  # fmt: skip
-    bad.write_text(json.dumps(header) + "\n" + json.dumps(buffer) + "\n")
-    result = runner.invoke(
-        app,
-        ["import", str(bad)],
-        env={"MEMLANE_DATABASE_URL": f"sqlite:///{tmp_path / 't.db'}", "MEMLANE_EMBEDDER": "hashing"},
-    )
-    assert result.exit_code == 2
-    assert "line 2: messages must be a list of objects" in result.output
+    output = refused_import(tmp_path, [json.dumps(header), json.dumps(buffer)])
+    assert "line 2: messages must be a list of objects" in output

@@ -50,6 +50,21 @@ def page(request: Request, name: str, **context: Any) -> HTMLResponse:
     return templates.TemplateResponse(request, name, context)
 
 
+def scoped_page(
+    request: Request,
+    panel: str,
+    title: str,
+    scope: str | None,
+    *,
+    label: str = "Scope (empty: every scope)",
+    placeholder: str = "",
+) -> HTMLResponse:
+    """A page of one panel read for a scope: ``/ui/part/{panel}`` fills it."""
+    return page(
+        request, "scoped.html", title=title, panel=panel, scope=scope or "", scope_label=label, placeholder=placeholder
+    )
+
+
 @router.get("", response_class=HTMLResponse)
 async def home(request: Request) -> HTMLResponse:
     return page(request, "home.html", title="Scopes")
@@ -69,7 +84,7 @@ async def memory_page(request: Request, node_id: str, scope: ScopeQ = None) -> H
 
 @router.get("/layers", response_class=HTMLResponse)
 async def layers_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
-    return page(request, "layers.html", title="Layers", scope=scope or "")
+    return scoped_page(request, "layers", "Layered and tool memories", scope)
 
 
 @router.get("/knowledge", response_class=HTMLResponse)
@@ -79,12 +94,12 @@ async def knowledge_page(request: Request) -> HTMLResponse:
 
 @router.get("/rules", response_class=HTMLResponse)
 async def rules_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
-    return page(request, "rules.html", title="Rules", scope=scope or "")
+    return scoped_page(request, "rules", "Rules", scope)
 
 
 @router.get("/notes", response_class=HTMLResponse)
 async def notes_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
-    return page(request, "notes.html", title="Conversation notes", scope=scope or "")
+    return scoped_page(request, "notes", "Conversation notes", scope, label="App (scope)", placeholder="default")
 
 
 @router.get("/erasure", response_class=HTMLResponse)
