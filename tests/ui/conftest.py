@@ -23,8 +23,10 @@ ARTIFACTS = (
 )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
+    # package scope: playwright's sync API keeps an event loop running on this thread until it
+    # stops, and tests collected after this package (asyncio.run in the CLI tests) need it gone
     if not Path(CHROMIUM).exists():
         pytest.fail(f"no Chromium at {CHROMIUM}: run scripts/setup.sh --dev (Debian's chromium package)")
     from playwright.sync_api import sync_playwright
