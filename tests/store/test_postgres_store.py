@@ -76,6 +76,13 @@ def info() -> CommitInfo:
     return CommitInfo(actor="tester", input_sha256="d" * 64)
 
 
+async def write_titles(store: PostgresStore, titles: list[str], owners: list[str | None], seed: int) -> list[Node]:
+    """One node per title in scope s1, private to its owner where one is given."""
+    vectors = clustered(len(titles), DIM, seed)
+    ups = [upsert(t, v, owner=o) for t, v, o in zip(titles, vectors, owners, strict=True)]
+    return (await store.apply_write("t1", "s1", ups, [], info(), now=NOW)).nodes
+
+
 async def test_open_creates_the_partial_hnsw_index_for_the_dimension(pg: PostgresStore) -> None:
     async with pg.engine.connect() as conn:
         indexdef = (
@@ -328,17 +335,8 @@ async def test_keyword_search_ranks_only_what_the_reader_may_see(pg: PostgresSto
     match out of the k best: the filter is applied before the ranking, in the statement."""
     titles = ["axolotl tank"] * 4  # alice's: the best matches (both words, and shortest)
     titles += ["a green axolotl tank", "the axolotl tank by the window", "axolotl", "tank cleaning day with an axolotl"]
-    owners = ["alice"] * 4 + [None] * 4
-    vectors = clustered(len(titles), DIM, 9)
-    res = await pg.apply_write(
-        "t1",
-        "s1",
-        [upsert(t, v, owner=o) for t, v, o in zip(titles, vectors, owners, strict=True)],
-        [],
-        info(),
-        now=NOW,
-    )
-    private = {n.id for n in res.nodes[:4]}
+    nodes = await write_titles(pg, titles, ["alice"] * 4 + [None] * 4, seed=9)
+    private = {n.id for n in nodes[:4]}
     bob = SeedFilter(valid_at=None, visibility=Visibility(lanes_enforced=True, agent_id="bob"))
     everything = await pg.keyword_search("t1", "s1", "axolotl tank", 8, UNFILTERED)
     assert {h.id for h in everything[:4]} == private  # they do rank first for a reader who may see them
@@ -361,18 +359,9 @@ async def test_a_keyword_search_of_common_words_ranks_a_bounded_set_and_still_fi
         titles += [f"goldfish {i}" for i in range(30)]  # "goldfish": rarer, still common
         titles += ["gita keeps a goldfish", "a goldfish for gita", "gita and the goldfish bowl"]
         titles.append("gita goldfish")  # alice's, and the shortest of all
-        owners = [None] * 73 + ["alice"]
-        vectors = clustered(len(titles), DIM, 10)
-        res = await store.apply_write(
-            "t1",
-            "s1",
-            [upsert(t, v, owner=o) for t, v, o in zip(titles, vectors, owners, strict=True)],
-            [],
-            info(),
-            now=NOW,
-        )
-        both = {n.id for n in res.nodes[70:73]}
-        goldfish = {n.id for n in res.nodes[40:73]}
+        nodes = await write_titles(store, titles, [None] * 73 + ["alice"], seed=10)
+        both = {n.id for n in nodes[70:73]}
+        goldfish = {n.id for n in nodes[40:73]}
         bob = SeedFilter(valid_at=None, visibility=Visibility(lanes_enforced=True, agent_id="bob"))
         hits = await store.keyword_search("t1", "s1", "gita goldfish", 10, bob)
         assert len(hits) == 10
@@ -380,7 +369,7 @@ async def test_a_keyword_search_of_common_words_ranks_a_bounded_set_and_still_fi
         assert {h.id for h in hits} <= goldfish
         assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
         alice = SeedFilter(valid_at=None, visibility=Visibility(lanes_enforced=True, agent_id="alice"))
-        assert (await store.keyword_search("t1", "s1", "gita goldfish", 10, alice))[0].id == res.nodes[73].id
+        assert (await store.keyword_search("t1", "s1", "gita goldfish", 10, alice))[0].id == nodes[73].id
         # the same search with the bound lifted ranks every match: the same best three
         unbounded = PostgresStore(pg_url, vector_dim=DIM, pool_size=1, keyword_term_max_docs=0)
         await unbounded.open()

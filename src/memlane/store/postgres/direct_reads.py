@@ -150,14 +150,21 @@ def keyword_statement(
     *,
     candidates: int | None = None,
 ) -> tuple[str, list[Any]]:
-    """The statement of ``keyword_ranked`` and its arguments: the ``k`` best documents for
-    the ``to_tsquery`` expression ``match``, ranked by ``rank_words``; with ``candidates``,
-    only the first that many matches (in the table's order) are ranked.
+    """The statement for ``keyword_ranked`` and its arguments: ``(id, rank)`` of the ``k``
+    best documents matching ``match`` (words joined by ``|``, ``&``, ``!`` and parentheses;
+    the words are letters and digits only, nothing ``to_tsquery`` reads as an operator),
+    ranked by all of ``rank_words``; with ``candidates``, only the first that many matches
+    (in the table's order) are ranked. The filter is part of the statement, so only
+    documents the reader may see are ranked at all.
+
+    ``ts_rank`` divided by 1 + log(length) (normalisation 1): at 100k nodes it ranked 2,300
+    candidates in 8 ms where ``ts_rank_cd`` took 30 ms, and put the asked-for fact in the
+    keyword top 10 more often on bench/recall.py's questions (82% against 75%).
 
     Each query is parsed once, in a sub-select (an InitPlan). Written inline, the generic plan
     of the prepared statement (asyncpg prepares it; PostgreSQL switches to the generic plan
     after five runs) calls ``to_tsquery`` again for every candidate row, stemming every word
-    each time (docs/architecture.md, "Keyword search on PostgreSQL")."""
+    each time (docs/architecture.md, "Keyword search on PostgreSQL at 1M nodes")."""
     p = Params()
     where = _where(p, tenant_id, scope, flt)
     matched = f"tsv @@ (SELECT to_tsquery('english'::regconfig, {p.add(match)})) AND {where}"
@@ -170,26 +177,9 @@ def keyword_statement(
     return sql, p.values
 
 
-async def keyword_ranked(
-    conn: Any,
-    tenant_id: str,
-    scope: str,
-    match: str,
-    rank_words: Sequence[str],
-    k: int,
-    flt: SeedFilter,
-    *,
-    candidates: int | None = None,
-) -> list[tuple[str, float]]:
-    """``(id, rank)`` of the ``k`` best documents matching ``match`` (words joined by ``|``,
-    ``&``, ``!`` and parentheses; the words are letters and digits only, nothing
-    ``to_tsquery`` reads as an operator), ranked by all of ``rank_words``. The filter is part
-    of the statement, so only documents the reader may see are ranked at all.
-
-    ``ts_rank`` divided by 1 + log(length) (normalisation 1): at 100k nodes it ranked 2,300
-    candidates in 8 ms where ``ts_rank_cd`` took 30 ms, and put the asked-for fact in the
-    keyword top 10 more often on bench/recall.py's questions (82% against 75%)."""
-    sql, args = keyword_statement(tenant_id, scope, match, rank_words, k, flt, candidates=candidates)
+async def keyword_ranked(conn: Any, statement: tuple[str, list[Any]]) -> list[tuple[str, float]]:
+    """Run a ``keyword_statement``."""
+    sql, args = statement
     return [(r[0], float(r[1])) for r in await conn.fetch(sql, *args)]
 
 

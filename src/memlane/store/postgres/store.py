@@ -375,19 +375,21 @@ class PostgresStore(SqlStore):
             matches = " | ".join(chosen)
             bound = RANKED_FACTOR * self.keyword_term_max_docs
             if self.keyword_term_max_docs <= 0 or sum(counts.get(w, 0) for w in chosen) <= bound:
-                rows = await direct_reads.keyword_ranked(conn, tenant_id, scope, matches, words, k, flt)
+                statement = direct_reads.keyword_statement(tenant_id, scope, matches, words, k, flt)
+                rows = await direct_reads.keyword_ranked(conn, statement)
                 return [ScoredId(nid, rank) for nid, rank in rows]
             others = " | ".join(w for w in words if w not in chosen and counts.get(w, 0) > 0)
             rows = []
             if others:
-                rows = await direct_reads.keyword_ranked(
-                    conn, tenant_id, scope, f"({matches}) & ({others})", words, k, flt, candidates=bound
-                )
+                strong = f"({matches}) & ({others})"
+                statement = direct_reads.keyword_statement(tenant_id, scope, strong, words, k, flt, candidates=bound)
+                rows = await direct_reads.keyword_ranked(conn, statement)
             if len(rows) < k:
                 rest = f"({matches}) & !({others})" if others else matches
-                rows += await direct_reads.keyword_ranked(
-                    conn, tenant_id, scope, rest, words, k - len(rows), flt, candidates=bound
+                statement = direct_reads.keyword_statement(
+                    tenant_id, scope, rest, words, k - len(rows), flt, candidates=bound
                 )
+                rows += await direct_reads.keyword_ranked(conn, statement)
         rows.sort(key=lambda r: (-r[1], r[0]))
         return [ScoredId(nid, rank) for nid, rank in rows]
 
