@@ -19,7 +19,7 @@ from memlane.services.container import build_store
 from memlane.store import migrate
 from memlane.store.postgres import direct_reads
 from memlane.store.postgres.direct_reads import keyword_statement, nearest_statements
-from memlane.store.postgres.store import PostgresStore, query_words
+from memlane.store.postgres.store import PostgresStore, query_words, two_words_or_one
 from tests.support.pg import fresh_database_url
 
 pytestmark = pytest.mark.postgres
@@ -357,7 +357,7 @@ async def test_a_keyword_search_of_common_words_ranks_a_bounded_set_and_still_fi
     try:
         titles = [f"gita walked to town number {i}" for i in range(40)]  # "gita": common
         titles += [f"goldfish {i}" for i in range(30)]  # "goldfish": rarer, still common
-        titles += ["gita keeps a goldfish", "a goldfish for gita", "gita and the goldfish bowl"]
+        titles += ["gita keeps a goldfish", "a goldfish gita feeds", "gita and the goldfish bowl"]
         titles.append("gita goldfish")  # alice's, and the shortest of all
         nodes = await write_titles(store, titles, [None] * 73 + ["alice"], seed=10)
         both = {n.id for n in nodes[70:73]}
@@ -391,6 +391,16 @@ async def test_the_keyword_statement_parses_its_queries_once_outside_the_scan(pg
         plan = "\n".join(r[0] for r in await conn.fetch("EXPLAIN (VERBOSE) " + sql, *args))
     assert plan.count("InitPlan") >= 2, plan
     assert "tsv @@ (InitPlan" in plan and "ts_rank(nodes.tsv, (InitPlan" in plan, plan
+
+
+def test_the_bounded_ranking_splits_matches_into_two_words_and_one() -> None:
+    assert two_words_or_one(["gita"], ["gita", "goldfish", "town"]) == (
+        "(gita & (goldfish | town))",
+        "(gita & !(goldfish | town))",
+    )
+    two, one = two_words_or_one(["axolotl", "tank"], ["axolotl", "tank"])
+    assert two == "(axolotl & (tank)) | (tank & (axolotl))" and one == "(axolotl & !(tank)) | (tank & !(axolotl))"
+    assert two_words_or_one(["foods"], ["foods"]) == (None, "foods")
 
 
 def test_query_words_keep_only_letters_and_digits() -> None:

@@ -72,6 +72,19 @@ STATS_MARGIN = 2
 RANKED_FACTOR = 2
 
 
+def two_words_or_one(chosen: Sequence[str], present: Sequence[str]) -> tuple[str | None, str]:
+    """``to_tsquery`` expressions that split the documents of ``chosen``: those that hold
+    another word of ``present`` too, and those that hold only the one (``None`` for the first
+    when there is no other word)."""
+    two: list[str] = []
+    one: list[str] = []
+    for word in chosen:
+        others = " | ".join(w for w in present if w != word)
+        two += [f"({word} & ({others}))"] if others else []
+        one.append(f"({word} & !({others}))" if others else word)
+    return (" | ".join(two) or None), " | ".join(one)
+
+
 def query_words(text: str) -> list[str]:
     """Distinct words of free text for an any-word ``to_tsquery``.
 
@@ -358,12 +371,12 @@ class PostgresStore(SqlStore):
     async def keyword_search(self, tenant_id: str, scope: str, text: str, k: int, flt: SeedFilter) -> list[ScoredId]:
         """The ``k`` best matches of the rarer words, ranked by every word (term_selection.py).
 
-        When the rarer words match more than ``RANKED_FACTOR`` x the keyword bound of documents
-        (every word of the question is common: at 1M nodes a first name matched 28,000),
-        ranking them all took 100 ms. Then the documents that also hold another word of the
-        question are ranked (the index intersects the words, no row is read for the rest),
-        and if they are fewer than ``k`` the others fill up from a bounded sample of the
-        matches. Either way at most that many documents are ranked per statement."""
+        When the chosen words match more than ``RANKED_FACTOR`` x the keyword bound of
+        documents (every word of the question common: at 1M nodes a first name matched 28,000,
+        and ranking them all took 100 ms), the documents that hold two words of the question
+        are ranked first (the index intersects the words, no row is read for the rest), and if
+        they are fewer than ``k``, those that hold one fill up from a bounded sample of them:
+        at most that many documents per statement."""
         words = query_words(text)
         if not words or k <= 0:
             return []
@@ -378,16 +391,15 @@ class PostgresStore(SqlStore):
                 statement = direct_reads.keyword_statement(tenant_id, scope, matches, words, k, flt)
                 rows = await direct_reads.keyword_ranked(conn, statement)
                 return [ScoredId(nid, rank) for nid, rank in rows]
-            others = " | ".join(w for w in words if w not in chosen and counts.get(w, 0) > 0)
+            present = [w for w in words if counts.get(w, 0) > 0]
+            two, one = two_words_or_one(chosen, present)
             rows = []
-            if others:
-                strong = f"({matches}) & ({others})"
-                statement = direct_reads.keyword_statement(tenant_id, scope, strong, words, k, flt, candidates=bound)
+            if two:
+                statement = direct_reads.keyword_statement(tenant_id, scope, two, words, k, flt, candidates=bound)
                 rows = await direct_reads.keyword_ranked(conn, statement)
             if len(rows) < k:
-                rest = f"({matches}) & !({others})" if others else matches
                 statement = direct_reads.keyword_statement(
-                    tenant_id, scope, rest, words, k - len(rows), flt, candidates=bound
+                    tenant_id, scope, one, words, k - len(rows), flt, candidates=bound
                 )
                 rows += await direct_reads.keyword_ranked(conn, statement)
         rows.sort(key=lambda r: (-r[1], r[0]))
@@ -481,4 +493,4 @@ def _similarity(distance: float | None) -> float:
     return 0.0 if math.isnan(value) else value
 
 
-__all__ = ["PostgresStore", "query_words"]
+__all__ = ["PostgresStore", "query_words", "two_words_or_one"]
