@@ -10,13 +10,13 @@ brings in one piece of evidence the similarity of a memory to the question canno
 * a question that asks for **several things** ("What books has Ana read?", "Which cities
   ...", "How many ...") is answered by memories spread over the conversation that speak of
   the same things: memories that share a named entity with the best hits (entity links
-  across turns) are favoured.
+  across turns) are favoured. Off by default: on LoCoMo it moved less than one question.
 * every question profits from the **neighbourhood**: a memory whose episode (the same
   ``slots.session`` or ``session_id``) holds other strong hits is more likely on topic than
-  a lone look-alike; measured per kind, it is applied where it helped (docs/retrieval.md).
+  a lone look-alike (skipping it for list questions measured no better).
 
 Each signal has its own weight in ``RankingConfig`` (0 switches it off) and is measured
-alone in BENCHMARKS.md.
+alone in BENCHMARKS.md ("Question-aware ranking"); docs/retrieval.md describes them.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from memlane.domain.model import Node
-from memlane.services.conversation.language import EXPLICIT_DATE, RELATIVE
 from memlane.services.conversation.language import entities as named_entities
 from memlane.services.ranking.query_text import words
 
@@ -43,11 +42,24 @@ _LISTING_QUESTION = re.compile(
     r"|\b(?:both|all the|ever)\b",
     re.IGNORECASE,
 )
-_TIME_WORDS = re.compile(
-    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|"
-    r"january|february|march|april|june|july|august|september|october|november|december|"
-    r"(?:19|20)\d{2}|ago|recently|lately|since)\b",
-    re.IGNORECASE,
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def _wordset(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_MONTH_NAMES = _wordset(
+    "january february march april june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+)
+_WEEKDAYS = _wordset("monday tuesday wednesday thursday friday saturday sunday")
+#: a word that says when on its own ("may" does not: it needs a number beside it)
+_TIME_ALONE = _MONTH_NAMES | _WEEKDAYS | _wordset("yesterday today tonight tomorrow ago recently lately since weekend")
+#: "last week", "this summer", "next Friday"
+_DEICTIC = _wordset("last this next")
+_PERIODS = _WEEKDAYS | _wordset(
+    "night week weekend month year summer spring fall autumn winter morning afternoon evening"
 )
 
 
@@ -70,9 +82,22 @@ class QuestionKind:
 
 
 def states_a_time(text: str) -> bool:
-    """Whether a memory says when something happened: a relative time ("last week", "two
-    days ago"), a date, a weekday, a month or a year."""
-    return bool(RELATIVE.search(text) or EXPLICIT_DATE.search(text) or _TIME_WORDS.search(text))
+    """Whether a memory says when something happened: a relative time ("yesterday", "last
+    week", "two days ago"), a date ("3 May", "May 2023", "2023-05-03"), a weekday, a month or a
+    year. Read from word tokens rather than with the extractor's date patterns: this runs on
+    every head candidate of a "when" question, and the patterns cost ~0.1 ms a memory."""
+    tokens = _TOKEN.findall(text.lower())
+    for i, tok in enumerate(tokens):
+        if tok in _TIME_ALONE:
+            return True
+        if tok in _DEICTIC and i + 1 < len(tokens) and tokens[i + 1] in _PERIODS:
+            return True
+        if tok.isdigit():
+            if len(tok) == 4 and tok[:2] in ("19", "20"):
+                return True
+            if "may" in tokens[max(i - 1, 0) : i + 2]:
+                return True
+    return False
 
 
 def time_statement_boost(base: Mapping[str, float], nodes: Mapping[str, Node], boost: float) -> dict[str, float]:
