@@ -27,26 +27,26 @@ def first(client: httpx.Client, scope: str, query: str) -> str:
     return str(recall_text(client, scope, query)["ranked"][0]["id"])
 
 
-def test_a_when_question_prefers_the_turn_that_says_when_it_happened(clients: dict[str, httpx.Client]) -> None:
-    query = "When did Ana adopt the puppy?"
-    nodes = [
+def puppy_turns(query: str) -> list[dict[str, Any]]:
+    """A turn about the puppy, more similar to ``query``, and a less similar one that dates it."""
+    return [
         turn("about", "our new puppy is so sweet and sleeps all day", 0.60, query, session=1, seed=1),
         turn("dated", "we brought the puppy home last weekend", 0.50, query, session=2, seed=2),
     ]
-    scope, ids = write_everywhere(clients, nodes)
+
+
+def test_a_when_question_prefers_the_turn_that_says_when_it_happened(clients: dict[str, httpx.Client]) -> None:
+    query = "When did Ana adopt the puppy?"
+    scope, ids = write_everywhere(clients, puppy_turns(query))
     # the session date (slots.event_time) with "last weekend" dates the adoption: that turn answers
     assert first(clients["full"], scope, query) == ids["full"]["dated"]
     assert first(clients["no-time-statement"], scope, query) == ids["no-time-statement"]["about"]
-    # the same memories asked something that is not about time keep their similarity order
-    other = "What is Ana's puppy like?"
-    scope, ids = write_everywhere(
-        clients,
-        [
-            turn("about", "our new puppy is so sweet and sleeps all day", 0.60, other, session=1, seed=1),
-            turn("dated", "we brought the puppy home last weekend", 0.50, other, session=2, seed=2),
-        ],
-    )
-    assert first(clients["full"], scope, other) == ids["full"]["about"]
+
+
+def test_a_question_not_about_time_keeps_the_similarity_order(clients: dict[str, httpx.Client]) -> None:
+    query = "What is Ana's puppy like?"
+    scope, ids = write_everywhere(clients, puppy_turns(query))
+    assert first(clients["full"], scope, query) == ids["full"]["about"]
 
 
 def test_a_turn_among_other_strong_hits_of_its_session_outranks_a_lone_look_alike(
