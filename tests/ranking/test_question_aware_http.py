@@ -62,6 +62,9 @@ def test_a_turn_among_other_strong_hits_of_its_session_outranks_a_lone_look_alik
     scope, ids = write_everywhere(clients, nodes)
     assert first(clients["full"], scope, query) == ids["full"]["answer"]
     assert first(clients["no-episode"], scope, query) == ids["no-episode"]["lone"]
+    # explain says what the question-aware signals added
+    why = recall_text(clients["full"], scope, query, explain=True)["explain"]
+    assert why[ids["full"]["answer"]]["question"] > 0 and why[ids["full"]["lone"]]["question"] == 0
 
 
 def test_a_question_asking_for_several_things_finds_the_turn_linked_by_a_shared_name(

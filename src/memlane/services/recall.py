@@ -375,6 +375,7 @@ class RecallService:
             for nid in chunk:
                 if nid in index:
                     base[nid] = fused[nid] * signals.factor(index[nid]) if signals.active else fused[nid]
+        boosted = base
         if aware and text is not None:
             base = self._question_aware(text, base, index, sims)
         chosen = sorted(base, key=lambda nid: (-base[nid], -sims.get(nid, 0.0), nid))[: p.limit]
@@ -392,6 +393,7 @@ class RecallService:
                     "fused": fused[nid],
                     "entity_boost": entity,
                     "time_boost": time_boost,
+                    "question": base[nid] - boosted[nid],
                     "base": base[nid],
                 }
         return seeds, {nid: base[nid] for nid in chosen}
