@@ -40,14 +40,16 @@ class EmbeddingService:
         #: the embedder's cosines on the calibrated 0..1 scale every surface reports
         self.relevance = relevance or RelevanceScale()
 
-    async def vectors(self, texts: Sequence[str]) -> list[Vector]:
+    async def vectors(self, texts: Sequence[str], *, urgent: bool = True) -> list[Vector]:
         """Embed now: for queries, and for writes that must be searchable the moment they are
         stored (layered, tool and knowledge memories). Every surface embeds through here, so
         provider failures reach them as the same typed errors (``UpstreamEmbedding*``), and a
         misbehaving embedder is caught before its vectors reach the store. A caller is waiting,
-        so this takes the embedder's urgent path where it has one (never behind a job's batch)."""
+        so this takes the embedder's urgent path where it has one (never behind a job's batch).
+        Jobs pass ``urgent=False``: their texts queue with the other background work instead of
+        making queries wait behind them."""
         try:
-            if isinstance(self.embedder, UrgentEmbedder):
+            if urgent and isinstance(self.embedder, UrgentEmbedder):
                 raw = await self.embedder.embed_urgent(list(texts))
             else:
                 raw = await self.embedder.embed(list(texts))
