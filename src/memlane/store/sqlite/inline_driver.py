@@ -113,7 +113,7 @@ class InlineConnection:
         return self._connection.isolation_level
 
     @isolation_level.setter
-    def isolation_level(self, value: str | None) -> None:
+    def isolation_level(self, value: Any) -> None:
         self._connection.isolation_level = value
 
     def cursor(self) -> InlineCursor:

@@ -160,10 +160,11 @@ class WriterThread:
                 if not self._queue:
                     await self._wake.wait()
                 continue
-            if group[0].release is not None:
+            release = group[0].release
+            if release is not None:
                 turn = group[0]
                 turn.loop.call_soon_threadsafe(_settle, turn.future, True, None)
-                turn.release.wait()
+                release.wait()
                 continue
             outcomes = await self._commit(engine, group)
             for item, (ok, value) in zip(group, outcomes, strict=True):
