@@ -73,6 +73,11 @@ class Worker:
         for wake in self._wakes:
             wake.set()
 
+    def notify_batched(self) -> None:
+        """``notify`` after enqueueing jobs of batched kinds only (a write's embedding job):
+        waking the other lane too would cost it an empty lease transaction per write."""
+        self._wakes[0].set()
+
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self.run_forever(), name="memlane-worker")
 

@@ -195,7 +195,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         dimension=embedder.dimension,
         default_auto_embed=settings.auto_embed,
         job_max_attempts=settings.job_max_attempts,
-        on_jobs=notify,
+        on_jobs=worker.notify_batched,
     )
     quotas = QuotaGuard(settings)
     llm = build_llm(settings)
