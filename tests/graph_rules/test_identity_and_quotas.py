@@ -162,6 +162,18 @@ def test_private_nodes_of_others_count_as_missing_for_activate_and_rehydrate(c: 
         assert post(c, path, body, ALICE).json()[counter]["missing"] == 0
 
 
+def test_a_client_id_naming_another_agents_private_node_resolves_to_nothing(c: httpx.Client) -> None:
+    scope = new_scope()
+    ids = write_rules(c, scope, [{"client_id": "diary", "type": "event", "title": "alice's", "tier": "archive"}], ALICE)
+    for path, counter in (("/v1/memory/nodes/activate", "activated"), ("/v1/memory/archive/rehydrate", "rehydrated")):
+        body = {"scope": scope, "client_ids": ["diary"], "input_text": "x"}
+        bob = post(c, path, body, BOB).json()[counter]
+        # the same answer as for a client id never written: nothing says alice's node exists
+        assert (bob["requested"], bob["resolved"], bob["missing_client_ids"]) == (1, 0, ["diary"]), bob
+        alice = post(c, path, body, ALICE).json()[counter]
+        assert (alice["resolved"], alice["missing"], alice["node_ids"]) == (1, 0, [ids["diary"]]), alice
+
+
 def test_other_tenants_are_refused(c: httpx.Client) -> None:
     r = post(c, "/v1/memory/rules/evaluate", {"tenant_id": "globex", "context": {}}, ALICE)
     assert r.status_code == 403 and r.json()["error"] == "tenant_mismatch"

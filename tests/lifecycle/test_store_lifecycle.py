@@ -7,12 +7,14 @@ import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 import pytest
 
 from memlane.domain.clock import new_id
 from memlane.domain.errors import Conflict
 from memlane.domain.hashing import commit_hash
-from memlane.domain.model import CommitInfo, EdgeRef, EdgeUpsert, Node, NodeUpsert
+from memlane.domain.model import CommitInfo, EdgeRef, EdgeUpsert, Node, NodeUpsert, SeedFilter
+from memlane.domain.visibility import EVERYTHING
 from memlane.store.base import NodePatch, Store
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -81,6 +83,42 @@ async def test_mutate_nodes_chains_a_commit_and_sees_only_its_scope(store: Store
     got = {n.id: n for n in await store.get_nodes("t1", "s1", ids)}
     assert got[ids[0]].slots == {"k": "a"} and got[ids[0]].tier == "warm" and got[ids[0]].commit_id == commit.id
     assert (await store.get_nodes("t1", None, other))[0].slots == {}
+
+
+async def test_a_mutated_node_is_found_by_its_new_values_in_the_next_search(store: Store) -> None:
+    # the embedded store's search reads an in-memory copy that follows the scope's revision:
+    # a mutation must move the revision forward or the copy keeps the old tier
+    vectors = np.eye(4, 384, dtype=np.float32)
+    ups = [
+        NodeUpsert(
+            node=Node(
+                tenant_id="t1",
+                id=new_id(),
+                scope="s1",
+                type="event",
+                title=f"v{i}",
+                tier="hot",
+                memory_lane="shared",
+                embedding_model="client",
+            ),
+            embedding=list(map(float, v)),
+            fields_set=frozenset({"type", "title", "tier", "memory_lane"}),
+        )
+        for i, v in enumerate(vectors)
+    ]
+    await store.apply_write("t1", "s1", ups, [], INFO, now=NOW)
+    warm = SeedFilter(visibility=EVERYTHING, valid_at=None, tiers=("warm",))
+    target = ups[2].node.id
+    assert await store.vector_search("t1", "s1", vectors[2], 4, warm) == []  # the copy is loaded now
+
+    await store.mutate_nodes(
+        "t1", "s1", [target], lambda found: ([NodePatch(id=target, tier="warm")], {"op": "t"}), INFO, now=NOW
+    )
+
+    hits = await store.vector_search("t1", "s1", vectors[2], 4, warm)
+    assert [h.id for h in hits] == [target]
+    everything = SeedFilter(visibility=EVERYTHING, valid_at=None, tiers=())
+    assert len(await store.vector_search("t1", "s1", vectors[0], 4, everything)) == 4
 
 
 async def test_mutate_nodes_without_patches_writes_nothing(store: Store) -> None:

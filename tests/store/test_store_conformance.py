@@ -234,6 +234,27 @@ async def test_keyword_search_finds_words_and_ignores_query_syntax(store: Store)
     assert node.title is not None and node.title.startswith("Caroline")
 
 
+async def test_keyword_search_for_the_single_best_match_returns_it(store: Store) -> None:
+    await store.apply_write(
+        "t1", "s1", [up("Caroline went to the support group"), up("Melanie paints a lake")], [], info(), now=NOW
+    )
+    [best] = await store.keyword_search("t1", "s1", "melanie lake", 1, UNFILTERED)
+    [node] = await store.get_nodes("t1", "s1", [best.id])
+    assert node.title == "Melanie paints a lake"
+    assert await store.keyword_search("t1", "s1", "melanie lake", 0, UNFILTERED) == []
+
+
+async def test_an_update_with_a_new_client_vector_records_its_model(store: Store) -> None:
+    first = await store.apply_write("t1", "s1", [up("fact", client_id="k", embedding=vec(1))], [], info(), now=NOW)
+    again = up("fact", client_id="k", embedding=vec(2))
+    again.node.embedding_model = "their-model-v2"
+    await store.apply_write("t1", "s1", [again], [], info(), now=NOW + timedelta(seconds=1))
+    [node] = await store.get_nodes("t1", "s1", [first.nodes[0].id])
+    assert (node.embedding_status, node.embedding_model) == ("ready", "their-model-v2")
+    stored = (await store.get_embeddings("t1", "s1", [node.id]))[node.id]
+    assert np.allclose(stored, vec(2), atol=1e-3)
+
+
 async def test_set_embeddings_refuses_vectors_for_text_that_changed(store: Store) -> None:
     res = await store.apply_write("t1", "s1", [up("old text", client_id="n")], [], info(), now=NOW)
     [pending] = await store.pending_embeddings("t1", [res.nodes[0].id])

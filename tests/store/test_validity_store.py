@@ -66,6 +66,30 @@ async def test_a_patch_that_ends_a_node_stamps_when_the_server_learned_it(store:
     assert [n.id for n in await store.find_nodes("t1", "s", SeedFilter(EVERYTHING, None), limit=5)] == [node_id]
 
 
+async def test_a_write_that_ends_a_stored_node_stamps_expired_at_and_one_that_reopens_it_clears_it(
+    store: Store,
+) -> None:
+    await store.apply_write("t1", "s", [_node("a")], [], INFO, now=NOW)
+
+    def ending(invalid_at: datetime | None) -> NodeUpsert:
+        up = _node("a")
+        up.node.invalid_at = invalid_at
+        up.fields_set = up.fields_set | {"invalid_at"}
+        return up
+
+    closed_at = NOW + timedelta(hours=1)
+    (ended,) = (await store.apply_write("t1", "s", [ending(ENDED)], [], INFO, now=closed_at)).nodes
+    (stored,) = await store.get_nodes("t1", "s", [ended.id])
+    assert (stored.invalid_at, stored.expired_at) == (ENDED, closed_at)
+    moved = ENDED + timedelta(days=1)
+    await store.apply_write("t1", "s", [ending(moved)], [], INFO, now=closed_at + timedelta(hours=1))
+    (stored,) = await store.get_nodes("t1", "s", [ended.id])
+    assert (stored.invalid_at, stored.expired_at) == (moved, closed_at), "moving an end keeps when it was learned"
+    await store.apply_write("t1", "s", [ending(None)], [], INFO, now=closed_at + timedelta(hours=2))
+    (stored,) = await store.get_nodes("t1", "s", [ended.id])
+    assert (stored.invalid_at, stored.expired_at) == (None, None)
+
+
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 async def test_migration_0005_goes_down_and_up_with_the_keyword_index_intact(backend: str, tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'm.db'}"

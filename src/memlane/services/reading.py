@@ -62,6 +62,15 @@ class MemoryReader:
         visible = compiled(visibility_of(viewer).term())
         return [n for n in await self.store.get_nodes(viewer.tenant_id, scope, ids) if visible(n)]
 
+    async def client_ids(self, viewer: Viewer, scope: str, client_ids: Sequence[str]) -> dict[str, str]:
+        """``client_id -> node id`` for the nodes the viewer may see: a client id that names
+        someone else's node resolves to nothing, exactly like one never written."""
+        if not client_ids:
+            return {}
+        mapping = await self.store.resolve_client_ids(viewer.tenant_id, scope, client_ids)
+        visible = {n.id for n in await self.nodes(viewer, scope, list(dict.fromkeys(mapping.values())))}
+        return {cid: nid for cid, nid in mapping.items() if nid in visible}
+
     async def node(self, viewer: Viewer, scope: str | None, node_id: str) -> Node | None:
         found = await self.nodes(viewer, scope, [node_id])
         return found[0] if found else None

@@ -21,6 +21,7 @@ from memlane.services.lifecycle.compression import CompressionOptions, Compressi
 from memlane.services.lifecycle.consolidation import ConsolidationOptions, ConsolidationService
 from memlane.services.lifecycle.decay import DecayPolicy, DecayService
 from memlane.services.lifecycle.rehydrate import RehydrateService
+from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteService
 from memlane.store.base import Store
 
@@ -77,8 +78,8 @@ def build_lifecycle(store: Store, writes: WriteService, settings: Settings, *, c
     return Lifecycle(
         store=store,
         clock=clock,
-        activation=ActivationService(store, writes, clock=clock),
-        rehydrate=RehydrateService(store, writes, clock=clock),
+        activation=ActivationService(MemoryReader(store, clock), writes, clock=clock),
+        rehydrate=RehydrateService(MemoryReader(store, clock), writes, clock=clock),
         decay=DecayService(
             store,
             writes,

@@ -21,8 +21,9 @@ from memlane.domain.clock import Clock, iso
 from memlane.domain.model import Commit, CommitInfo, Node
 from memlane.domain.visibility import Viewer, visibility_of
 from memlane.services.lifecycle.refs import resolve_refs
+from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteService
-from memlane.store.base import NodePatch, Store
+from memlane.store.base import NodePatch
 
 MAX_REASON_CHARS = 1000
 
@@ -101,8 +102,8 @@ class ActivationResult:
 
 
 class ActivationService:
-    def __init__(self, store: Store, writes: WriteService, *, clock: Clock):
-        self.store = store
+    def __init__(self, reader: MemoryReader, writes: WriteService, *, clock: Clock):
+        self.reader = reader
         self.writes = writes
         self.clock = clock
 
@@ -122,7 +123,7 @@ class ActivationService:
     ) -> ActivationResult:
         tenant_id = viewer.tenant_id
         reach = visibility_of(viewer)
-        refs = await resolve_refs(self.store, tenant_id, scope, node_ids, client_ids)
+        refs = await resolve_refs(self.reader, viewer, scope, node_ids, client_ids)
         result = ActivationResult(requested=refs.requested, resolved=len(refs.node_ids))
         now = self.clock.now()
 

@@ -4,7 +4,7 @@ Counters, as both endpoints report them:
 
 * ``requested``: distinct references sent (node ids plus client ids);
 * ``resolved``: distinct node ids they name once client ids are looked up in the scope
-  (an unknown client id resolves to nothing);
+  (an unknown client id, or one naming a node the caller may not see, resolves to nothing);
 * ``missing``: references that did not lead to a node the caller may see in the scope.
 """
 
@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from memlane.store.base import Store
+from memlane.domain.visibility import Viewer
+from memlane.services.reading import MemoryReader
 
 
 @dataclass(slots=True)
@@ -38,11 +39,11 @@ class Resolution:
 
 
 async def resolve_refs(
-    store: Store, tenant_id: str, scope: str, node_ids: Sequence[str], client_ids: Sequence[str]
+    reader: MemoryReader, viewer: Viewer, scope: str, node_ids: Sequence[str], client_ids: Sequence[str]
 ) -> Resolution:
     ids = list(dict.fromkeys(node_ids))
     cids = list(dict.fromkeys(client_ids))
-    mapping = await store.resolve_client_ids(tenant_id, scope, cids) if cids else {}
+    mapping = await reader.client_ids(viewer, scope, cids)
     out = Resolution(requested=len(ids) + len(cids), direct_ids=ids, node_ids=list(ids))
     for cid in cids:
         nid = mapping.get(cid)

@@ -18,8 +18,9 @@ from memlane.domain.clock import Clock, iso, new_id
 from memlane.domain.model import TIER_RANK, Commit, CommitInfo, Node
 from memlane.domain.visibility import Viewer, visibility_of
 from memlane.services.lifecycle.refs import resolve_refs
+from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteService
-from memlane.store.base import NodePatch, Store
+from memlane.store.base import NodePatch
 
 MAX_REASON_CHARS = 1000
 
@@ -50,8 +51,8 @@ class RehydrateResult:
 
 
 class RehydrateService:
-    def __init__(self, store: Store, writes: WriteService, *, clock: Clock):
-        self.store = store
+    def __init__(self, reader: MemoryReader, writes: WriteService, *, clock: Clock):
+        self.reader = reader
         self.writes = writes
         self.clock = clock
 
@@ -71,7 +72,7 @@ class RehydrateService:
             raise ValueError(f"target_tier must be warm or hot, not {target_tier!r}")
         tenant_id = viewer.tenant_id
         reach = visibility_of(viewer)
-        refs = await resolve_refs(self.store, tenant_id, scope, node_ids, client_ids)
+        refs = await resolve_refs(self.reader, viewer, scope, node_ids, client_ids)
         result = RehydrateResult(requested=refs.requested, resolved=len(refs.node_ids), operation_id=new_id())
         now = self.clock.now()
         target_rank = TIER_RANK[target_tier]
