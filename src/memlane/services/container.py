@@ -176,6 +176,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         batch_size=512,
         context=ContextConfig(window=settings.embedding_context_window, speaker=settings.embedding_context_speaker),
         relevance=RelevanceScale.from_settings(settings),
+        query_cache_size=settings.query_embedding_cache,
     )
     worker = Worker(
         store,
