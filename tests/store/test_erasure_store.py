@@ -10,9 +10,10 @@ import numpy as np
 
 from memlane.domain.clock import new_id
 from memlane.domain.erasure import ErasureSubject, SubjectKind
-from memlane.domain.model import CommitInfo, EdgeRef, EdgeUpsert, Node, NodeUpsert, SeedFilter
+from memlane.domain.model import CommitInfo, EdgeRef, EdgeUpsert, Job, Node, NodeUpsert, RecallAudit, SeedFilter
 from memlane.domain.visibility import EVERYTHING
 from memlane.store.base import Store
+from memlane.store.knowledge import ItemWrite, KnowledgeRecord, KnowledgeStore, SyncStateRecord
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 INFO = CommitInfo(actor="test", input_sha256="e" * 64, kind="test")
@@ -117,3 +118,63 @@ async def test_erasing_a_scope_or_a_tenant_takes_all_of_it_and_leaves_other_tena
     counts = await erase(store, "tenant", "t1")
     assert counts["nodes"] == 1 and await titles(store, "s2") == []
     assert [n.title for n in await store.scan_nodes("t2", "s1", after_id=None, limit=10)] == ["other tenant"]
+
+
+RECEIPT_KEYS = {
+    "nodes",
+    "edges",
+    "embeddings",
+    "keyword_rows",
+    "commits",
+    "nodes_by_kind",
+    "jobs",
+    "jobs_by_kind",
+    "recall_audits",
+    "knowledge_items",
+    "knowledge_versions",
+    "knowledge_sync_runs",
+    "batcher_buffers",
+}
+
+
+async def test_erasing_an_agent_takes_its_recall_audits_and_queued_jobs_and_the_receipt_says_so(
+    store: Store,
+) -> None:
+    mine = upsert("a1's note", user=None)
+    mine.node.producer_agent_id = "a1"
+    mine.fields_set = FIELDS | {"producer_agent_id"}
+    await store.apply_write("t1", "s1", [mine, upsert("fact", user=None)], [], INFO, now=NOW)
+    audits = [RecallAudit("t1", "s1", "recall", agent, None, "q" * 64, [], 1, NOW) for agent in ("a1", "a2", "a1")]
+    await store.record_recall_audits(audits)
+    await store.enqueue(
+        [
+            Job("t1", new_id(), "ingest", {"agent_id": "a1", "text": "from a1"}, scope="s1"),
+            Job("t1", new_id(), "ingest", {"agent_id": "a2", "text": "from a2"}, scope="s1"),
+        ],
+        now=NOW,
+    )
+
+    counts = await erase(store, "agent", "a1")
+
+    assert set(counts) == RECEIPT_KEYS
+    assert counts["recall_audits"] == 2 and counts["jobs"] == 1 and counts["jobs_by_kind"] == {"ingest": 1}
+    left = await store.list_recall_audit("t1", "s1", limit=10)
+    assert [a["consumer_agent_id"] for a in left] == ["a2"]
+    assert await store.count_jobs("queued") == 1
+
+
+async def test_erasing_the_knowledge_scope_or_an_author_takes_their_items_and_synced_copies(store: Store) -> None:
+    kstore = KnowledgeStore(store)
+    record = KnowledgeRecord(tenant_id="t1", id="adr-1", type="adr", layer="project", title="ADR", content_hash="h")
+    await kstore.save("t1", [ItemWrite(record, "create", author="a9", user_id="u9")], now=NOW)
+    copy = upsert("ADR copy", user=None, scope="kb")
+    await store.apply_write("t1", "kb", [copy], [], INFO, now=NOW)
+    await kstore.set_sync_state("t1", [SyncStateRecord("adr-1", copy.node.id, "kb", "h", NOW)], [])
+
+    counts = await erase(store, "user", "u9")
+    assert counts["knowledge_items"] == 1 and counts["knowledge_versions"] == 1 and counts["nodes"] == 1
+    assert await kstore.get("t1", "adr-1") is None and await titles(store, "kb") == []
+
+    await kstore.save("t1", [ItemWrite(record, "again")], now=NOW)
+    assert (await erase(store, "scope", "kb"))["knowledge_items"] == 1
+    assert await kstore.list_items("t1") == []

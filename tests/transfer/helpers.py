@@ -27,7 +27,7 @@ def cli(db_url: str, *args: str) -> str:
 
 def populate(server: LiveServer) -> None:
     """One tenant's memory on every surface: a graph with a rule, conversation notes, a
-    layered memory, a tool memory, a knowledge item."""
+    layered memory, a tool memory, a knowledge item, messages pending in the batcher."""
     with httpx.Client(base_url=server.url, timeout=30, headers=H) as c:
         body = {
             "scope": "proj",
@@ -47,7 +47,7 @@ def populate(server: LiveServer) -> None:
                     "type": "rule",
                     "title": "Review parsers",
                     "text_summary": "Every parser change needs two reviews",
-                    "slots": {"rule_state": "active"},
+                    "slots": {"state": "active"},
                 },
             ],
             "edges": [
@@ -77,7 +77,25 @@ def populate(server: LiveServer) -> None:
         item = {"id": "adr-1", "type": "adr", "layer": "team", "title": "Use SQLite", "summary": "Embedded first"}
         r = c.post("/v1/knowledge/items", headers={**H, "X-Agent-Id": "architect"}, json=item)
         assert r.status_code == 201, r.text
+        buffered = {"app_id": "app-1", "user_id": "user-1", "session_id": "s-1", "messages": BUFFERED}
+        r = c.post("/api/v1/memory-batcher/messages", json=buffered)
+        assert r.status_code == 200 and r.json()["pending_messages"] == 2, r.text
         wait_embedded(c)
+
+
+#: two messages left in the memory batcher's buffer (the batch size is 10): not yet ingested
+BUFFERED = [
+    {"role": "user", "content": "I am planning a trip to Porto", "timestamp": "2024-06-01T09:00:00Z"},
+    {"role": "assistant", "content": "Porto is lovely in June", "timestamp": "2024-06-01T09:00:05Z"},
+]
+
+
+def buffer_of(c: httpx.Client) -> dict[str, object]:
+    """The buffered conversation as the batcher API shows it."""
+    params = {"app_id": "app-1", "user_id": "user-1", "session_id": "s-1"}
+    r = c.get("/api/v1/memory-batcher/buffers", params=params)
+    assert r.status_code == 200, r.text
+    return dict(r.json())
 
 
 def wait_embedded(c: httpx.Client) -> None:

@@ -17,7 +17,7 @@ from memlane.cli.main import app
 from tests.api.helpers import wait_until_recallable
 from tests.conftest import make_settings
 from tests.support.server import LiveServer
-from tests.transfer.helpers import TENANT, H, cli, populate, runner
+from tests.transfer.helpers import BUFFERED, TENANT, H, buffer_of, cli, populate, runner
 
 
 def records(path: Path) -> dict[str, list[dict[str, Any]]]:
@@ -74,6 +74,9 @@ def test_sqlite_to_postgres_to_sqlite_keeps_every_record(
     assert sorted(a["edge"], key=lambda e: e["id"]) == sorted(c["edge"], key=lambda e: e["id"])
     assert a["knowledge_item"] == c["knowledge_item"]
     assert a.get("knowledge_sync") == c.get("knowledge_sync")
+    [buffer] = a["batcher_buffer"]
+    assert [m["content"] for m in buffer["messages"]] == [m["content"] for m in BUFFERED]
+    assert a["batcher_buffer"] == c["batcher_buffer"], "pending batcher messages travel verbatim"
     commits_after = {x["id"]: x for x in c["commit"]}
     assert all(commits_after.get(x["id"]) == x for x in a["commit"]), "the history travels verbatim"
     assert {n["commit_id"] for n in c["node"]} <= set(commits_after), "nodes still name the commits that made them"
@@ -86,6 +89,10 @@ def test_sqlite_to_postgres_to_sqlite_keeps_every_record(
         r = client.post("/v1/memory/recall_text", json={"scope": "proj", "query_text": "Ada parser"})
         assert r.status_code == 200
         assert "Ada" in {s["title"] for s in r.json()["seeds"]}
+        pending = buffer_of(client)
+        assert pending["status"] == "pending" and pending["pending_messages"] == 2
+        idle = 'memlane_jobs{kind="conversation.batcher_idle_flush",state="queued"} 1.0'
+        assert idle in client.get("/metrics").text, "the restored buffer has an idle flush of its own"
 
 
 def test_importing_twice_changes_nothing(source: str, tmp_path: Path) -> None:
@@ -95,12 +102,14 @@ def test_importing_twice_changes_nothing(source: str, tmp_path: Path) -> None:
     first = json.loads(cli(target, "import", "--json", str(dump)))
     assert first["nodes_written"] > 0 and first["edges_written"] == 2 and first["knowledge_written"] == 1
     assert first["queued_for_embedding"] == 0, "vectors of the same model are reused"
+    assert first["batcher_buffers_written"] == 1
     cli(target, "export", "--embeddings", str(again))
     second = json.loads(cli(target, "import", "--json", str(dump)))
     assert second["nodes_written"] == second["edges_written"] == second["knowledge_written"] == 0
     assert second["commits_restored"] == 0
     assert second["nodes_unchanged"] == first["nodes_written"]
     assert second["edges_unchanged"] == 2 and second["knowledge_unchanged"] == 1
+    assert (second["batcher_buffers_written"], second["batcher_buffers_unchanged"]) == (0, 1)
     cli(target, "export", "--embeddings", str(after))
     exported_at = lambda p: [ln for ln in p.read_text().splitlines()[1:]]  # noqa: E731
     assert exported_at(again) == exported_at(after), "not even a commit was added"
@@ -113,6 +122,7 @@ def test_one_scope_exports_alone(source: str, tmp_path: Path) -> None:
     assert {n["scope"] for n in got["node"]} == {"proj"}
     assert len(got["node"]) == 3 and len(got["edge"]) == 2
     assert "knowledge_item" not in got, "knowledge items are tenant-wide: exported with whole tenants"
+    assert "batcher_buffer" not in got, "buffers go with the scope of their app"
     assert all("embedding" not in n for n in got["node"]), "vectors only when asked"
 
 
@@ -140,13 +150,26 @@ def test_vectors_of_another_model_are_re_embedded(source: str, tmp_path: Path) -
         assert {s["id"] for s in seeds} >= ids
 
 
-def test_a_file_that_is_not_an_export_is_refused(tmp_path: Path) -> None:
+def refused_import(tmp_path: Path, lines: list[str]) -> str:
+    """Import ``lines`` with the CLI, which must refuse them (exit code 2); its message."""
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"record": "node", "id": "x"}\n')
+    bad.write_text("\n".join(lines) + "\n")
     result = runner.invoke(
         app,
         ["import", str(bad)],
         env={"MEMLANE_DATABASE_URL": f"sqlite:///{tmp_path / 't.db'}", "MEMLANE_EMBEDDER": "hashing"},
     )
     assert result.exit_code == 2
-    assert "header" in result.output
+    return str(result.output)
+
+
+def test_a_file_that_is_not_an_export_is_refused(tmp_path: Path) -> None:
+    assert "header" in refused_import(tmp_path, ['{"record": "node", "id": "x"}'])
+
+
+def test_a_batcher_buffer_record_with_bad_messages_is_refused_naming_the_field(tmp_path: Path) -> None:
+    header = {"record": "header", "format": "memlane-export", "version": 1}
+    buffer = {"record": "batcher_buffer", "tenant_id": TENANT, "app_id": "a", "user_id": "u", "messages": "hi",
+              "next_seq": 1}  # fmt: skip
+    output = refused_import(tmp_path, [json.dumps(header), json.dumps(buffer)])
+    assert "line 2: messages must be a list of objects" in output

@@ -3,62 +3,16 @@ page's scripts ran, read from the DOM, with screenshots kept as artifacts."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
-from tests.api.helpers import new_scope, wait_until_recallable
-from tests.conftest import make_settings
+from tests.api.helpers import new_scope
 from tests.conversation.helpers import ingest, msg, new_app
 from tests.support.server import LiveServer
 from tests.ui.conftest import screenshot
-
-ALICE = "key-alice-ui"
-BOB = "key-bob-ui"
-KEYS = {
-    ALICE: {"tenant_id": "acme", "agent_id": "alice"},
-    BOB: {"tenant_id": "acme", "agent_id": "bob"},
-}
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """Auth off: the browser reads as an anonymous caller of the tenant it names."""
-    url = f"sqlite:///{tmp_path_factory.mktemp('ui') / 'memlane.db'}"
-    with LiveServer.start(make_settings(url)) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('ui-auth') / 'memlane.db'}"
-    settings = make_settings(url, MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS))
-    with LiveServer.start(settings) as s:
-        yield s
-
-
-def write(server: LiveServer, scope: str, nodes: list[dict[str, Any]], edges: list[dict[str, Any]] | None = None,
-          headers: dict[str, str] | None = None, lane: str = "shared") -> list[str]:  # fmt: skip
-    with httpx.Client(base_url=server.url, timeout=30, headers=headers or {}) as c:
-        body = {"scope": scope, "input_text": "ui test", "memory_lane": lane, "nodes": nodes, "edges": edges or []}
-        r = c.post("/v1/memory/write", json=body)
-        assert r.status_code == 200, r.text
-        ids = [n["id"] for n in r.json()["nodes"]]
-        wait_until_recallable(c, scope, nodes[0].get("text_summary") or nodes[0]["title"], set(ids))
-        return ids
-
-
-def loaded(page: Any, selector: str) -> None:
-    """Wait until htmx replaced the region's placeholder."""
-    page.wait_for_function(
-        "s => { const el = document.querySelector(s); return el && !el.textContent.includes('Loading'); }",
-        arg=selector,
-        timeout=15000,
-    )
+from tests.ui.helpers import ALICE, BOB, confirm, loaded, result_of, write
 
 
 def test_search_shows_a_freshly_written_memory_and_why_it_ranked(server: LiveServer, page: Any) -> None:
@@ -128,8 +82,7 @@ def test_a_rule_changes_state_from_its_page(server: LiveServer, page: Any) -> No
     assert page.locator("#rule-state").inner_text() == "draft"
     page.select_option("#rule-state-choice", "shadow")
     page.get_by_role("button", name="Change state").click()
-    page.wait_for_function("document.querySelector('#action-result').textContent !== ''", timeout=15000)
-    assert page.locator("#action-result").inner_text() == "done"
+    assert result_of(page) == "done"
     page.wait_for_function(
         "document.querySelector('#rule-state') && document.querySelector('#rule-state').textContent === 'shadow'",
         timeout=15000,
@@ -201,9 +154,15 @@ def test_a_conversation_note_shows_its_evolution_and_can_be_deleted(server: Live
     assert len(steps) == 2 and "Denver" in steps[0] and "superseded" in steps[0] and "Seattle" in steps[1]
     assert page.locator("#validity").inner_text().startswith("superseded")
     screenshot(page, "note-evolution")
+    page.goto(f"{server.url}/ui/notes?scope={app}")
+    loaded(page, "#notes")
+    chain = page.locator("#chains > li").nth(0).locator("ol.chain > li")
+    assert [chain.nth(i).get_attribute("data-node-id") for i in range(chain.count())] == [old_id, new_id]
+    assert "superseded" in chain.nth(0).inner_text() and "valid" in chain.nth(1).inner_text()
+    screenshot(page, "notes")
     page.goto(f"{server.url}/ui/memory/{new_id}?scope={app}")
     loaded(page, "#memory")
-    page.get_by_role("button", name="Delete this note").click()
+    confirm(page, "Delete this note")
     page.wait_for_function("document.querySelector('#action-result').textContent === 'done'", timeout=15000)
     page.wait_for_function("document.querySelector('#memory').textContent.includes('404')", timeout=15000)
     with httpx.Client(base_url=server.url, timeout=30) as c:

@@ -113,5 +113,6 @@ def import_(
             f"{report['nodes_unchanged']} unchanged; {report['edges_written']} edges written, "
             f"{report['edges_unchanged']} unchanged; {report['commits_restored']} commits restored; "
             f"{report['knowledge_written']} knowledge items written; "
+            f"{report['batcher_buffers_written']} batcher buffers written; "
             f"{report['queued_for_embedding']} nodes queued for embedding"
         )

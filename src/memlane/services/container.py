@@ -232,6 +232,16 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         store, reader, settings, clock=clock, dimension=embedder.dimension, reranker=build_reranker(settings)
     )
     rules = RulesService(store, writes, clock=clock)
+    conversation = build_conversation(
+        store=store,
+        reader=reader,
+        embedding=embedding,
+        writes=writes,
+        settings=settings,
+        clock=clock,
+        llm=llm,
+        notify=notify,
+    )
     services = Services(
         settings=settings,
         clock=clock,
@@ -252,16 +262,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         llm=llm,
         rules=rules,
         lifecycle=build_lifecycle(store, writes, settings, clock=clock),
-        conversation=build_conversation(
-            store=store,
-            reader=reader,
-            embedding=embedding,
-            writes=writes,
-            settings=settings,
-            clock=clock,
-            llm=llm,
-            notify=notify,
-        ),
+        conversation=conversation,
         layers=LayeredMemoryService(
             reader=reader,
             writes=writes,
@@ -274,9 +275,17 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         sync=sync,
         sweeper=sweeper,
         exporter=Exporter(
-            store, reader, knowledge, clock=clock, model_id=embedder.model_id, dimension=embedder.dimension
+            store,
+            reader,
+            knowledge,
+            conversation.batcher,
+            clock=clock,
+            model_id=embedder.model_id,
+            dimension=embedder.dimension,
         ),
-        importer=Importer(reader, writes, knowledge, model_id=embedder.model_id, dimension=embedder.dimension),
+        importer=Importer(
+            reader, writes, knowledge, conversation.batcher, model_id=embedder.model_id, dimension=embedder.dimension
+        ),
         tools=ToolService(
             store,
             memory_tools,

@@ -134,6 +134,19 @@ class BatcherStore(SideTables):
             row = (await conn.execute(sa.select(batcher_buffers).where(*key.where()))).first()
         return _state(key, row) if row is not None else None
 
+    async def buffers(self, tenant_id: str | None, app_id: str | None = None) -> list[BufferState]:
+        """Every buffer of a tenant (or of every tenant), optionally of one app, in key order:
+        what an export carries (services/transfer)."""
+        c = batcher_buffers.c
+        query = sa.select(batcher_buffers).order_by(c.tenant_id, c.app_id, c.user_id, c.session_key)
+        if tenant_id is not None:
+            query = query.where(c.tenant_id == tenant_id)
+        if app_id is not None:
+            query = query.where(c.app_id == app_id)
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [_state(BufferKey(r.tenant_id, r.app_id, r.user_id, r.session_id), r) for r in rows]
+
     async def change(self, key: BufferKey, change: Change, *, now: datetime) -> tuple[BufferState, list[Job]]:
         """Lock the buffer (creating it empty if new), apply ``change`` to it, store the
         result and insert the jobs ``change`` returns, all in one transaction."""

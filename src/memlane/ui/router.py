@@ -50,6 +50,21 @@ def page(request: Request, name: str, **context: Any) -> HTMLResponse:
     return templates.TemplateResponse(request, name, context)
 
 
+def scoped_page(
+    request: Request,
+    panel: str,
+    title: str,
+    scope: str | None,
+    *,
+    label: str = "Scope (empty: every scope)",
+    placeholder: str = "",
+) -> HTMLResponse:
+    """A page of one panel read for a scope: ``/ui/part/{panel}`` fills it."""
+    return page(
+        request, "scoped.html", title=title, panel=panel, scope=scope or "", scope_label=label, placeholder=placeholder
+    )
+
+
 @router.get("", response_class=HTMLResponse)
 async def home(request: Request) -> HTMLResponse:
     return page(request, "home.html", title="Scopes")
@@ -69,12 +84,48 @@ async def memory_page(request: Request, node_id: str, scope: ScopeQ = None) -> H
 
 @router.get("/layers", response_class=HTMLResponse)
 async def layers_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
-    return page(request, "layers.html", title="Layers", scope=scope or "")
+    return scoped_page(request, "layers", "Layered and tool memories", scope)
 
 
 @router.get("/knowledge", response_class=HTMLResponse)
 async def knowledge_page(request: Request) -> HTMLResponse:
     return page(request, "knowledge.html", title="Knowledge")
+
+
+@router.get("/rules", response_class=HTMLResponse)
+async def rules_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
+    return scoped_page(request, "rules", "Rules", scope)
+
+
+@router.get("/notes", response_class=HTMLResponse)
+async def notes_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
+    return scoped_page(request, "notes", "Conversation notes", scope, label="App (scope)", placeholder="default")
+
+
+@router.get("/erasure", response_class=HTMLResponse)
+async def erasure_page(request: Request) -> HTMLResponse:
+    """The form only: the erasure itself is ``POST /v1/erasure``, called by the page's script
+    with the session's credential, so it is allowed and refused exactly as through the API."""
+    return page(request, "erasure.html", title="Erasure")
+
+
+@router.get("/part/rules", response_class=HTMLResponse)
+async def rules_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        found = await views.rules(svc, viewer, scope or None)
+        return {"rules": found, "limit": views.RULES_LIMIT, "scope": scope or ""}
+
+    return await fragment(request, "part_rules.html", build)
+
+
+@router.get("/part/notes", response_class=HTMLResponse)
+async def notes_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        chosen = resolve_scope(request, scope)
+        chains = await views.note_chains(svc, viewer, chosen)
+        return {"chains": chains, "scope": chosen, "limit": views.NOTES_LIMIT}
+
+    return await fragment(request, "part_notes.html", build)
 
 
 @router.get("/part/layers", response_class=HTMLResponse)
@@ -138,7 +189,7 @@ async def memory_part(request: Request, svc: ServicesDep, node_id: str, scope: S
         if found is None:
             raise NotFound(f"no memory {node_id} that you may see in this scope", code="node_not_found")
         promotion = check_promotion(found.node) if found.node.type == "rule" else None
-        return {"m": found, "n": found.node, "promotion": promotion, "note": views.is_note(found.node)}
+        return {"m": found, "n": found.node, "promotion": promotion, "kind": views.kind_of(found.node)}
 
     return await fragment(request, "part_memory.html", build)
 

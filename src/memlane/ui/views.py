@@ -9,10 +9,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memlane.domain.model import Commit, Edge, Node
+from memlane.domain.validity import HISTORY
 from memlane.domain.visibility import Viewer
+from memlane.rules.promotion import PromotionCheck, check_promotion
 from memlane.services.container import Services
 from memlane.services.layers.roles import LAYERS
+from memlane.services.layers.service import is_layered
 from memlane.services.recall import RecallParams
+from memlane.services.tools.memory import KIND as TOOL_KIND
+from memlane.services.tools.memory import KNOWLEDGE_KIND
 from memlane.services.tools.schemas import MEMORY_LAYERS
 
 #: scopes listed with counts; counting reads each scope's visible nodes, at most this many
@@ -173,8 +178,59 @@ def is_note(node: Node) -> bool:
     return node.slots.get("memory_kind") in ("conversation_note", "agent_note")
 
 
+def kind_of(node: Node) -> str:
+    """Which surface owns a memory, so its page offers that surface's actions: ``note``
+    (conversation), ``layered``, ``tool``, ``knowledge`` (a knowledge item's synced copy) or
+    ``graph``."""
+    if is_note(node):
+        return "note"
+    if is_layered(node):
+        return "layered"
+    kind = node.slots.get("kind")
+    if kind == TOOL_KIND:
+        return "tool"
+    if kind == KNOWLEDGE_KIND:
+        return "knowledge"
+    return "graph"
+
+
+#: rules listed per scope, newest first
+RULES_LIMIT = 500
+
+
+async def rules(svc: Services, viewer: Viewer, scope: str | None) -> list[tuple[Node, PromotionCheck]]:
+    """The rules the caller may see (every tier and status), each with the promotion check
+    ``memlane rules suggest`` makes (read-only)."""
+    found = await svc.reader.find(
+        viewer, scope, limit=RULES_LIMIT, tiers=(), exclude_draft_topics=False, types=("rule",)
+    )
+    return [(n, check_promotion(n)) for n in found]
+
+
 def queue(job_counts: dict[tuple[str, str], int]) -> list[tuple[str, dict[str, int]]]:
     by_kind: dict[str, dict[str, int]] = {}
     for (kind, state), n in sorted(job_counts.items()):
         by_kind.setdefault(kind, {})[state] = n
     return sorted(by_kind.items())
+
+
+#: notes read per scope (newest first) to draw their chains
+NOTES_LIMIT = 500
+
+
+async def note_chains(svc: Services, viewer: Viewer, scope: str) -> list[list[Node]]:
+    """The scope's conversation notes the caller may see, as evolution chains (``next_id``
+    links, oldest first), the chain with the newest note first. Superseded and expired notes
+    are read too (every tier, every interval): they are the chains' history."""
+    found = await svc.reader.find(viewer, scope, limit=NOTES_LIMIT, tiers=(), when=HISTORY)
+    notes = {n.id: n for n in found if is_note(n)}
+    pointed = {str(n.slots.get("next_id")) for n in notes.values() if n.slots.get("next_id")}
+    chains: list[list[Node]] = []
+    for head in (n for n in notes.values() if n.id not in pointed):
+        chain, seen = [head], {head.id}
+        while (nxt := chain[-1].slots.get("next_id")) in notes and nxt not in seen:
+            seen.add(str(nxt))
+            chain.append(notes[str(nxt)])
+        chains.append(chain)
+    newest = {id(c): max((n.created_at for n in c if n.created_at), default=None) for c in chains}
+    return sorted(chains, key=lambda c: str(newest[id(c)] or ""), reverse=True)

@@ -547,6 +547,14 @@ def ui_knowledge(a: Attempt) -> Observation:
     return _html(a, "/ui/part/knowledge", None)
 
 
+def ui_rules(a: Attempt) -> Observation:
+    return _html(a, "/ui/part/rules", {"scope": a.target.scope})
+
+
+def ui_notes(a: Attempt) -> Observation:
+    return _html(a, "/ui/part/notes", {"scope": a.target.scope})
+
+
 def admin_export(a: Attempt) -> Observation:
     params: dict[str, Any] = {"scope": a.target.scope}
     if a.tenant_in_body:
@@ -650,6 +658,8 @@ OPS: list[Op] = [
     # the newest 50 memories per layer: tool layers fill up with the suite's own new memories
     Op("ui.layers", ui_layers, "headers", False, ("layered", "tool"), is_layered),
     Op("ui.knowledge", ui_knowledge, "headers", False, ("knowledge",)),
+    Op("ui.rules", ui_rules, "headers", False, ("rule",)),
+    Op("ui.notes", ui_notes, "headers", False, ("note",)),
     Op("admin.export", admin_export, "none", True, NODE_KINDS, policy=admin_only),
     Op("knowledge.list", knowledge_list, "none", False, ("knowledge",)),
     Op("knowledge.get", knowledge_get, "none", False, ("knowledge",)),

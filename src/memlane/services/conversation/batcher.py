@@ -28,13 +28,15 @@ from memlane.domain.visibility import Viewer
 from memlane.jobs.conversation_kinds import CONVERSATION_BATCHER_IDLE, CONVERSATION_INGEST
 from memlane.services.conversation.messages import parse_timestamp, stamp_arrivals
 from memlane.services.conversation.tasks import TaskService
-from memlane.store.batcher import BatcherStore, BufferKey, BufferState
+from memlane.store.batcher import STATE_FIELDS, BatcherStore, BufferKey, BufferState
 
 #: what a flush hands the messages to (OmniMemory names its SDK call; memlane's equivalent is
 #: the ingestion task of POST /api/v1/memories)
 DELIVERY = "add_memory"
 BatchStatus = Literal["pending", "flushed", "flushed_partial", "empty"]
 FlushReason = Literal["batch_size", "idle_timeout"]
+#: what an export carries of a buffer besides its key (not its idle job: jobs stay behind)
+RESTORED_FIELDS = tuple(f for f in STATE_FIELDS if f != "idle_job_id")
 
 
 @dataclass(slots=True)
@@ -128,6 +130,33 @@ class BatcherService:
         key = BufferKey(viewer.tenant_id, app_id, user_id, session_id)
         state = await self.store.get(key) or BufferState(key=key)
         return BatchOutcome(state, self.batch_size, self.idle_timeout_sec)
+
+    async def buffers(self, tenant_id: str | None, app_id: str | None = None) -> list[BufferState]:
+        return await self.store.buffers(tenant_id, app_id)
+
+    async def restore(self, given: BufferState) -> bool:
+        """Load a buffer as exported (services/transfer): its pending messages, counters and
+        last flush, under its own key. A buffer already stored exactly so is left alone (a
+        second import writes nothing). The exported idle job belonged to the other store: a
+        restored buffer with pending messages gets an idle flush of its own here, due one idle
+        timeout after its last message, so the messages are not stranded."""
+        stored = await self.store.get(given.key)
+        if stored is not None and all(getattr(stored, f) == getattr(given, f) for f in RESTORED_FIELDS):
+            return False
+        now = self.clock.now()
+
+        def change(state: BufferState) -> list[Job]:
+            for name in RESTORED_FIELDS:
+                setattr(state, name, getattr(given, name))
+            if not state.messages or state.idle_job_live:
+                return []
+            since = state.last_append_at or now
+            return [self._idle_job(state, since + timedelta(seconds=self.idle_timeout_sec))]
+
+        _, new_jobs = await self.store.change(given.key, change, now=now)
+        if new_jobs:
+            self.tasks.notify()
+        return True
 
     async def run_idle_flush(self, job: Job) -> dict[str, Any]:
         """The idle-flush job: flush a buffer idle for the timeout, else wait for its new idle time."""

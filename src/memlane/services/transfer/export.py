@@ -3,7 +3,8 @@ records of the export file (records.py), scope by scope, in pages.
 
 Nodes and edges are read through ``MemoryReader`` with an admin ``Viewer`` of each tenant,
 so an export is exactly what that tenant's admin may read; commits are read as the history
-they are. Vectors are included only when asked (a backup that skips re-embedding), with the
+they are. The memory batcher's buffers follow the scopes (of the tenant, or of the app the
+scope names). Vectors are included only when asked (a backup that skips re-embedding), with the
 embedding model recorded in the header.
 """
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from memlane.domain.clock import Clock
 from memlane.domain.roles import ADMIN
 from memlane.domain.visibility import Viewer
+from memlane.services.conversation.batcher import BatcherService
 from memlane.services.knowledge.service import KnowledgeService
 from memlane.services.reading import MemoryReader
 from memlane.services.transfer import records as rec
@@ -44,6 +46,7 @@ class Exporter:
         store: Store,
         reader: MemoryReader,
         knowledge: KnowledgeService,
+        batcher: BatcherService,
         *,
         clock: Clock,
         model_id: str,
@@ -52,6 +55,7 @@ class Exporter:
         self.store = store
         self.reader = reader
         self.knowledge = knowledge
+        self.batcher = batcher
         self.clock = clock
         self.model_id = model_id
         self.dimension = dimension
@@ -77,6 +81,8 @@ class Exporter:
         for tenant_id, scope in pairs:
             async for record in self.scope_records(tenant_id, scope, embeddings=req.embeddings):
                 yield record
+        for buffer in await self.batcher.buffers(req.tenant_id, req.scope):
+            yield rec.buffer_record(buffer)
         if req.scope is None:
             for tenant_id in dict.fromkeys(t for t, _ in pairs):
                 async for record in self.knowledge_records(tenant_id):

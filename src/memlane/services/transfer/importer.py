@@ -3,7 +3,8 @@
 Every record keeps its id. Nodes and edges go through ``WriteService.restore`` (their own
 times and commit ids kept, one ``import`` commit per batch), commits through
 ``restore_history`` (only into a scope with no history), knowledge items through the
-knowledge service. What is already stored exactly as exported is skipped, so a second run
+knowledge service, the memory batcher's buffers through ``BatcherService.restore``.
+What is already stored exactly as exported is skipped, so a second run
 writes nothing, not even a commit. Vectors are kept when the file's embedding model is this
 server's (or the client's own, ``client``); otherwise the nodes are queued for embedding.
 """
@@ -19,11 +20,13 @@ from typing import Any
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import CLIENT_EMBEDDING_MODEL, CommitInfo, Edge, Node
+from memlane.services.conversation.batcher import BatcherService
 from memlane.services.knowledge.service import KnowledgeService
 from memlane.services.reading import MemoryReader
 from memlane.services.transfer import records as rec
 from memlane.services.transfer.export import PAGE, admin_of
 from memlane.services.writing import WriteService
+from memlane.store.batcher import BufferState
 from memlane.store.knowledge import KnowledgeRecord, SyncStateRecord
 
 #: fields that depend on the store's embedder, not on the memory: never a reason to rewrite
@@ -40,6 +43,8 @@ class ImportReport:
     edges_unchanged: int = 0
     knowledge_written: int = 0
     knowledge_unchanged: int = 0
+    batcher_buffers_written: int = 0
+    batcher_buffers_unchanged: int = 0
     #: nodes imported without a vector usable here, queued for embedding
     queued_for_embedding: int = 0
     scopes: list[str] = field(default_factory=list)
@@ -68,11 +73,19 @@ class _Scope:
 
 class Importer:
     def __init__(
-        self, reader: MemoryReader, writes: WriteService, knowledge: KnowledgeService, *, model_id: str, dimension: int
+        self,
+        reader: MemoryReader,
+        writes: WriteService,
+        knowledge: KnowledgeService,
+        batcher: BatcherService,
+        *,
+        model_id: str,
+        dimension: int,
     ):
         self.reader = reader
         self.writes = writes
         self.knowledge = knowledge
+        self.batcher = batcher
         self.model_id = model_id
         self.dimension = dimension
 
@@ -90,6 +103,7 @@ class Importer:
         current: _Scope | None = None
         items: dict[str, list[KnowledgeRecord]] = {}
         syncs: dict[str, list[SyncStateRecord]] = {}
+        buffers: list[BufferState] = []
         number = 0
         async for line in lines:
             number += 1
@@ -139,6 +153,8 @@ class Importer:
                     current.edges.append(rec.parse_edge(d, where))
                     if len(current.edges) >= PAGE:
                         await self._flush_edges(current, report)
+            elif kind == rec.BATCHER_BUFFER:
+                buffers.append(rec.parse_buffer(d, where))
             elif kind == rec.KNOWLEDGE_ITEM:
                 items.setdefault(tenant, []).append(rec.parse_knowledge(d, where))
             elif kind == rec.KNOWLEDGE_SYNC:
@@ -156,6 +172,11 @@ class Importer:
             raise InvalidRequest("the export file is empty", code="invalid_export_file", details={"field": "body"})
         if current is not None:
             await self._finish(current, report)
+        for buffer in buffers:
+            if await self.batcher.restore(buffer):
+                report.batcher_buffers_written += 1
+            else:
+                report.batcher_buffers_unchanged += 1
         for tenant, records in items.items():
             written = await self.knowledge.restore(tenant, records)
             report.knowledge_written += written

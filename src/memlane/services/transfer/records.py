@@ -2,7 +2,9 @@
 
 ``header`` first (format, version, the embedding model and dimension, whether vectors are
 included); then per scope its ``commit`` rows (oldest first), its ``node`` records and its
-``edge`` records; per tenant its ``knowledge_item`` and ``knowledge_sync`` records. Rules,
+``edge`` records; then the memory batcher's ``batcher_buffer`` records (messages buffered for
+ingestion, per app, user and session); per tenant its ``knowledge_item`` and
+``knowledge_sync`` records. Rules,
 conversation notes, layered and tool memories are all nodes (distinguished by type, layer
 and slots), so they travel as nodes. Times are ISO 8601 with the offset; vectors, when
 included, are lists of floats.
@@ -16,21 +18,24 @@ from typing import Any
 
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.model import Edge, Node
+from memlane.services.conversation.batcher import RESTORED_FIELDS
 from memlane.store.base import edge_from_mapping, node_from_mapping
+from memlane.store.batcher import BufferKey, BufferState
 from memlane.store.knowledge import KnowledgeRecord, SyncStateRecord
 
 FORMAT = "memlane-export"
 VERSION = 1
 
-HEADER, COMMIT, NODE, EDGE, KNOWLEDGE_ITEM, KNOWLEDGE_SYNC = (
+HEADER, COMMIT, NODE, EDGE, BATCHER_BUFFER, KNOWLEDGE_ITEM, KNOWLEDGE_SYNC = (
     "header",
     "commit",
     "node",
     "edge",
+    "batcher_buffer",
     "knowledge_item",
     "knowledge_sync",
 )
-KINDS = (HEADER, COMMIT, NODE, EDGE, KNOWLEDGE_ITEM, KNOWLEDGE_SYNC)
+KINDS = (HEADER, COMMIT, NODE, EDGE, BATCHER_BUFFER, KNOWLEDGE_ITEM, KNOWLEDGE_SYNC)
 
 #: validity intervals and when they were closed (domain/validity.py), on nodes and edges
 INTERVAL_TIMES = ("valid_at", "invalid_at", "expired_at")
@@ -39,6 +44,7 @@ EDGE_TIMES = ("created_at", "updated_at", *INTERVAL_TIMES)
 COMMIT_TIMES = ("created_at", "erased_at")
 KNOWLEDGE_TIMES = ("created_at", "updated_at")
 SYNC_TIMES = ("synced_at",)
+BUFFER_TIMES = ("last_append_at", "last_flush_at")
 
 
 def _jsonable(values: dict[str, Any], times: tuple[str, ...]) -> dict[str, Any]:
@@ -87,6 +93,13 @@ def knowledge_record(rec: KnowledgeRecord) -> dict[str, Any]:
 
 def sync_record(tenant_id: str, rec: SyncStateRecord) -> dict[str, Any]:
     return {"record": KNOWLEDGE_SYNC, "tenant_id": tenant_id, **_jsonable(dataclasses.asdict(rec), SYNC_TIMES)}
+
+
+def buffer_record(state: BufferState) -> dict[str, Any]:
+    k = state.key
+    values = {name: getattr(state, name) for name in RESTORED_FIELDS}
+    key = {"tenant_id": k.tenant_id, "app_id": k.app_id, "user_id": k.user_id, "session_id": k.session_id}
+    return {"record": BATCHER_BUFFER, **key, **_jsonable(values, BUFFER_TIMES)}
 
 
 def _fields(cls: type[Any]) -> set[str]:
@@ -141,3 +154,27 @@ def parse_sync(d: dict[str, Any], where: str) -> tuple[str, SyncStateRecord]:
     _require(d, {"tenant_id", "item_id", "node_id", "scope", "content_hash", "synced_at"}, where)
     values = {f: d[f] for f in _fields(SyncStateRecord)}
     return str(d["tenant_id"]), SyncStateRecord(**_parsed(values, SYNC_TIMES, where))
+
+
+def parse_buffer(d: dict[str, Any], where: str) -> BufferState:
+    _require(d, {"tenant_id", "app_id", "user_id", "messages", "next_seq"}, where)
+    values = _parsed({name: d.get(name) for name in RESTORED_FIELDS}, BUFFER_TIMES, where)
+    if not isinstance(values["messages"], list) or not all(isinstance(m, dict) for m in values["messages"]):
+        raise InvalidRequest(
+            f"{where}: messages must be a list of objects", code="invalid_export_record", details={"field": "messages"}
+        )
+    for name in ("next_seq", "flushed_messages"):
+        value = values[name] if values[name] is not None else 0
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise InvalidRequest(
+                f"{where}: {name} must be a whole number >= 0", code="invalid_export_record", details={"field": name}
+            )
+        values[name] = value
+    if not isinstance(values["viewer"] or {}, dict):
+        raise InvalidRequest(
+            f"{where}: viewer must be an object", code="invalid_export_record", details={"field": "viewer"}
+        )
+    values["viewer"] = values["viewer"] or {}
+    session = d.get("session_id")
+    key = BufferKey(str(d["tenant_id"]), str(d["app_id"]), str(d["user_id"]), str(session) if session else None)
+    return BufferState(key=key, **values)
