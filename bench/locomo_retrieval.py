@@ -81,12 +81,18 @@ CONFIGS: dict[str, dict[str, str]] = {
     "no-graph": {"MEMLANE_RECALL_GRAPH": "false"},
     "no-time": {"MEMLANE_RECALL_TIME": "false"},
     "no-entity": {"MEMLANE_RECALL_ENTITY": "false"},
+    "no-question-aware": {"MEMLANE_RECALL_TIME_STATEMENT_BOOST": "0", "MEMLANE_RECALL_EPISODE_WEIGHT": "0"},
+    "no-time-statement": {"MEMLANE_RECALL_TIME_STATEMENT_BOOST": "0"},
+    "no-episode": {"MEMLANE_RECALL_EPISODE_WEIGHT": "0"},
+    "entity-links": {"MEMLANE_RECALL_ENTITY_LINK_WEIGHT": "0.15"},
     "rrf": {"MEMLANE_RECALL_FUSION": "rrf", "MEMLANE_RECALL_DENSE_WEIGHT": "1", "MEMLANE_RECALL_KEYWORD_WEIGHT": "1"},
     "dense-only": {
         "MEMLANE_RECALL_KEYWORD": "false",
         "MEMLANE_RECALL_GRAPH": "false",
         "MEMLANE_RECALL_TIME": "false",
         "MEMLANE_RECALL_ENTITY": "false",
+        "MEMLANE_RECALL_TIME_STATEMENT_BOOST": "0",
+        "MEMLANE_RECALL_EPISODE_WEIGHT": "0",
     },
 }
 Matrix = npt.NDArray[np.float32]

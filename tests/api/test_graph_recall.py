@@ -422,7 +422,17 @@ def test_recall_text_with_explain_says_why_each_seed_ranked(client: httpx.Client
     out = r.json()
     assert set(out["explain"]) == {s["id"] for s in out["seeds"]}
     heron = out["explain"][ids["a"]]
-    assert set(heron) == {"similarity", "keyword", "fused", "entity_boost", "time_boost", "base", "graph", "score"}
+    assert set(heron) == {
+        "similarity",
+        "keyword",
+        "fused",
+        "entity_boost",
+        "time_boost",
+        "question",
+        "base",
+        "graph",
+        "score",
+    }
     assert heron["keyword"] > 0 and heron["similarity"] > 0
     assert out["explain"][ids["c"]]["keyword"] == 0, "no query word in it"
     ranked = {x["id"]: x for x in out["ranked"]}

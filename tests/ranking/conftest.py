@@ -29,6 +29,9 @@ SWITCHES: dict[str, dict[str, Any]] = {
     "no-time": {"MEMLANE_RECALL_TIME": False},
     "no-entity": {"MEMLANE_RECALL_ENTITY": False},
     "shallow": {"MEMLANE_RECALL_CANDIDATES": 5},
+    "no-time-statement": {"MEMLANE_RECALL_TIME_STATEMENT_BOOST": 0},
+    "no-episode": {"MEMLANE_RECALL_EPISODE_WEIGHT": 0},
+    "entity-links": {"MEMLANE_RECALL_ENTITY_LINK_WEIGHT": 0.3},
 }
 
 

@@ -147,7 +147,7 @@ class RecallBase(TenantScoped, TimeQuestionIn):
     include_slots_preview: bool = False
     slots_preview_keys: JsonInt = Field(10, ge=1, le=50)
     return_debug: bool = False
-    #: per seed, why it ranked: similarity, keyword, fused, entity_boost, time_boost, base, graph, score
+    #: per seed, why it ranked: similarity, keyword, fused, entity_boost, time_boost, question, base, graph, score
     explain: bool = False
     include_embeddings: bool = False
     rules_context: Any = None

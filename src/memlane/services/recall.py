@@ -35,6 +35,13 @@ from memlane.services.ranking.calibration import RelevanceScale
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import Candidates, fuse
 from memlane.services.ranking.query_text import keyword_query
+from memlane.services.ranking.question import (
+    QuestionKind,
+    common_names,
+    entity_link_boost,
+    episode_boost,
+    time_statement_boost,
+)
 from memlane.services.ranking.signals import QuerySignals
 from memlane.services.reading import MemoryReader
 from memlane.services.recall_audit import RecallAuditLog
@@ -315,7 +322,8 @@ class RecallService:
         signals = QuerySignals.of(text, cfg)
         kw_text = keyword_query(text) if (cfg.keyword and text) else None
         fusing = cfg.keyword and text is not None
-        depth = max(p.limit, cfg.candidates) if (fusing or signals.active) else p.limit
+        aware = text is not None and cfg.question_aware
+        depth = max(p.limit, cfg.candidates) if (fusing or signals.active or aware) else p.limit
 
         # The keyword search runs while the dense search does, after the query is embedded: run
         # during the embedding it slowed the embedder's two threads on two cores by more than
@@ -354,7 +362,7 @@ class RecallService:
         # already ranked exactly like boosting every candidate), and without boosts nothing
         # reorders it: whole nodes are loaded for that head only, which keeps recall_text's
         # latency close to dense-only recall.
-        window = max(p.limit + 10, -(-4 * p.limit // 3)) if signals.active else p.limit
+        window = max(p.limit + 10, -(-4 * p.limit // 3)) if (signals.active or aware) else p.limit
         base: dict[str, float] = {}
         start = 0
         while start < len(order) and len(base) < window:
@@ -367,6 +375,9 @@ class RecallService:
             for nid in chunk:
                 if nid in index:
                     base[nid] = fused[nid] * signals.factor(index[nid]) if signals.active else fused[nid]
+        boosted = base
+        if aware and text is not None:
+            base = self._question_aware(text, base, index, sims)
         chosen = sorted(base, key=lambda nid: (-base[nid], -sims.get(nid, 0.0), nid))[: p.limit]
         missing = [nid for nid in chosen if nid not in sims]
         if missing:
@@ -382,9 +393,27 @@ class RecallService:
                     "fused": fused[nid],
                     "entity_boost": entity,
                     "time_boost": time_boost,
+                    "question": base[nid] - boosted[nid],
                     "base": base[nid],
                 }
         return seeds, {nid: base[nid] for nid in chosen}
+
+    def _question_aware(
+        self, text: str, base: dict[str, float], index: dict[str, Node], sims: dict[str, float]
+    ) -> dict[str, float]:
+        """The signals of the question's kind (ranking/question.py), over the head window."""
+        cfg = self.ranking
+        kind = QuestionKind.of(text)
+        if kind.temporal and cfg.time_statement_boost > 0:
+            base = time_statement_boost(base, index, cfg.time_statement_boost)
+        if kind.listing and cfg.entity_link_weight > 0:
+            order = sorted(base, key=lambda nid: (-base[nid], -sims.get(nid, 0.0), nid))
+            base = entity_link_boost(
+                base, index, order, weight=cfg.entity_link_weight, ignored=common_names(text, index)
+            )
+        if cfg.episode_weight > 0:
+            base = episode_boost(base, index, cfg.episode_weight)
+        return base
 
     async def _keyword(self, p: RecallParams, text: str, depth: int) -> list[ScoredId]:
         with recall_stage("keyword"):

@@ -24,6 +24,14 @@ class RankingConfig:
     entity_boost: float = 0.3
     time_boost: float = 0.5
     time_scale_days: float = 3.0
+    #: question-aware ranking (ranking/question.py); a weight of 0 switches a signal off
+    time_statement_boost: float = 0.5
+    episode_weight: float = 0.3
+    entity_link_weight: float = 0.0
+
+    @property
+    def question_aware(self) -> bool:
+        return self.time_statement_boost > 0 or self.entity_link_weight > 0 or self.episode_weight > 0
 
     @classmethod
     def from_settings(cls, settings: Any) -> RankingConfig:
@@ -41,9 +49,20 @@ class RankingConfig:
             entity_boost=settings.recall_entity_boost,
             time_boost=settings.recall_time_boost,
             time_scale_days=settings.recall_time_scale_days,
+            time_statement_boost=settings.recall_time_statement_boost,
+            episode_weight=settings.recall_episode_weight,
+            entity_link_weight=settings.recall_entity_link_weight,
         )
 
     @classmethod
     def dense_only(cls) -> RankingConfig:
         """Cosine seeds and no other signal: what recall did before hybrid ranking."""
-        return cls(keyword=False, graph=False, time=False, entity=False)
+        return cls(
+            keyword=False,
+            graph=False,
+            time=False,
+            entity=False,
+            time_statement_boost=0.0,
+            episode_weight=0.0,
+            entity_link_weight=0.0,
+        )

@@ -1,0 +1,103 @@
+"""Ranking variants on LoCoMo in seconds: recall in-process over memories already written.
+
+``bench/locomo_retrieval.py`` is the protocol (a real server, every turn through
+``/v1/memory/write``, every question through ``/v1/memory/recall_text``); a run of several
+configurations takes minutes. Choosing a weight takes many runs, so this script asks the very
+same questions of the very same stored memories (the data dir a ``locomo_retrieval.py
+--data-dir DIR`` run left behind) through ``RecallService`` directly, once per variant of
+``RankingConfig``, and prints tuning and untouched figures per category. Its ``default``
+row reproduces the protocol's ``full`` row to the last digit (BENCHMARKS.md); the figures
+that are recorded come from the protocol.
+
+Usage:
+  .venv/bin/python bench/locomo_retrieval.py --configs full --no-baselines --data-dir /tmp/locomo
+  .venv/bin/python bench/locomo_sweep.py --data-dir /tmp/locomo \\
+      'episode-0.5={"episode_weight": 0.5}' 'no-time-statement={"time_statement_boost": 0}'
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.locomo_retrieval import CATEGORIES, DEFAULT_DATA, load_conversation, recall_at
+
+from memlane.config import Settings
+from memlane.domain.clock import Clock
+from memlane.domain.visibility import Viewer
+from memlane.embed.local import LocalMiniLMEmbedder
+from memlane.services.container import build_store
+from memlane.services.ranking.config import RankingConfig
+from memlane.services.reading import MemoryReader
+from memlane.services.recall import RecallParams, RecallService
+
+TENANT = "default"
+
+
+def summary(rows: Sequence[tuple[int, dict[int, float]]]) -> str:
+    def cell(sel: Sequence[dict[int, float]]) -> str:
+        return f"{np.mean([r[5] for r in sel]):.3f}/{np.mean([r[10] for r in sel]):.3f}" if sel else "-"
+
+    cats = " ".join(f"c{c}:{cell([r for k, r in rows if k == c])}" for c in CATEGORIES)
+    return f"{cell([r for _, r in rows])} [{cats}]"
+
+
+async def sweep(args: argparse.Namespace, variants: list[tuple[str, dict[str, Any]]]) -> None:
+    settings = Settings(data_dir=str(args.data_dir))
+    embedder = LocalMiniLMEmbedder.load()
+    store = build_store(settings, dimension=embedder.dimension)
+    await store.open()
+    clock = Clock()
+    reader = MemoryReader(store, clock)
+    convs = [load_conversation(args.data / f"{c}.json") for c in args.conversations.split(",")]
+    tune = set(args.tune.split(","))
+    vectors = {c.conv_id: await embedder.embed([q.question for q in c.questions]) for c in convs}
+    try:
+        for name, change in variants:
+            ranking = dataclasses.replace(RankingConfig.from_settings(settings), **change)
+            recall = RecallService(store, reader, clock=clock, dimension=embedder.dimension, ranking=ranking)
+            rows: dict[bool, list[tuple[int, dict[int, float]]]] = {True: [], False: []}
+            for c in convs:
+                for q, vec in zip(c.questions, vectors[c.conv_id], strict=True):
+                    p = RecallParams(
+                        viewer=Viewer(TENANT), scope=f"locomo-{c.conv_id}", query_text=q.question, limit=30
+                    )
+                    out = await recall.recall(vec, p)
+                    dia = {n.id: n.client_id for n, _ in out.seeds}
+                    ranked = [d for nid, _, _ in out.ranked if (d := dia.get(nid))]
+                    rows[c.conv_id in tune].append((q.category, {k: recall_at(ranked, q.evidence, k) for k in (5, 10)}))
+            await recall.drain_audit()
+            print(f"{name:24s} tune {summary(rows[True])} | untouched {summary(rows[False])}", flush=True)
+    finally:
+        await store.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data-dir", type=Path, required=True, help="the server data dir of a locomo_retrieval.py run")
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--conversations", default="26,30,41,42,43")
+    ap.add_argument("--tune", default="26,30")
+    ap.add_argument("variants", nargs="*", metavar="NAME=JSON", help="RankingConfig fields to change")
+    args = ap.parse_args(argv)
+    variants: list[tuple[str, dict[str, Any]]] = [("default", {})]
+    for v in args.variants:
+        name, _, change = v.partition("=")
+        variants.append((name, json.loads(change)))
+    asyncio.run(sweep(args, variants))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
