@@ -2,7 +2,8 @@
 
 Load: ``--clients`` concurrent clients, each looping for ``--duration`` seconds over a mix of
 ``recall_text`` (60%), one-node ``/v1/memory/write`` (30%) and ``POST /api/v1/memories``
-(10%) on ``--scopes`` scopes seeded with ``--seed-nodes`` nodes. Reports throughput,
+(10%) on ``--scopes`` scopes seeded with ``--seed-nodes`` nodes. Reports throughput, the
+server's CPU per request (far steadier than latency on a shared machine),
 p50/p95/p99 per operation, errors (any non-2xx; 503 ``backlog_full`` counted as ``shed``),
 and every second the job backlog (``/health``) and the server's RSS. ``--idle-probe`` also
 measures ``recall_text`` alone before the load, so its p95 under load can be compared to idle.
@@ -38,7 +39,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import contextlib
 
-from bench.common import MemlaneServer, free_port, machine_facts, machine_line, process_rss_mb, summarize
+from bench.common import (
+    MemlaneServer,
+    free_port,
+    machine_facts,
+    machine_line,
+    process_cpu_seconds,
+    process_rss_mb,
+    summarize,
+)
 
 PEOPLE = ["Maya", "Omar", "Lena", "Ravi", "Sofia", "Jonas", "Aiko", "Tariq", "Ines", "Hugo"]
 LIKES = ["green tea", "trail running", "jazz records", "Thai food", "chess", "watercolours", "sailing", "espresso"]
@@ -124,6 +133,7 @@ class Load:
 
     async def run(self, clients: int, duration: float, ops: list[str] | None = None) -> dict[str, Any]:
         limits = httpx.Limits(max_connections=clients + 2, max_keepalive_connections=clients + 2)
+        cpu0 = process_cpu_seconds(self.pid) if self.pid else None
         async with httpx.AsyncClient(base_url=self.base_url, timeout=60, limits=limits, trust_env=False) as c:
             t0 = time.monotonic()
             until = t0 + duration
@@ -131,6 +141,9 @@ class Load:
             await asyncio.gather(self.sample(c, until, t0), *tasks)
             wall = time.monotonic() - t0
         total = sum(len(v) for v in self.lat.values())
+        cpu1 = process_cpu_seconds(self.pid) if self.pid else None
+        # CPU the server spent per request: much less sensitive to a busy machine than latency
+        cpu_ms = round((cpu1 - cpu0) / total * 1000, 2) if cpu0 is not None and cpu1 is not None and total else None
         errors = {
             op: {k: n for k, n in st.items() if not k.startswith("2") and k != "shed"} for op, st in self.status.items()
         }
@@ -139,6 +152,7 @@ class Load:
             "duration_s": round(wall, 1),
             "requests": total,
             "requests_per_s": round(total / wall, 1),
+            "server_cpu_ms_per_request": cpu_ms,
             "per_op": {
                 op: {**summarize(v), "per_s": round(len(v) / wall, 1), "status": dict(self.status[op])}
                 for op, v in self.lat.items()
@@ -167,7 +181,7 @@ async def seed(base_url: str, scopes: list[str], per_scope: int, rng: random.Ran
             await asyncio.sleep(0.5)
 
 
-async def writes_until_searchable(base_url: str, clients: int, total: int) -> dict[str, Any]:
+async def writes_until_searchable(base_url: str, clients: int, total: int, pid: int | None = None) -> dict[str, Any]:
     """``clients`` concurrent writers, ``total`` one-node writes in all; the clock stops when the
     last write of every client is found by recall_text (it has been embedded)."""
     rng = random.Random(3)
@@ -183,6 +197,7 @@ async def writes_until_searchable(base_url: str, clients: int, total: int) -> di
                 r.raise_for_status()
                 last[k] = (r.json()["nodes"][0]["id"], text)
 
+        cpu0 = process_cpu_seconds(pid) if pid else None
         t0 = time.perf_counter()
         await asyncio.gather(*(writer(k) for k in range(clients)))
         acked = time.perf_counter() - t0
@@ -195,12 +210,15 @@ async def writes_until_searchable(base_url: str, clients: int, total: int) -> di
             if pending:
                 await asyncio.sleep(0.05)
         searchable = time.perf_counter() - t0
+    cpu1 = process_cpu_seconds(pid) if pid else None
     return {
         "clients": clients,
         "records": total,
         "acked_s": round(acked, 2),
         "searchable_s": round(searchable, 2),
         "records_per_s_until_searchable": round(total / searchable, 1),
+        # writing and embedding each record, and the recall_text polls at the end
+        "server_cpu_ms_per_record": round((cpu1 - cpu0) / total * 1000, 2) if cpu0 is not None and cpu1 else None,
         "loadavg_1m": os.getloadavg()[0],
     }
 
@@ -289,7 +307,7 @@ def main() -> None:
         asyncio.run(seed(base_url, scopes, args.seed_nodes, rng))
         result["seed_s"] = round(time.monotonic() - t0, 1)
         if args.burst:
-            result["burst"] = asyncio.run(writes_until_searchable(base_url, args.burst_clients, args.burst))
+            result["burst"] = asyncio.run(writes_until_searchable(base_url, args.burst_clients, args.burst, pid))
             print(json.dumps(result["burst"]), flush=True)
         if args.idle_probe > 0:
             idle = asyncio.run(Load(base_url, scopes=scopes, pid=pid, seed=1).run(4, args.idle_probe, ["recall_text"]))

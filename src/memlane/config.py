@@ -38,6 +38,11 @@ class Settings(BaseSettings):
     embedding_dimension: int = Field(1536, validation_alias=_env("MEMLANE_EMBEDDING_DIMENSION"))
     embedding_timeout_sec: float = Field(10.0, validation_alias=_env("MEMLANE_EMBEDDING_TIMEOUT_SEC"))
     embedding_batch_size: int = Field(32, validation_alias=_env("MEMLANE_EMBEDDING_BATCH_SIZE"))
+    #: onnxruntime intra-op threads of the local model's background session (embedding jobs);
+    #: queries have their own one-thread session
+    embedding_threads: int = Field(1, ge=1, le=64, validation_alias=_env("MEMLANE_EMBEDDING_THREADS"))
+    #: query texts whose vectors are kept (most recent first); 0 = embed every query
+    query_embedding_cache: int = Field(1024, ge=0, le=1_000_000, validation_alias=_env("MEMLANE_QUERY_EMBEDDING_CACHE"))
     embedding_context_window: int = Field(1, ge=0, le=8, validation_alias=_env("MEMLANE_EMBEDDING_CONTEXT_WINDOW"))
     embedding_context_speaker: bool = Field(True, validation_alias=_env("MEMLANE_EMBEDDING_CONTEXT_SPEAKER"))
     hashing_dimension: int = Field(384, validation_alias=_env("MEMLANE_HASHING_DIMENSION"))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from memlane.config import Settings
 from memlane.services.container import build_store
@@ -29,6 +31,11 @@ async def test_writes_commit_at_the_configured_synchronous_level(
         async with store._write_tx() as conn:
             level = (await conn.exec_driver_sql("PRAGMA synchronous")).scalar()
         assert level == LEVEL[expected]
+
+        async def writer_level(conn: AsyncConnection) -> Any:
+            return (await conn.exec_driver_sql("PRAGMA synchronous")).scalar()
+
+        assert await store.writer.run(writer_level) == LEVEL[expected], "the writer thread's connection too"
     finally:
         await store.close()
 

@@ -21,12 +21,18 @@ def get_services(request: Request) -> Services:
     return svc
 
 
+async def services(request: Request) -> Services:
+    """Router dependency. ``async`` on purpose: FastAPI runs a plain ``def`` dependency on its
+    thread pool, a thread hand-off on every request (seen in profiles of one-node writes)."""
+    return get_services(request)
+
+
 async def authenticated(request: Request) -> Principal:
     """Router dependency: credentials are checked before the body is even validated."""
     return principal_of(request)
 
 
-ServicesDep = Annotated[Services, Depends(get_services)]
+ServicesDep = Annotated[Services, Depends(services)]
 PrincipalDep = Annotated[Principal, Depends(authenticated)]
 
 

@@ -12,7 +12,9 @@ def build_embedder(settings: Settings) -> Embedder:
     if settings.embedder == "local":
         from memlane.embed.local import LocalMiniLMEmbedder
 
-        return LocalMiniLMEmbedder(batch_size=settings.embedding_batch_size)
+        return LocalMiniLMEmbedder(
+            batch_size=settings.embedding_batch_size, intra_op_num_threads=settings.embedding_threads
+        )
     if settings.embedder == "openai":
         if not settings.embedding_base_url:
             raise ValueError(

@@ -62,45 +62,66 @@ class Worker:
         self.lease_sec = lease_sec
         self.batch = batch
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{new_id()[:8]}"
-        self._wake = asyncio.Event()
+        #: one per lane (run_forever): the batched kinds, the others
+        self._wakes = (asyncio.Event(), asyncio.Event())
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.processed = 0
 
     def notify(self) -> None:
         """Called after an in-process enqueue so the job starts without waiting for the poll."""
-        self._wake.set()
+        for wake in self._wakes:
+            wake.set()
+
+    def notify_batched(self) -> None:
+        """``notify`` after enqueueing jobs of batched kinds only (a write's embedding job):
+        waking the other lane too would cost it an empty lease transaction per write."""
+        self._wakes[0].set()
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self.run_forever(), name="memlane-worker")
 
     async def stop(self) -> None:
         self._stopping.set()
-        self._wake.set()
+        self.notify()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
     async def run_forever(self) -> None:
+        """Two lanes, each its own loop: the batched kinds (embedding), which wait
+        ``gather_sec`` after a small round so back-to-back writes share a batch, and every other
+        kind, which never waits: that wait after each round had capped conversation ingestion
+        at a few dozen tasks a second under mixed load, and the backlog it left made writes
+        answer 503 (BENCHMARKS.md). Neither lane waits behind the other's jobs."""
+        await asyncio.gather(
+            self._lane(self._run_batched, self._wakes[0], self.gather_sec),
+            self._lane(self._run_others, self._wakes[1], 0.0),
+        )
+
+    async def _lane(self, round_: Callable[[], Awaitable[int]], wake: asyncio.Event, gather_sec: float) -> None:
         while not self._stopping.is_set():
             try:
-                ran = await self.run_once()
+                ran = await round_()
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("worker loop error; retrying after the poll interval")
                 ran = 0
             if ran == 0:
-                self._wake.clear()
+                wake.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=self.poll_interval)
-            if self.gather_sec > 0 and ran < self.batch_limit and not self._stopping.is_set():
-                await asyncio.sleep(self.gather_sec)
+                    await asyncio.wait_for(wake.wait(), timeout=self.poll_interval)
+            if gather_sec > 0 and ran < self.batch_limit and not self._stopping.is_set():
+                await asyncio.sleep(gather_sec)
 
     async def run_once(self) -> int:
         """One round: a batch of each batched kind, then up to ``batch`` other jobs, so a
         stream of small embedding jobs never starves the other kinds (nor they it)."""
+        return await self._run_batched() + await self._run_others()
+
+    async def _run_batched(self) -> int:
         ran = 0
         for kind, handler in self.batch_handlers.items():
             if kind not in self.handlers:
@@ -111,15 +132,18 @@ class Worker:
             if group:
                 await self._run_batch(group, handler)
                 ran += len(group)
-        others = [k for k in self.handlers if k not in self.batch_handlers]
-        if others:
-            leased = await self.store.lease_jobs(
-                self.worker_id, others, limit=self.batch, lease_sec=self.lease_sec, now=self.clock.now()
-            )
-            for job in leased:
-                await self._run(job)
-            ran += len(leased)
         return ran
+
+    async def _run_others(self) -> int:
+        others = [k for k in self.handlers if k not in self.batch_handlers]
+        if not others:
+            return 0
+        leased = await self.store.lease_jobs(
+            self.worker_id, others, limit=self.batch, lease_sec=self.lease_sec, now=self.clock.now()
+        )
+        for job in leased:
+            await self._run(job)
+        return len(leased)
 
     async def drain(self, *, max_rounds: int = 1000) -> int:
         """Run until nothing is due; for tests and one-shot CLI use."""

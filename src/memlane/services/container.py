@@ -176,6 +176,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         batch_size=512,
         context=ContextConfig(window=settings.embedding_context_window, speaker=settings.embedding_context_speaker),
         relevance=RelevanceScale.from_settings(settings),
+        query_cache_size=settings.query_embedding_cache,
     )
     worker = Worker(
         store,
@@ -195,7 +196,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         dimension=embedder.dimension,
         default_auto_embed=settings.auto_embed,
         job_max_attempts=settings.job_max_attempts,
-        on_jobs=notify,
+        on_jobs=worker.notify_batched,
     )
     quotas = QuotaGuard(settings)
     llm = build_llm(settings)

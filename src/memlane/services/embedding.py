@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ class EmbeddingService:
         batch_size: int = 64,
         context: ContextConfig | None = None,
         relevance: RelevanceScale | None = None,
+        query_cache_size: int = 0,
     ):
         self.store = store
         self.embedder = embedder
@@ -39,15 +41,21 @@ class EmbeddingService:
         self.context = context or ContextConfig()
         #: the embedder's cosines on the calibrated 0..1 scale every surface reports
         self.relevance = relevance or RelevanceScale()
+        #: the vectors of the last ``query_cache_size`` query texts: agents repeat their
+        #: questions, and a query's embedding was the largest part of a recall's CPU
+        self.query_cache_size = query_cache_size
+        self._query_cache: OrderedDict[str, Vector] = OrderedDict()
 
-    async def vectors(self, texts: Sequence[str]) -> list[Vector]:
+    async def vectors(self, texts: Sequence[str], *, urgent: bool = True) -> list[Vector]:
         """Embed now: for queries, and for writes that must be searchable the moment they are
         stored (layered, tool and knowledge memories). Every surface embeds through here, so
         provider failures reach them as the same typed errors (``UpstreamEmbedding*``), and a
         misbehaving embedder is caught before its vectors reach the store. A caller is waiting,
-        so this takes the embedder's urgent path where it has one (never behind a job's batch)."""
+        so this takes the embedder's urgent path where it has one (never behind a job's batch).
+        Jobs pass ``urgent=False``: their texts queue with the other background work instead of
+        making queries wait behind them."""
         try:
-            if isinstance(self.embedder, UrgentEmbedder):
+            if urgent and isinstance(self.embedder, UrgentEmbedder):
                 raw = await self.embedder.embed_urgent(list(texts))
             else:
                 raw = await self.embedder.embed(list(texts))
@@ -64,8 +72,19 @@ class EmbeddingService:
         return out
 
     async def query_vector(self, text: str) -> Vector:
+        """The vector of a query text, from the cache when the same text was embedded lately
+        (the embedder is fixed for the process, so a cached vector is the one it would make)."""
         with recall_stage("embed"):
-            return (await self.vectors([text]))[0]
+            cached = self._query_cache.get(text)
+            if cached is not None:
+                self._query_cache.move_to_end(text)
+                return cached.copy()
+            vector = (await self.vectors([text]))[0]
+            if self.query_cache_size > 0:
+                self._query_cache[text] = vector.copy()
+                while len(self._query_cache) > self.query_cache_size:
+                    self._query_cache.popitem(last=False)
+            return vector
 
     async def run_embed_job(self, job: Job) -> dict[str, Any]:
         """Embed the job's pending nodes; nodes whose text changed meanwhile are re-read."""

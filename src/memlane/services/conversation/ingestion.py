@@ -192,7 +192,7 @@ class IngestionService:
         drafts = extract_notes(messages)
         if not drafts:
             return IngestionPlan(pipeline="offline", memory_kind=ctx.memory_kind), {}
-        vecs = await self.embedding.vectors([d.content for d in drafts])
+        vecs = await self.embedding.vectors([d.content for d in drafts], urgent=False)
         ids = [note_id(job.tenant_id, job.id, i) for i in range(len(drafts))]
         plan = await resolve_offline(
             drafts,
@@ -236,7 +236,7 @@ class IngestionService:
         existing = {n.id: n for n in await self.reader.nodes(viewer, scope, [c.id for c in plan.changes])}
         missing = [n for n in plan.notes if n.id not in vectors or vectors[n.id][0] != n.content]
         if missing:
-            fresh = await self.embedding.vectors([n.content for n in missing])
+            fresh = await self.embedding.vectors([n.content for n in missing], urgent=False)
             for n, v in zip(missing, fresh, strict=True):
                 vectors[n.id] = (n.content, np.asarray(v, dtype=np.float32))
         # A note that replaces or contradicts another begins when it was said; the one it

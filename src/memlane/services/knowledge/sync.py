@@ -215,7 +215,7 @@ class SyncService:
     ) -> list[SyncStateRecord]:
         texts = [memory_text(i.title, node_text(i)) for i, _, _ in batch]
         try:
-            vectors = await self.embedding.vectors(texts)
+            vectors = await self.embedding.vectors(texts, urgent=False)
         except MemlaneError as exc:
             for item, _, _ in batch:
                 out.failures += 1

@@ -11,6 +11,7 @@ from datetime import datetime
 
 import numpy as np
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from memlane.domain.model import CLIENT_EMBEDDING_MODEL
 from memlane.store.base import PendingEmbedding, Vector
@@ -57,7 +58,8 @@ class EmbeddingWrites(SqlCore):
         stale: list[str] = []
         if not items:
             return stale
-        async with self._write_tx() as conn:
+
+        async def tx(conn: AsyncConnection) -> list[str]:
             revs: dict[tuple[str, str], int] = {}
             for p, _ in items:
                 key = (p.tenant_id, p.scope)
@@ -77,7 +79,9 @@ class EmbeddingWrites(SqlCore):
                 )
                 if res.rowcount == 0:
                     stale.append(p.id)
-        return stale
+            return stale
+
+        return await self._in_write_tx(tx)
 
     async def mark_embedding_failed(self, tenant_id: str, ids: Sequence[str], *, now: datetime) -> None:
         async with self._write_tx() as conn:

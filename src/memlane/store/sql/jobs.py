@@ -84,17 +84,17 @@ class JobQueue(SqlCore):
                 continue
             job.created_at = job.updated_at = now
             job.run_after = job.run_after or now
-            await conn.execute(jobs.insert().values(**job_row(job, now)))
+            await conn.execute(jobs.insert(), job_row(job, now))
             out.append(job)
         return out
 
     async def enqueue(self, items: Sequence[Job], *, now: datetime) -> list[Job]:
-        async with self._write_tx() as conn:
-            return await self._insert_jobs(conn, items, now)
+        return await self._in_write_tx(lambda conn: self._insert_jobs(conn, items, now))
 
     async def renew_lease(self, job: Job, *, lease_sec: float, now: datetime) -> bool:
         expires = now + timedelta(seconds=lease_sec)
-        async with self._write_tx() as conn:
+
+        async def tx(conn: AsyncConnection) -> int:
             res = await conn.execute(
                 jobs.update()
                 .where(
@@ -105,8 +105,11 @@ class JobQueue(SqlCore):
                 )
                 .values(lease_expires_at=expires, updated_at=now)
             )
+            return int(res.rowcount)
+
+        renewed = await self._in_write_tx(tx)
         job.lease_expires_at = expires
-        return bool(res.rowcount)
+        return bool(renewed)
 
     async def complete_job(self, job: Job, result: dict[str, Any] | None, *, now: datetime) -> None:
         await self.complete_jobs([(job, result)], now=now)
@@ -115,7 +118,8 @@ class JobQueue(SqlCore):
         """A batch of jobs finished together, recorded in one transaction."""
         if not done:
             return
-        async with self._write_tx() as conn:
+
+        async def tx(conn: AsyncConnection) -> None:
             for job, result in done:
                 await conn.execute(
                     jobs.update()
@@ -129,6 +133,8 @@ class JobQueue(SqlCore):
                         last_error=None,
                     )
                 )
+
+        await self._in_write_tx(tx)
 
     async def fail_job(self, job: Job, error: str, *, retry_at: datetime | None, now: datetime) -> None:
         values: dict[str, Any] = {
@@ -147,10 +153,8 @@ class JobQueue(SqlCore):
         await self._update_job(job, progress=progress, updated_at=now)
 
     async def _update_job(self, job: Job, **values: Any) -> None:
-        async with self._write_tx() as conn:
-            await conn.execute(
-                jobs.update().where(jobs.c.tenant_id == job.tenant_id, jobs.c.id == job.id).values(**values)
-            )
+        update = jobs.update().where(jobs.c.tenant_id == job.tenant_id, jobs.c.id == job.id).values(**values)
+        await self._in_write_tx(lambda conn: conn.execute(update))
 
     async def get_job(self, tenant_id: str, job_id: str) -> Job | None:
         async with self._read() as conn:

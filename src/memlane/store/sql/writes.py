@@ -88,7 +88,8 @@ class GraphWrites(JobQueue):
         writer: Visibility | None = None,
     ) -> WriteResult:
         vectors = unit_vectors(nodes_in)
-        async with self._write_tx() as conn:
+
+        async def tx(conn: AsyncConnection) -> WriteResult:
             head = await self._lock_scope_head(conn, tenant_id, scope, now)
             rev = head.rev + 1
             # known before any row is written, so every row is written once, already stamped
@@ -119,6 +120,8 @@ class GraphWrites(JobQueue):
                 if follow:
                     await self._insert_jobs(conn, follow, now)
             return result
+
+        return await self._in_write_tx(tx)
 
     async def _stored_nodes(
         self, conn: AsyncConnection, tenant_id: str, scope: str, ups: Sequence[NodeUpsert]
@@ -252,11 +255,14 @@ class GraphWrites(JobQueue):
     ) -> Commit | None:
         if not patches:
             return None
-        async with self._write_tx() as conn:
+
+        async def tx(conn: AsyncConnection) -> Commit:
             head = await self._lock_scope_head(conn, tenant_id, scope, now)
             chained = await self._chain_commit(conn, tenant_id, scope, head, commit, diff, now, bump_rev=True)
             await write_patches(conn, tenant_id, scope, patches, head.rev + 1, chained.id, now)
             return chained
+
+        return await self._in_write_tx(tx)
 
     async def delete_nodes(
         self, tenant_id: str, scope: str | None, ids: Sequence[str], commit: CommitInfo, *, now: datetime

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import sqlalchemy as sa
@@ -25,7 +25,7 @@ from memlane.domain.errors import ServiceUnavailable
 from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
 from memlane.store.base import Vector, job_from_row
 from memlane.store.schema import jobs, nodes, scope_heads
-from memlane.store.sql.core import ScopeHead
+from memlane.store.sql.core import READ_HEAD, ScopeHead
 from memlane.store.sql.jobs import leasable
 from memlane.store.sql.store import SqlStore
 from memlane.store.sqlite.bulk_insert import insert_statement
@@ -34,10 +34,12 @@ from memlane.store.sqlite.direct_reads import DirectReader
 from memlane.store.sqlite.keyword_terms import TermCounts, query_terms
 from memlane.store.sqlite.purge import OPTIMIZE_KEYWORD_INDEX, truncate_wal
 from memlane.store.sqlite.vector_cache import APPROX_MIN_ROWS, ScopeVectors
+from memlane.store.sqlite.writer import WriterThread
 from memlane.store.term_selection import MAX_DOCS_PER_TERM
 from memlane.store.urls import async_url
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 VECTOR_CACHE_COLUMNS = [
     *(
@@ -109,6 +111,7 @@ class SqliteStore(SqlStore):
         self._reader: AsyncEngine | None = None
         self._direct_reader: DirectReader | None = None
         self._checkpointer: Checkpointer | None = None
+        self._writer: WriterThread | None = None
         self._vectors: dict[tuple[str, str], ScopeVectors] = {}
 
     def _create_engine(self) -> AsyncEngine:
@@ -122,6 +125,12 @@ class SqliteStore(SqlStore):
         self._reader = reader
         self._direct_reader = DirectReader(self.path, size=self._read_pool_size)
         self._checkpointer = Checkpointer(self.path)
+        self._writer = WriterThread(
+            self.path,
+            configure=lambda engine: _configure(
+                engine, immediate=True, autocheckpoint=BACKSTOP_PAGES, synchronous=self._synchronous
+            ),
+        )
         return writer
 
     @property
@@ -132,17 +141,36 @@ class SqliteStore(SqlStore):
 
     async def open(self) -> None:
         await super().open()
+        if self._writer is not None:
+            self._writer.start()
         if self._checkpointer is not None:
             self._checkpointer.start()
 
+    @property
+    def writer(self) -> WriterThread:
+        if self._writer is None:
+            raise ServiceUnavailable("store is not open")
+        return self._writer
+
     @contextlib.asynccontextmanager
     async def _write_tx(self) -> AsyncIterator[AsyncConnection]:
-        async with super()._write_tx() as conn:
+        """The less frequent writes run on the event loop's connection, during a turn of
+        their own on the writer thread (writer.py)."""
+        async with self.writer.exclusive(), super()._write_tx() as conn:
             yield conn
         if self._checkpointer is not None:
             self._checkpointer.note_write()
 
+    async def _in_write_tx(self, fn: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        result = await self.writer.run(fn)
+        if self._checkpointer is not None:
+            self._checkpointer.note_write()
+        return result
+
     async def close(self) -> None:
+        if self._writer is not None:
+            await self._writer.stop()
+            self._writer = None
         if self._checkpointer is not None:
             await self._checkpointer.stop()
             self._checkpointer = None
@@ -181,23 +209,20 @@ class SqliteStore(SqlStore):
 
     async def _lock_scope_head(self, conn: AsyncConnection, tenant_id: str, scope: str, now: datetime) -> ScopeHead:
         # BEGIN IMMEDIATE already holds the database write lock.
-        row = (
-            await conn.execute(
-                sa.select(scope_heads).where(scope_heads.c.tenant_id == tenant_id, scope_heads.c.scope == scope)
-            )
-        ).first()
+        row = (await conn.execute(READ_HEAD, {"k_tenant": tenant_id, "k_scope": scope})).first()
         if row is None:
             await conn.execute(
-                scope_heads.insert().values(
-                    tenant_id=tenant_id,
-                    scope=scope,
-                    head_commit_id=None,
-                    head_hash=None,
-                    commit_seq=0,
-                    rev=0,
-                    epoch=0,
-                    updated_at=now,
-                )
+                scope_heads.insert(),
+                {
+                    "tenant_id": tenant_id,
+                    "scope": scope,
+                    "head_commit_id": None,
+                    "head_hash": None,
+                    "commit_seq": 0,
+                    "rev": 0,
+                    "epoch": 0,
+                    "updated_at": now,
+                },
             )
             return ScopeHead(None, None, 0, 0, 0)
         return ScopeHead(row.head_commit_id, row.head_hash, row.commit_seq, row.rev, row.epoch)
@@ -338,7 +363,8 @@ class SqliteStore(SqlStore):
     ) -> list[Job]:
         """The database lock of BEGIN IMMEDIATE keeps other workers out until the leases are written."""
         expires = now + timedelta(seconds=lease_sec)
-        async with self._write_tx() as conn:
+
+        async def tx(conn: AsyncConnection) -> list[Job]:
             rows = (
                 await conn.execute(sa.select(jobs).where(*leasable(kinds, now)).order_by(jobs.c.run_after).limit(limit))
             ).all()
@@ -361,3 +387,5 @@ class SqliteStore(SqlStore):
                 )
                 leased.append(job)
             return leased
+
+        return await self._in_write_tx(tx)
