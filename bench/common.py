@@ -48,7 +48,7 @@ def machine_facts() -> dict[str, Any]:
     try:
         affinity = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - non-Linux
-        affinity = os.cpu_count()
+        affinity = os.cpu_count() or 1
     versions: dict[str, str] = {}
     for mod in ("numpy", "fastapi", "uvicorn", "sqlalchemy", "onnxruntime", "httpx", "memlane"):
         with contextlib.suppress(Exception):

@@ -124,13 +124,23 @@ def wait_tasks(client: httpx.Client, task_ids: list[str], timeout: float) -> lis
     return views
 
 
+def submit(client: httpx.Client, path: str, body: dict[str, Any]) -> httpx.Response:
+    """POST as a well-behaved client does: a 503 ``backlog_full`` is waited out for its
+    ``Retry-After`` and sent again (the server sheds work beyond MEMLANE_WRITE_BACKLOG_MAX)."""
+    while True:
+        r = client.post(path, json=body)
+        if r.status_code != 503:
+            r.raise_for_status()
+            return r
+        time.sleep(float(r.headers.get("retry-after") or 1))
+
+
 def ingest_notes(client: httpx.Client, conv: dict[str, Any]) -> list[str]:
     app = f"locomo-{conv['name']}"
     ids = []
     for session in conv["sessions"]:
         for chunk in chunks(session):
-            r = client.post("/api/v1/memories", json={"app_id": app, "user_id": "locomo", "messages": chunk})
-            r.raise_for_status()
+            r = submit(client, "/api/v1/memories", {"app_id": app, "user_id": "locomo", "messages": chunk})
             ids.append(r.json()["task_id"])
     return ids
 
@@ -141,8 +151,7 @@ def ingest_raw(client: httpx.Client, conv: dict[str, Any]) -> list[str]:
     for session in conv["sessions"]:
         for turn in session:
             message = {**turn, "content": f"{turn['role']}: {turn['content']}"}
-            r = client.post("/api/v1/agent/memories", json={"app_id": app, "user_id": "locomo", "messages": [message]})
-            r.raise_for_status()
+            r = submit(client, "/api/v1/agent/memories", {"app_id": app, "user_id": "locomo", "messages": [message]})
             ids.append(r.json()["task_id"])
     return ids
 
