@@ -77,6 +77,19 @@ def _edge(row: tuple[Any, ...]) -> Edge:
     return edge_from_mapping(values)
 
 
+#: what the scope cache keeps of a node (vector_cache.py ``ScopeVectors.apply``), in one SELECT
+_CACHE_TIMES = ("valid_at", "invalid_at")
+
+
+class CacheRow:
+    """A changed node for the scope cache, read like a SQLAlchemy row (``_mapping``)."""
+
+    __slots__ = ("_mapping",)
+
+    def __init__(self, mapping: dict[str, Any]) -> None:
+        self._mapping = mapping
+
+
 def _marks(count: int) -> str:
     return ",".join("?" * count)
 
@@ -153,6 +166,41 @@ class DirectReader:
                     if scope is None or node.scope == scope:
                         found[node.id] = node
         return [found[i] for i in ids if i in found]
+
+    async def cache_rows_since(
+        self, tenant_id: str, scope: str, rev: int, columns: Sequence[str]
+    ) -> tuple[tuple[int, int] | None, list[CacheRow]]:
+        """The scope's ``(rev, epoch)`` and its nodes written after ``rev`` (all for -1), read
+        in one snapshot and one thread hop. Through aiosqlite and SQLAlchemy this refresh was
+        several hops and per-value processing, and every search of a scope that had a write
+        since waited for it (BENCHMARKS.md, "Concurrent load")."""
+        return await asyncio.to_thread(self._cache_rows_since, tenant_id, scope, rev, tuple(columns))
+
+    def _cache_rows_since(
+        self, tenant_id: str, scope: str, rev: int, columns: tuple[str, ...]
+    ) -> tuple[tuple[int, int] | None, list[CacheRow]]:
+        select = ", ".join(
+            "length(coalesce(title, '')) + length(coalesce(text_summary, '')) AS text_len" if c == "text_len" else c
+            for c in columns
+        )
+        sql = f"SELECT {select} FROM nodes WHERE tenant_id = ? AND scope = ? AND rev > ?"
+        with self._conn() as conn:
+            conn.execute("BEGIN")
+            try:
+                head = conn.execute(
+                    "SELECT rev, epoch FROM scope_heads WHERE tenant_id = ? AND scope = ?", (tenant_id, scope)
+                ).fetchone()
+                raw = conn.execute(sql, (tenant_id, scope, rev)).fetchall()
+            finally:
+                conn.execute("COMMIT")
+        rows = []
+        for values in raw:
+            mapping = dict(zip(columns, values, strict=True))
+            for name in _CACHE_TIMES:
+                if name in mapping:
+                    mapping[name] = _utc(mapping[name])
+            rows.append(CacheRow(mapping))
+        return ((int(head[0]), int(head[1])) if head is not None else None), rows
 
     async def edges_since(self, tenant_id: str, scope: str, rev: int) -> list[Edge]:
         """Edges of the scope last written after revision ``rev`` (all of them for -1)."""

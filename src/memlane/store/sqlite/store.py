@@ -41,17 +41,11 @@ from memlane.store.urls import async_url
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-VECTOR_CACHE_COLUMNS = [
-    *(
-        nodes.c[name]
-        for name in dict.fromkeys(
-            ("id", "row_no", "embedding", "embedding_status", "embedding_dim", *ScopeVectors.ATTRS)
-        )
-    ),
-    (
-        sa.func.length(sa.func.coalesce(nodes.c.title, "")) + sa.func.length(sa.func.coalesce(nodes.c.text_summary, ""))
-    ).label("text_len"),
-]
+#: the node columns the scope cache keeps, and the characters of its text (``text_len``)
+VECTOR_CACHE_NAMES = (
+    *dict.fromkeys(("id", "row_no", "embedding", "embedding_status", "embedding_dim", *ScopeVectors.ATTRS)),
+    "text_len",
+)
 
 
 #: WAL + NORMAL: a commit is durable against a process crash (kill -9), and a power loss can
@@ -255,36 +249,25 @@ class SqliteStore(SqlStore):
             sv.edges.reset()
             sv.rev, sv.epoch = 0, 0
             return sv
-        if head == (sv.rev, sv.epoch):
+        if sv.covers(head):
             return sv
         async with sv.lock:
-            if head == (sv.rev, sv.epoch):
+            # A refresh that ran while this search waited read a snapshot taken after ``head``
+            # was: it holds every write this caller could have seen, so the search uses it
+            # instead of refreshing again. Under continuous writes each waiter refreshed in
+            # turn before (recall_text p95 6-12x idle at 130-180 writes/s, BENCHMARKS.md).
+            if sv.covers(head):
                 return sv
             full = head[1] != sv.epoch
             since = -1 if full else sv.rev
-            async with self._read() as conn:
-                # Re-read the head inside the snapshot so rows and rev agree.
-                snap = (
-                    await conn.execute(
-                        sa.select(scope_heads.c.rev, scope_heads.c.epoch).where(
-                            scope_heads.c.tenant_id == tenant_id, scope_heads.c.scope == scope
-                        )
-                    )
-                ).first()
-                rows = (
-                    await conn.execute(
-                        sa.select(*VECTOR_CACHE_COLUMNS).where(
-                            nodes.c.tenant_id == tenant_id, nodes.c.scope == scope, nodes.c.rev > since
-                        )
-                    )
-                ).all()
+            snap, rows = await self._direct.cache_rows_since(tenant_id, scope, since, VECTOR_CACHE_NAMES)
             edge_rows = await self._direct.edges_since(tenant_id, scope, since)
             await asyncio.to_thread(self._apply_rows, sv, rows, full)
             if full:
                 sv.edges.reset()
             sv.edges.apply(edge_rows)
             if snap is not None:
-                sv.rev, sv.epoch = snap.rev, snap.epoch
+                sv.rev, sv.epoch = snap
         return sv
 
     async def _scope_head(self, tenant_id: str, scope: str) -> tuple[int, int] | None:

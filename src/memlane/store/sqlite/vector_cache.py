@@ -113,6 +113,11 @@ class ScopeVectors:
     TIMES = ("valid_at", "invalid_at")
     ENCODED = frozenset(ATTRS) - {"salience", "confidence", *TIMES}
 
+    def covers(self, head: tuple[int, int]) -> bool:
+        """Whether the rows held are at least as recent as the scope's ``(rev, epoch)``
+        ``head``: both only grow, and a delete moves both."""
+        return self.rev >= head[0] and self.epoch >= head[1]
+
     def reset(self) -> None:
         with self._rows_lock:
             self._reset()
