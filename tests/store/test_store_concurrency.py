@@ -191,3 +191,24 @@ async def test_vector_search_with_a_zero_or_wrong_sized_query_is_harmless(store:
     assert await store.vector_search("t1", "s1", np.ones(DIM + 1, np.float32), 5, UNFILTERED) == []
     hits = await store.vector_search("t1", "s1", np.zeros(DIM, np.float32), 5, UNFILTERED)
     assert all(np.isfinite(h.score) for h in hits)
+
+
+async def test_every_writer_finds_its_own_write_while_others_write_and_search(store: Store, other_store: Store) -> None:
+    # Searches that wait for a refresh of the scope's cached copy may use one another's: each
+    # must still see every write acknowledged before it asked, whichever process wrote it.
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(30, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    await store.vector_search("t1", "s1", vectors[0], 1, UNFILTERED)  # an empty scope, cached
+
+    async def write_then_find(i: int) -> tuple[str, list[str]]:
+        writer = (store, other_store)[i % 2]
+        u = up(f"note {i}")
+        u.embedding = list(map(float, vectors[i]))
+        u.node.embedding_model = "client"
+        await writer.apply_write("t1", "s1", [u], [], info(), now=NOW)
+        hits = await store.vector_search("t1", "s1", vectors[i], 1, UNFILTERED)
+        return u.node.id, [h.id for h in hits]
+
+    for own, found in await asyncio.gather(*(write_then_find(i) for i in range(len(vectors)))):
+        assert found == [own]
