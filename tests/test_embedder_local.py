@@ -10,6 +10,7 @@ import asyncio
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -143,3 +144,24 @@ async def test_a_query_is_embedded_while_a_background_batch_holds_the_model(embe
         held.release()
     background = await embedder.embed(["where does Maya drink tea?"])
     assert float(urgent[0] @ background[0]) > 0.999
+
+
+async def test_queries_waiting_together_share_a_model_call_and_get_their_own_vectors(
+    embedder: LocalMiniLMEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queries = [a for a, _ in PARAPHRASES] + [b for _, b in UNRELATED]
+    alone = np.vstack([await embedder.embed([q]) for q in queries])
+    calls: list[int] = []
+    infer = embedder._infer
+
+    def counting(batch_ids: list[list[int]], session: Any) -> Any:
+        calls.append(len(batch_ids))
+        return infer(batch_ids, session)
+
+    monkeypatch.setattr(embedder, "_infer", counting)
+    together = await asyncio.gather(*(embedder.embed_urgent([q]) for q in queries))
+
+    assert all(v.shape == (1, 384) for v in together)
+    np.testing.assert_allclose(np.vstack(together), alone, atol=1e-5)
+    assert sum(calls) == len(queries) and len(calls) < len(queries), calls
+    assert max(calls) <= embedder.batch_size

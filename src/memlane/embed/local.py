@@ -12,6 +12,7 @@ import asyncio
 import hashlib
 import importlib.util
 import threading
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -130,6 +131,10 @@ class LocalMiniLMEmbedder:
         tokenizer.no_padding()
         self._tokenizer = tokenizer
 
+        #: per event loop: single queries waiting for the request session (embed_urgent)
+        self._query_queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _QueryQueue] = (
+            weakref.WeakKeyDictionary()
+        )
         self._background = _Session(model_file, intra_op_num_threads)
         # one thread: an urgent call is a query or a handful of texts
         self._urgent = _Session(model_file, 1)
@@ -148,8 +153,17 @@ class LocalMiniLMEmbedder:
         return await self._embed(texts, self._background)
 
     async def embed_urgent(self, texts: Sequence[str]) -> Vectors:
-        """A request is waiting: its own session, so it never queues behind a background batch."""
-        return await self._embed(texts, self._urgent)
+        """A request is waiting: its own session, so it never queues behind a background batch.
+        A single text (a query) joins the queries waiting at the same moment in one model call:
+        one call at a time each, concurrent queries queued on the session's lock and held the
+        event loop's worker threads meanwhile (BENCHMARKS.md, "Concurrent load")."""
+        if len(texts) != 1:
+            return await self._embed(texts, self._urgent)
+        loop = asyncio.get_running_loop()
+        queue = self._query_queues.get(loop)
+        if queue is None:
+            queue = self._query_queues[loop] = _QueryQueue(self)
+        return await queue.embed(self._tokenizer.encode(texts[0]).ids)
 
     async def _embed(self, texts: Sequence[str], session: _Session) -> Vectors:
         """Batches are formed from texts of similar token length so little compute goes to
@@ -186,6 +200,37 @@ class LocalMiniLMEmbedder:
 
     async def aclose(self) -> None:
         """Nothing to release: the session is freed with the object."""
+
+
+class _QueryQueue:
+    """Queries waiting for the request session, run together by one task of their loop."""
+
+    def __init__(self, embedder: LocalMiniLMEmbedder) -> None:
+        self._embedder = embedder
+        self._waiting: list[tuple[list[int], asyncio.Future[Vectors]]] = []
+        self._runner: asyncio.Task[None] | None = None
+
+    async def embed(self, ids: list[int]) -> Vectors:
+        future: asyncio.Future[Vectors] = asyncio.get_running_loop().create_future()
+        self._waiting.append((ids, future))
+        if self._runner is None or self._runner.done():
+            self._runner = asyncio.get_running_loop().create_task(self._run())
+        return await future
+
+    async def _run(self) -> None:
+        embedder = self._embedder
+        while self._waiting:
+            batch, self._waiting = self._waiting[: embedder.batch_size], self._waiting[embedder.batch_size :]
+            try:
+                vectors = await asyncio.to_thread(embedder._infer, [ids for ids, _ in batch], embedder._urgent)
+            except Exception as exc:  # every waiting query gets the model's error
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(exc)
+                continue
+            for row, (_, future) in enumerate(batch):
+                if not future.done():  # a caller that went away
+                    future.set_result(vectors[row : row + 1])
 
 
 class _Session:
