@@ -27,6 +27,7 @@ from memlane.store.base import Vector, edge_from_mapping, node_from_mapping
 from memlane.store.schema import NODE_COLUMNS_NO_VECTOR, edges
 from memlane.store.sqlite.keyword_rank import parse_rowids
 from memlane.store.sqlite.keyword_terms import TermCounts
+from memlane.store.sqlite.vector_cache import ScopeVectors
 
 #: one statement binds at most this many ids (SQLite's default variable limit is 32766)
 CHUNK = 500
@@ -77,8 +78,20 @@ def _edge(row: tuple[Any, ...]) -> Edge:
     return edge_from_mapping(values)
 
 
-#: what the scope cache keeps of a node (vector_cache.py ``ScopeVectors.apply``), in one SELECT
-_CACHE_TIMES = ("valid_at", "invalid_at")
+#: what the scope cache keeps of a node (``ScopeVectors.apply``), and the characters of its text
+CACHE_COLUMNS = (
+    *dict.fromkeys(("id", "row_no", "embedding", "embedding_status", "embedding_dim", *ScopeVectors.ATTRS)),
+    "text_len",
+)
+_CACHE_SELECT = (
+    "SELECT "
+    + ", ".join(
+        "length(coalesce(title, '')) + length(coalesce(text_summary, '')) AS text_len" if c == "text_len" else c
+        for c in CACHE_COLUMNS
+    )
+    + " FROM nodes WHERE tenant_id = ? AND scope = ? AND rev > ?"
+)
+_CACHE_TIMES = [c for c in CACHE_COLUMNS if c in ScopeVectors.TIMES]
 
 
 class CacheRow:
@@ -168,37 +181,29 @@ class DirectReader:
         return [found[i] for i in ids if i in found]
 
     async def cache_rows_since(
-        self, tenant_id: str, scope: str, rev: int, columns: Sequence[str]
+        self, tenant_id: str, scope: str, rev: int
     ) -> tuple[tuple[int, int] | None, list[CacheRow]]:
         """The scope's ``(rev, epoch)`` and its nodes written after ``rev`` (all for -1), read
         in one snapshot and one thread hop. Through aiosqlite and SQLAlchemy this refresh was
         several hops and per-value processing, and every search of a scope that had a write
         since waited for it (BENCHMARKS.md, "Concurrent load")."""
-        return await asyncio.to_thread(self._cache_rows_since, tenant_id, scope, rev, tuple(columns))
+        return await asyncio.to_thread(self._cache_rows_since, tenant_id, scope, rev)
 
-    def _cache_rows_since(
-        self, tenant_id: str, scope: str, rev: int, columns: tuple[str, ...]
-    ) -> tuple[tuple[int, int] | None, list[CacheRow]]:
-        select = ", ".join(
-            "length(coalesce(title, '')) + length(coalesce(text_summary, '')) AS text_len" if c == "text_len" else c
-            for c in columns
-        )
-        sql = f"SELECT {select} FROM nodes WHERE tenant_id = ? AND scope = ? AND rev > ?"
+    def _cache_rows_since(self, tenant_id: str, scope: str, rev: int) -> tuple[tuple[int, int] | None, list[CacheRow]]:
         with self._conn() as conn:
             conn.execute("BEGIN")
             try:
                 head = conn.execute(
                     "SELECT rev, epoch FROM scope_heads WHERE tenant_id = ? AND scope = ?", (tenant_id, scope)
                 ).fetchone()
-                raw = conn.execute(sql, (tenant_id, scope, rev)).fetchall()
+                raw = conn.execute(_CACHE_SELECT, (tenant_id, scope, rev)).fetchall()
             finally:
                 conn.execute("COMMIT")
         rows = []
         for values in raw:
-            mapping = dict(zip(columns, values, strict=True))
+            mapping = dict(zip(CACHE_COLUMNS, values, strict=True))
             for name in _CACHE_TIMES:
-                if name in mapping:
-                    mapping[name] = _utc(mapping[name])
+                mapping[name] = _utc(mapping[name])
             rows.append(CacheRow(mapping))
         return ((int(head[0]), int(head[1])) if head is not None else None), rows
 

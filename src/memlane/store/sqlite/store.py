@@ -41,12 +41,6 @@ from memlane.store.urls import async_url
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-#: the node columns the scope cache keeps, and the characters of its text (``text_len``)
-VECTOR_CACHE_NAMES = (
-    *dict.fromkeys(("id", "row_no", "embedding", "embedding_status", "embedding_dim", *ScopeVectors.ATTRS)),
-    "text_len",
-)
-
 
 #: WAL + NORMAL: a commit is durable against a process crash (kill -9), and a power loss can
 #: drop the last commits since the previous checkpoint; FULL syncs the WAL on every commit
@@ -260,7 +254,7 @@ class SqliteStore(SqlStore):
                 return sv
             full = head[1] != sv.epoch
             since = -1 if full else sv.rev
-            snap, rows = await self._direct.cache_rows_since(tenant_id, scope, since, VECTOR_CACHE_NAMES)
+            snap, rows = await self._direct.cache_rows_since(tenant_id, scope, since)
             edge_rows = await self._direct.edges_since(tenant_id, scope, since)
             await asyncio.to_thread(self._apply_rows, sv, rows, full)
             if full:
