@@ -255,19 +255,32 @@ def rule_state(a: Attempt) -> Observation:
     return obs
 
 
+def _by_client_id(a: Attempt) -> bool:
+    return a.variant % 2 == 1 and a.target.client_id is not None
+
+
+def _refs(a: Attempt) -> dict[str, list[str | None]]:
+    """The target by id, or (odd variants of graph writes) by the client id it was written
+    with: a client id resolves only to a node the caller may see, and ``resolved`` counts
+    nothing else."""
+    return {"client_ids": [a.target.client_id]} if _by_client_id(a) else {"node_ids": [a.target.id]}
+
+
 def activate(a: Attempt) -> Observation:
     outcome = ("positive", "negative", "neutral")[a.variant % 3]
-    body = a.body(scope=a.target.scope, node_ids=[a.target.id], outcome=outcome, input_text="used it")
+    body = a.body(scope=a.target.scope, **_refs(a), outcome=outcome, input_text="used it")
     obs = _post(a, "/v1/memory/nodes/activate", body, "graph")
-    obs.found = a.target.id in (_ok(obs).get("activated", {}).get("node_ids") or [])
+    out = _ok(obs).get("activated", {})
+    obs.found = a.target.id in (out.get("node_ids") or []) or bool(_by_client_id(a) and out.get("resolved"))
     return obs
 
 
 def rehydrate(a: Attempt) -> Observation:
-    body = a.body(scope=a.target.scope, node_ids=[a.target.id], target_tier="warm", input_text="bring back")
+    body = a.body(scope=a.target.scope, **_refs(a), target_tier="warm", input_text="bring back")
     obs = _post(a, "/v1/memory/archive/rehydrate", body, "graph")
     out = _ok(obs).get("rehydrated", {})
-    obs.found = a.target.id in [*(out.get("node_ids") or []), *(out.get("noop_node_ids") or [])]
+    found = a.target.id in [*(out.get("node_ids") or []), *(out.get("noop_node_ids") or [])]
+    obs.found = found or bool(_by_client_id(a) and out.get("resolved"))
     return obs
 
 

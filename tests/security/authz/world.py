@@ -134,6 +134,8 @@ class Target:
     #: extra fields of the write: transport, task id, project...
     spec: dict[str, Any] = field(default_factory=dict)
     id: str | None = None
+    #: set for graph writes: the client id the node was written with
+    client_id: str | None = None
     marker: str = field(default_factory=lambda: f"zmk{secrets.token_hex(5)}")
 
     @property
@@ -303,9 +305,9 @@ class Writer:
         fields = {k: v for k, v in t.spec.items() if k != "links"}
         body = {"scope": t.scope, "input_text": f"write {t.name}", "nodes": [node], **fields}
         # edges to other memories the owner may see: recall expands neighbourhoods along them
+        node["client_id"] = t.client_id = t.name  # activate and rehydrate also name it this way (ops.py)
         linked = [self.targets[name].id for name in t.spec.get("links", ())]
         if linked:
-            node["client_id"] = t.name
             body["edges"] = [
                 {"type": "related_to", "src": {"client_id": t.name}, "dst": {"id": other}} for other in linked if other
             ]
