@@ -217,6 +217,9 @@ def test_two_api_processes_and_a_killable_worker_share_one_postgres(pg_url: str,
             "MEMLANE_EMBEDDING_MODEL": "slow-hashing",
             "MEMLANE_EMBEDDING_DIMENSION": str(DIM),
             "MEMLANE_EMBEDDING_BATCH_SIZE": "2",
+            # one job per lease: with the batched lane a worker that leased all six jobs at once
+            # turned every node ready in one step, and "one finished, the next in flight" never held
+            "MEMLANE_EMBED_JOB_BATCH": "1",
             "MEMLANE_WORKER_IN_PROCESS": "false",
             "MEMLANE_WORKER_POLL_INTERVAL_SEC": "0.1",
             "MEMLANE_JOB_LEASE_SEC": "2",
