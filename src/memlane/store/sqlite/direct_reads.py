@@ -92,6 +92,7 @@ _CACHE_SELECT = (
     + " FROM nodes WHERE tenant_id = ? AND scope = ? AND rev > ?"
 )
 _CACHE_TIMES = [c for c in CACHE_COLUMNS if c in ScopeVectors.TIMES]
+_EDGES_SINCE = "SELECT " + ", ".join(EDGE_COLUMNS) + " FROM edges WHERE tenant_id = ? AND scope = ? AND rev > ?"
 
 
 class CacheRow:
@@ -182,14 +183,16 @@ class DirectReader:
 
     async def cache_rows_since(
         self, tenant_id: str, scope: str, rev: int
-    ) -> tuple[tuple[int, int] | None, list[CacheRow]]:
-        """The scope's ``(rev, epoch)`` and its nodes written after ``rev`` (all for -1), read
-        in one snapshot and one thread hop. Through aiosqlite and SQLAlchemy this refresh was
+    ) -> tuple[tuple[int, int] | None, list[CacheRow], list[Edge]]:
+        """The scope's ``(rev, epoch)`` and its nodes and edges written after ``rev`` (all for
+        -1), read in one snapshot and one thread hop. Through aiosqlite and SQLAlchemy this refresh was
         several hops and per-value processing, and every search of a scope that had a write
         since waited for it (BENCHMARKS.md, "Concurrent load")."""
         return await asyncio.to_thread(self._cache_rows_since, tenant_id, scope, rev)
 
-    def _cache_rows_since(self, tenant_id: str, scope: str, rev: int) -> tuple[tuple[int, int] | None, list[CacheRow]]:
+    def _cache_rows_since(
+        self, tenant_id: str, scope: str, rev: int
+    ) -> tuple[tuple[int, int] | None, list[CacheRow], list[Edge]]:
         with self._conn() as conn:
             conn.execute("BEGIN")
             try:
@@ -197,6 +200,7 @@ class DirectReader:
                     "SELECT rev, epoch FROM scope_heads WHERE tenant_id = ? AND scope = ?", (tenant_id, scope)
                 ).fetchone()
                 raw = conn.execute(_CACHE_SELECT, (tenant_id, scope, rev)).fetchall()
+                edge_rows = [_edge(row) for row in conn.execute(_EDGES_SINCE, (tenant_id, scope, rev))]
             finally:
                 conn.execute("COMMIT")
         rows = []
@@ -205,16 +209,7 @@ class DirectReader:
             for name in _CACHE_TIMES:
                 mapping[name] = _utc(mapping[name])
             rows.append(CacheRow(mapping))
-        return ((int(head[0]), int(head[1])) if head is not None else None), rows
-
-    async def edges_since(self, tenant_id: str, scope: str, rev: int) -> list[Edge]:
-        """Edges of the scope last written after revision ``rev`` (all of them for -1)."""
-        return await asyncio.to_thread(self._edges_since, tenant_id, scope, rev)
-
-    def _edges_since(self, tenant_id: str, scope: str, rev: int) -> list[Edge]:
-        sql = "SELECT " + ", ".join(EDGE_COLUMNS) + " FROM edges WHERE tenant_id = ? AND scope = ? AND rev > ?"
-        with self._conn() as conn:
-            return [_edge(row) for row in conn.execute(sql, (tenant_id, scope, rev))]
+        return ((int(head[0]), int(head[1])) if head is not None else None), rows, edge_rows
 
     async def keyword_postings(self, terms: list[str], counts: TermCounts) -> list[npt.NDArray[np.int64]]:
         """Per query word worth ranking with (keyword_terms.py), the rowids of the keyword

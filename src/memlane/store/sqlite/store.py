@@ -254,8 +254,7 @@ class SqliteStore(SqlStore):
                 return sv
             full = head[1] != sv.epoch
             since = -1 if full else sv.rev
-            snap, rows = await self._direct.cache_rows_since(tenant_id, scope, since)
-            edge_rows = await self._direct.edges_since(tenant_id, scope, since)
+            snap, rows, edge_rows = await self._direct.cache_rows_since(tenant_id, scope, since)
             await asyncio.to_thread(self._apply_rows, sv, rows, full)
             if full:
                 sv.edges.reset()
