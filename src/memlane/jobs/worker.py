@@ -2,7 +2,10 @@
 
 A killed worker loses nothing: its leases expire and another worker (or the same one after a
 restart) takes the jobs again. Failures retry with exponential backoff; a job that keeps
-failing is parked as ``failed`` with its last error.
+failing is parked as ``failed`` with its last error. Jobs other than embedding run up to
+``concurrency`` at a time, one per ordering key (tenant and scope): the tasks of different
+conversation apps side by side, those of one app one after another, in order
+(``Store.lease_jobs``, ``per_key``).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ class Worker:
         clock: Clock,
         poll_interval: float = 0.5,
         lease_sec: float = 60.0,
-        batch: int = 1,
+        concurrency: int = 1,
         worker_id: str | None = None,
         batch_handlers: dict[str, BatchHandler] | None = None,
         batch_limit: int = 64,
@@ -60,7 +63,8 @@ class Worker:
         self.clock = clock
         self.poll_interval = poll_interval
         self.lease_sec = lease_sec
-        self.batch = batch
+        #: jobs of different ordering keys the other lane runs side by side
+        self.concurrency = concurrency
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{new_id()[:8]}"
         #: one per lane (run_forever): the batched kinds, the others
         self._wakes = (asyncio.Event(), asyncio.Event())
@@ -117,7 +121,7 @@ class Worker:
                 await asyncio.sleep(gather_sec)
 
     async def run_once(self) -> int:
-        """One round: a batch of each batched kind, then up to ``batch`` other jobs, so a
+        """One round: a batch of each batched kind, then up to ``concurrency`` other jobs, so a
         stream of small embedding jobs never starves the other kinds (nor they it)."""
         return await self._run_batched() + await self._run_others()
 
@@ -135,14 +139,15 @@ class Worker:
         return ran
 
     async def _run_others(self) -> int:
+        """The oldest due job of up to ``concurrency`` keys, run side by side: the oldest jobs
+        overall mostly belong to one app, whose jobs must not overlap."""
         others = [k for k in self.handlers if k not in self.batch_handlers]
         if not others:
             return 0
         leased = await self.store.lease_jobs(
-            self.worker_id, others, limit=self.batch, lease_sec=self.lease_sec, now=self.clock.now()
+            self.worker_id, others, limit=self.concurrency, lease_sec=self.lease_sec, now=self.clock.now(), per_key=True
         )
-        for job in leased:
-            await self._run(job)
+        await asyncio.gather(*(self._run(job) for job in leased))
         return len(leased)
 
     async def drain(self, *, max_rounds: int = 1000) -> int:
