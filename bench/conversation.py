@@ -109,8 +109,8 @@ def extractor_throughput(convs: list[dict[str, Any]], repeats: int = 3) -> dict[
 
 
 def wait_tasks(client: httpx.Client, task_ids: list[str], timeout: float) -> list[dict[str, Any]]:
-    """Waits on the oldest unfinished task only: jobs run in order, and polling every pending
-    task would load the server being measured."""
+    """Waits on one unfinished task at a time, in submission order (the tasks of one app run
+    in that order): polling every pending task would load the server being measured."""
     deadline = time.monotonic() + timeout
     views: list[dict[str, Any]] = []
     for tid in task_ids:
