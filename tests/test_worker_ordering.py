@@ -120,3 +120,40 @@ async def test_a_crashed_job_is_not_overtaken_and_runs_again_once_its_lease_expi
     assert await worker.drain() == 2
     assert ran[1:] == [("app-a", 0, 2), ("app-a", 1, 1)], "the crashed job ran again first, then the next"
     assert await store.count_jobs("done") == 3
+
+
+async def test_a_long_job_of_one_app_does_not_hold_up_the_jobs_of_another(store: Store) -> None:
+    release = asyncio.Event()
+    b_done: list[int] = []
+    all_b_done = asyncio.Event()
+
+    async def handle(job: Job) -> dict[str, Any]:
+        if job.scope == "app-a":
+            await release.wait()  # the long job: it ends only when app-b's jobs are all done
+        else:
+            b_done.append(job.payload["i"])
+            if len(b_done) == 3:
+                all_b_done.set()
+        return {}
+
+    long_job = await submit(store, "app-a", 0, at=T0)
+    for i in range(3):
+        await submit(store, "app-b", i, at=T0 + timedelta(seconds=1 + i))
+    worker = Worker(store, {KIND: handle}, clock=Clock(), lease_sec=60, concurrency=2, poll_interval=0.2)
+    worker.start()
+    try:
+        # the slot each app-b job frees is filled at once, while app-a's job still runs
+        await asyncio.wait_for(all_b_done.wait(), 30)
+        assert b_done == [0, 1, 2]
+        still = await store.get_job("t1", long_job.id)
+        assert still is not None and still.status == "running"
+        release.set()
+        for _ in range(300):
+            done = await store.get_job("t1", long_job.id)
+            if done is not None and done.status == "done":
+                break
+            await asyncio.sleep(0.05)
+        assert done is not None and done.status == "done"
+    finally:
+        release.set()
+        await asyncio.wait_for(worker.stop(), 20)
