@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -165,3 +167,27 @@ async def test_queries_waiting_together_share_a_model_call_and_get_their_own_vec
     np.testing.assert_allclose(np.vstack(together), alone, atol=1e-5)
     assert sum(calls) == len(queries) and len(calls) < len(queries), calls
     assert max(calls) <= embedder.batch_size
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no per-thread nice on this platform")
+async def test_background_embedding_runs_below_the_priority_of_queries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Background batches yield the CPU to requests (MEMLANE_EMBEDDING_BACKGROUND_NICE); a
+    query's own model call runs at the server's priority, and both give the same vector."""
+    model = LocalMiniLMEmbedder.load(batch_size=4, background_nice=5)
+    seen: dict[str, int] = {}
+    infer = model._infer
+
+    def recording(batch_ids: list[list[int]], session: Any) -> Any:
+        kind = "background" if session is model._background else "urgent"
+        seen[kind] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        return infer(batch_ids, session)
+
+    monkeypatch.setattr(model, "_infer", recording)
+    try:
+        background = await model.embed(["Maya drinks green tea in Lisbon."])
+        urgent = await model.embed_urgent(["Maya drinks green tea in Lisbon."])
+    finally:
+        await model.aclose()
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    assert seen == {"background": min(19, base + 5), "urgent": base}
+    assert float(background[0] @ urgent[0]) > 0.999
