@@ -56,6 +56,8 @@ class Settings(BaseSettings):
     embed_job_batch: int = Field(64, ge=1, le=4096, validation_alias=_env("MEMLANE_EMBED_JOB_BATCH"))
     #: due queued jobs beyond which writes that queue work answer 503 + Retry-After (0 = never)
     write_backlog_max: int = Field(2000, ge=0, validation_alias=_env("MEMLANE_WRITE_BACKLOG_MAX"))
+    #: writes applied at once per process; more wait their turn (services/writing.py); 0 = no limit
+    write_concurrency: int = Field(4, ge=0, le=1024, validation_alias=_env("MEMLANE_WRITE_CONCURRENCY"))
     write_backlog_retry_after_sec: float = Field(
         1.0, gt=0, validation_alias=_env("MEMLANE_WRITE_BACKLOG_RETRY_AFTER_SEC")
     )
