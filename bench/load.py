@@ -30,6 +30,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter, defaultdict
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,9 @@ class Load:
         self.status: dict[str, Counter[str]] = defaultdict(Counter)
         self.timeline: list[dict[str, Any]] = []
         self.acked: list[str] = []
+        #: the drain probe: stop the clients once this says the backlog is embedded
+        self.drained_when: Callable[[httpx.AsyncClient], Awaitable[bool]] | None = None
+        self._drained = False
 
     async def one(self, c: httpx.AsyncClient, op: str) -> None:
         scope = self.rng.choice(self.scopes)
@@ -108,7 +112,7 @@ class Load:
         self.status[op][code] += 1
 
     async def client(self, c: httpx.AsyncClient, until: float, ops: list[str] | None) -> None:
-        while time.monotonic() < until:
+        while time.monotonic() < until and not self._drained:
             if ops is None:
                 x, op = self.rng.random(), "recall_text"
                 for name, share in MIX:
@@ -121,7 +125,7 @@ class Load:
             await self.one(c, op)
 
     async def sample(self, c: httpx.AsyncClient, until: float, t0: float) -> None:
-        while time.monotonic() < until:
+        while time.monotonic() < until and not self._drained:
             backlog = None
             with contextlib.suppress(httpx.HTTPError, ValueError):
                 backlog = (await c.get("/health")).json().get("backlog", {}).get("jobs")
@@ -129,11 +133,14 @@ class Load:
             self.timeline.append(
                 {"t": round(time.monotonic() - t0, 1), "backlog": backlog, "rss_mb": rss, "load1": os.getloadavg()[0]}
             )
-            await asyncio.sleep(1.0)
+            if self.drained_when is not None:
+                self._drained = await self.drained_when(c)
+            await asyncio.sleep(0.25 if self.drained_when is not None else 1.0)
 
     async def run(self, clients: int, duration: float, ops: list[str] | None = None) -> dict[str, Any]:
         limits = httpx.Limits(max_connections=clients + 2, max_keepalive_connections=clients + 2)
         cpu0 = process_cpu_seconds(self.pid) if self.pid else None
+        client_cpu0 = time.process_time()
         async with httpx.AsyncClient(base_url=self.base_url, timeout=60, limits=limits, trust_env=False) as c:
             t0 = time.monotonic()
             until = t0 + duration
@@ -142,6 +149,7 @@ class Load:
             wall = time.monotonic() - t0
         total = sum(len(v) for v in self.lat.values())
         cpu1 = process_cpu_seconds(self.pid) if self.pid else None
+        client_cpu = time.process_time() - client_cpu0
         # CPU the server spent per request: much less sensitive to a busy machine than latency
         cpu_ms = round((cpu1 - cpu0) / total * 1000, 2) if cpu0 is not None and cpu1 is not None and total else None
         errors = {
@@ -153,6 +161,9 @@ class Load:
             "requests": total,
             "requests_per_s": round(total / wall, 1),
             "server_cpu_ms_per_request": cpu_ms,
+            # the clients share the server's cores: what they burn is CPU the server did not get
+            "client_cores": round(client_cpu / wall, 2),
+            "server_cores": round((cpu1 - cpu0) / wall, 2) if cpu0 is not None and cpu1 is not None else None,
             "per_op": {
                 op: {**summarize(v), "per_s": round(len(v) / wall, 1), "status": dict(self.status[op])}
                 for op, v in self.lat.items()
@@ -179,6 +190,40 @@ async def seed(base_url: str, scopes: list[str], per_scope: int, rng: random.Ran
                 r.raise_for_status()
         while (await c.get("/health")).json()["backlog"]["jobs"]:
             await asyncio.sleep(0.5)
+
+
+async def drain_probe(base_url: str, scopes: list[str], nodes: int, rng: random.Random, max_s: float) -> dict[str, Any]:
+    """``recall_text`` by 4 clients, as in the idle probe, while ``nodes`` written in 200-node
+    writes are embedded and nothing else is written: "queries never wait behind background
+    embedding", measured apart from the CPU that concurrent writes' own requests take (the
+    backlog probe). The probe ends when the last node written is found by its own text (jobs
+    are run oldest first, so the rest were embedded before it)."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=120, trust_env=False) as c:
+        t0 = time.monotonic()
+        for i, start in enumerate(range(0, nodes, 200)):
+            batch = [{"type": "event", "text_summary": fact(rng)} for _ in range(min(200, nodes - start))]
+            scope = scopes[i % len(scopes)]
+            body = {"scope": scope, "input_text": "backlog", "memory_lane": "shared", "nodes": batch}
+            r = await c.post("/v1/memory/write", json=body)
+            r.raise_for_status()
+            last = (scope, r.json()["nodes"][-1]["id"], batch[-1]["text_summary"])
+        written_s = time.monotonic() - t0
+
+    async def embedded(c: httpx.AsyncClient) -> bool:
+        scope, node_id, text = last
+        r = await c.post("/v1/memory/recall_text", json={"scope": scope, "query_text": text, "limit": 10})
+        return any(s["id"] == node_id for s in r.json().get("seeds", []))
+
+    load = Load(base_url, scopes=scopes, pid=None, seed=4)
+    load.drained_when = embedded
+    run = await load.run(4, max_s, ["recall_text"])
+    return {
+        "nodes": nodes,
+        "written_s": round(written_s, 2),
+        "drain_s": run["duration_s"],
+        "recall_text": {k: v for k, v in run["per_op"]["recall_text"].items() if k != "status"},
+        "errors": run["errors"],
+    }
 
 
 async def writes_until_searchable(base_url: str, clients: int, total: int, pid: int | None = None) -> dict[str, Any]:
@@ -279,6 +324,9 @@ def main() -> None:
         "--idle-probe", type=float, default=10.0, help="seconds of recall_text alone before the load (0 = skip)"
     )
     ap.add_argument("--backlog-probe", type=float, default=0.0, help="seconds of 3:1 writes:recall_text by 16 clients")
+    ap.add_argument(
+        "--drain-probe", type=int, default=0, help="recall_text while a backlog of this many nodes drains, no writes"
+    )
     ap.add_argument("--burst", type=int, default=0, help="one-node writes by --burst-clients until searchable")
     ap.add_argument("--burst-clients", type=int, default=16)
     ap.add_argument("--kill-cycles", type=int, default=0)
@@ -312,6 +360,13 @@ def main() -> None:
         if args.idle_probe > 0:
             idle = asyncio.run(Load(base_url, scopes=scopes, pid=pid, seed=1).run(4, args.idle_probe, ["recall_text"]))
             result["idle_recall_text"] = {k: v for k, v in idle["per_op"]["recall_text"].items() if k != "status"}
+        if args.drain_probe > 0:
+            drain = asyncio.run(drain_probe(base_url, scopes, args.drain_probe, rng, max_s=120))
+            if "idle_recall_text" in result:
+                drain["recall_text_p95_over_idle"] = round(
+                    drain["recall_text"]["p95"] / result["idle_recall_text"]["p95"], 2
+                )
+            result["drain_probe"] = drain
         if args.backlog_probe > 0:
             probe = asyncio.run(
                 Load(base_url, scopes=scopes, pid=pid, seed=3).run(

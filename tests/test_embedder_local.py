@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -176,3 +178,27 @@ def test_texts_are_batched_with_texts_of_similar_length_so_little_work_goes_to_p
         widths = [lengths[i] for i in b]
         assert widths == sorted(widths) and max(widths) <= MAX_PAD_RATIO * min(widths)
     assert [[lengths[i] for i in b] for b in batches] == [[9, 10, 10], [10, 11, 12], [40, 41, 48], [60], [200]]
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no per-thread nice on this platform")
+async def test_background_embedding_runs_below_the_priority_of_queries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Background batches yield the CPU to requests (MEMLANE_EMBEDDING_BACKGROUND_NICE); a
+    query's own model call runs at the server's priority, and both give the same vector."""
+    model = LocalMiniLMEmbedder.load(batch_size=4, background_nice=5)
+    seen: dict[str, int] = {}
+    infer = model._infer
+
+    def recording(batch_ids: list[list[int]], session: Any) -> Any:
+        kind = "background" if session is model._background else "urgent"
+        seen[kind] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        return infer(batch_ids, session)
+
+    monkeypatch.setattr(model, "_infer", recording)
+    try:
+        background = await model.embed(["Maya drinks green tea in Lisbon."])
+        urgent = await model.embed_urgent(["Maya drinks green tea in Lisbon."])
+    finally:
+        await model.aclose()
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    assert seen == {"background": min(19, base + 5), "urgent": base}
+    assert float(background[0] @ urgent[0]) > 0.999

@@ -41,6 +41,9 @@ class Settings(BaseSettings):
     #: onnxruntime intra-op threads of the local model's background session (embedding jobs);
     #: queries have their own one-thread session
     embedding_threads: int = Field(1, ge=1, le=64, validation_alias=_env("MEMLANE_EMBEDDING_THREADS"))
+    #: nice steps below the server that the local model's background session runs at, so
+    #: requests get the CPU first (embed/background_thread.py); 0 = same priority
+    embedding_background_nice: int = Field(10, ge=0, le=19, validation_alias=_env("MEMLANE_EMBEDDING_BACKGROUND_NICE"))
     #: query texts whose vectors are kept (most recent first); 0 = embed every query
     query_embedding_cache: int = Field(1024, ge=0, le=1_000_000, validation_alias=_env("MEMLANE_QUERY_EMBEDDING_CACHE"))
     embedding_context_window: int = Field(1, ge=0, le=8, validation_alias=_env("MEMLANE_EMBEDDING_CONTEXT_WINDOW"))
@@ -55,6 +58,8 @@ class Settings(BaseSettings):
     worker_concurrency: int = Field(4, ge=1, le=64, validation_alias=_env("MEMLANE_WORKER_CONCURRENCY"))
     #: due queued jobs beyond which writes that queue work answer 503 + Retry-After (0 = never)
     write_backlog_max: int = Field(2000, ge=0, validation_alias=_env("MEMLANE_WRITE_BACKLOG_MAX"))
+    #: writes applied at once per process; more wait their turn (services/writing.py); 0 = no limit
+    write_concurrency: int = Field(4, ge=0, le=1024, validation_alias=_env("MEMLANE_WRITE_CONCURRENCY"))
     write_backlog_retry_after_sec: float = Field(
         1.0, gt=0, validation_alias=_env("MEMLANE_WRITE_BACKLOG_RETRY_AFTER_SEC")
     )

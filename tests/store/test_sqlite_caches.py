@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from memlane.domain.model import ACTIVE_TIERS, EdgeRef, EdgeUpsert, SeedFilter
 from memlane.domain.visibility import EVERYTHING, Visibility
 from memlane.store import migrate
+from memlane.store.read_view import one_view_per_scope
 from memlane.store.schema import nodes
 from memlane.store.sqlite.store import SqliteStore
 from memlane.store.sqlite.vector_cache import ScopeVectors
@@ -46,6 +47,31 @@ async def test_a_second_process_on_the_same_file_sees_new_edges(tmp_path: Path) 
         await writer.apply_write("t1", "s1", [], [edge], info(), now=NOW)
         seen = await reader.edges_touching("t1", "s1", [ids["b"]], min_weight=0, min_confidence=0, limit=5)
         assert [(e.src_id, e.dst_id) for e in seen] == [(ids["a"], ids["b"])]
+    finally:
+        await writer.close()
+        await reader.close()
+
+
+async def test_a_recall_reads_one_moment_of_the_scope_and_the_next_recall_sees_later_writes(tmp_path: Path) -> None:
+    """Inside ``one_view_per_scope`` (one recall), a write committed between two stages does not
+    show up half-way; the next block (the next recall) sees it."""
+    writer, reader = await _open(tmp_path / "m.db"), await _open(tmp_path / "m.db")
+    try:
+        await writer.apply_write("t1", "s1", [up("a", client_id="a"), up("b", client_id="b")], [], info(), now=NOW)
+        ids = await writer.resolve_client_ids("t1", "s1", ["a", "b"])
+        edge = EdgeUpsert(id=None, type="related_to", src=EdgeRef(client_id="a"), dst=EdgeRef(client_id="b"))
+
+        async def around_a() -> list[tuple[str, str]]:
+            seen = await reader.edges_touching("t1", "s1", [ids["a"]], min_weight=0, min_confidence=0, limit=5)
+            return [(e.src_id, e.dst_id) for e in seen]
+
+        with one_view_per_scope():
+            assert await around_a() == []
+            await writer.apply_write("t1", "s1", [], [edge], info(), now=NOW)
+            assert await around_a() == []
+        assert await around_a() == [(ids["a"], ids["b"])]
+        with one_view_per_scope():
+            assert await around_a() == [(ids["a"], ids["b"])]
     finally:
         await writer.close()
         await reader.close()

@@ -13,7 +13,9 @@ def build_embedder(settings: Settings) -> Embedder:
         from memlane.embed.local import LocalMiniLMEmbedder
 
         return LocalMiniLMEmbedder(
-            batch_size=settings.embedding_batch_size, intra_op_num_threads=settings.embedding_threads
+            batch_size=settings.embedding_batch_size,
+            intra_op_num_threads=settings.embedding_threads,
+            background_nice=settings.embedding_background_nice,
         )
     if settings.embedder == "openai":
         if not settings.embedding_base_url:

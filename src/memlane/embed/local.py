@@ -9,17 +9,19 @@ attention mask, then L2), so vectors are comparable with what the reference impl
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import importlib.util
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from memlane.embed.background_thread import BackgroundThread
 from memlane.embed.base import Vectors, l2_normalise
 
 #: what sentence-transformers truncates to for this model (``sentence_bert_config.json``)
@@ -101,6 +103,7 @@ class LocalMiniLMEmbedder:
         *,
         batch_size: int = 32,
         intra_op_num_threads: int = 2,
+        background_nice: int = 0,
         model_file: Path | None = None,
         tokenizer_file: Path | None = None,
         verify_checksum: bool = True,
@@ -140,7 +143,9 @@ class LocalMiniLMEmbedder:
         self._query_queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _QueryQueue] = (
             weakref.WeakKeyDictionary()
         )
-        self._background = _Session(model_file, intra_op_num_threads)
+        #: background batches run here, ``background_nice`` below requests (background_thread.py)
+        self._background_thread = BackgroundThread(background_nice)
+        self._background = self._background_thread.call(functools.partial(_Session, model_file, intra_op_num_threads))
         # one thread: an urgent call is a query or a handful of texts
         self._urgent = _Session(model_file, 1)
         self._input_names = self._background.input_names
@@ -149,12 +154,14 @@ class LocalMiniLMEmbedder:
             raise LocalModelUnavailable(f"{model_file} lacks inputs {sorted(missing)}; {_SETUP_HINT}")
 
     @classmethod
-    def load(cls, *, batch_size: int = 32, intra_op_num_threads: int = 2) -> LocalMiniLMEmbedder:
+    def load(
+        cls, *, batch_size: int = 32, intra_op_num_threads: int = 2, background_nice: int = 0
+    ) -> LocalMiniLMEmbedder:
         """Spelled out for call sites that want it obvious that this does I/O and may fail."""
-        return cls(batch_size=batch_size, intra_op_num_threads=intra_op_num_threads)
+        return cls(batch_size=batch_size, intra_op_num_threads=intra_op_num_threads, background_nice=background_nice)
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
-        """Background embedding (jobs); see ``_embed``."""
+        """Background embedding (jobs), on the low-priority thread; see ``_embed``."""
         return await self._embed(texts, self._background)
 
     async def embed_urgent(self, texts: Sequence[str]) -> Vectors:
@@ -177,11 +184,15 @@ class LocalMiniLMEmbedder:
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
-        encodings = await asyncio.to_thread(self._tokenizer.encode_batch, list(texts))
+        if session is self._background:
+            run: Callable[[Callable[[], Any]], Awaitable[Any]] = self._background_thread.run
+        else:
+            run = asyncio.to_thread
+        batch = list(texts)
+        encodings = await run(functools.partial(self._tokenizer.encode_batch, batch))
         ids = [enc.ids for enc in encodings]
         for chunk in similar_length_batches([len(i) for i in ids], self.batch_size):
-            vectors = await asyncio.to_thread(self._infer, [ids[i] for i in chunk], session)
-            out[chunk] = vectors
+            out[chunk] = await run(functools.partial(self._infer, [ids[i] for i in chunk], session))
         return out
 
     def _infer(self, batch_ids: list[list[int]], session: _Session) -> Vectors:
@@ -202,7 +213,8 @@ class LocalMiniLMEmbedder:
         return _mean_pool(np.asarray(hidden, dtype=np.float32), attention_mask)
 
     async def aclose(self) -> None:
-        """Nothing to release: the session is freed with the object."""
+        """The sessions are freed with the object; the background thread ends here."""
+        self._background_thread.close()
 
 
 class _QueryQueue:

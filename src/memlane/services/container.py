@@ -198,6 +198,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         default_auto_embed=settings.auto_embed,
         job_max_attempts=settings.job_max_attempts,
         on_jobs=worker.notify_batched,
+        concurrency=settings.write_concurrency,
     )
     quotas = QuotaGuard(settings)
     llm = build_llm(settings)

@@ -46,6 +46,7 @@ from memlane.services.ranking.signals import QuerySignals
 from memlane.services.reading import MemoryReader
 from memlane.services.recall_audit import RecallAuditLog
 from memlane.store.base import Store, Vector
+from memlane.store.read_view import one_view_per_scope
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +205,11 @@ class RecallService:
             )
 
     async def recall(self, query: Vector, p: RecallParams) -> RecallOutcome:
+        """Every stage reads the same moment of each scope (store/read_view.py)."""
+        with one_view_per_scope():
+            return await self._recall(query, p)
+
+    async def _recall(self, query: Vector, p: RecallParams) -> RecallOutcome:
         self.check_dimension(query)
         if p.include_embeddings and p.limit > DEBUG_MAX_LIMIT:
             raise InvalidRequest(

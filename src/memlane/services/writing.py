@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -144,6 +145,7 @@ class WriteService:
         default_auto_embed: bool,
         job_max_attempts: int = 5,
         on_jobs: Any = None,
+        concurrency: int = 0,
     ):
         self.store = store
         self.clock = clock
@@ -151,8 +153,19 @@ class WriteService:
         self.default_auto_embed = default_auto_embed
         self.job_max_attempts = job_max_attempts
         self._on_jobs = on_jobs
+        #: writes applied at once (MEMLANE_WRITE_CONCURRENCY); the others wait their turn in
+        #: arrival order. On one event loop every task in flight shares the CPU, so a recall's
+        #: latency grows with the number of writes being worked on beside it; writes already
+        #: wait for the one SQLite writer, and waiting here costs no CPU (BENCHMARKS.md).
+        self._slots = asyncio.Semaphore(concurrency) if concurrency > 0 else None
 
     async def write(self, cmd: WriteCommand) -> WriteOutcome:
+        if self._slots is None:
+            return await self._write(cmd)
+        async with self._slots:
+            return await self._write(cmd)
+
+    async def _write(self, cmd: WriteCommand) -> WriteOutcome:
         _refuse_repeated_client_ids(cmd.nodes)
         ups = [self._upsert(cmd, i, spec) for i, spec in enumerate(cmd.nodes)]
         eds = [self._edge(cmd, i, spec) for i, spec in enumerate(cmd.edges)]

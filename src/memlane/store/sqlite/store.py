@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from memlane.domain.errors import ServiceUnavailable
 from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
 from memlane.store.base import Vector, job_from_row
+from memlane.store.read_view import pinned_heads
 from memlane.store.schema import jobs, nodes, scope_heads
 from memlane.store.sql.core import READ_HEAD, ScopeHead
 from memlane.store.sql.jobs import key_heads, leasable
@@ -264,8 +265,16 @@ class SqliteStore(SqlStore):
         return sv
 
     async def _scope_head(self, tenant_id: str, scope: str) -> tuple[int, int] | None:
-        """(rev, epoch) of the scope, or None before its first write."""
-        return await self._direct.scope_head(tenant_id, scope)
+        """(rev, epoch) of the scope, or None before its first write; inside
+        ``one_view_per_scope`` (a recall), the head its first stage read."""
+        pinned = pinned_heads()
+        key = (tenant_id, scope)
+        if pinned is not None and key in pinned:
+            return pinned[key]
+        head = await self._direct.scope_head(tenant_id, scope)
+        if pinned is not None:
+            pinned[key] = head
+        return head
 
     # --- hot reads: plain sqlite3 and the scope caches (direct_reads.py, vector_cache.py) --
     async def get_nodes(self, tenant_id: str, scope: str | None, ids: Sequence[str]) -> list[Node]:
