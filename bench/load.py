@@ -34,8 +34,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import contextlib
@@ -49,6 +47,7 @@ from bench.common import (
     process_rss_mb,
     summarize,
 )
+from bench.http_client import CLIENT_ERRORS, LeanClient
 
 PEOPLE = ["Maya", "Omar", "Lena", "Ravi", "Sofia", "Jonas", "Aiko", "Tariq", "Ines", "Hugo"]
 LIKES = ["green tea", "trail running", "jazz records", "Thai food", "chess", "watercolours", "sailing", "espresso"]
@@ -85,10 +84,10 @@ class Load:
         self.timeline: list[dict[str, Any]] = []
         self.acked: list[str] = []
         #: the drain probe: stop the clients once this says the backlog is embedded
-        self.drained_when: Callable[[httpx.AsyncClient], Awaitable[bool]] | None = None
+        self.drained_when: Callable[[LeanClient], Awaitable[bool]] | None = None
         self._drained = False
 
-    async def one(self, c: httpx.AsyncClient, op: str) -> None:
+    async def one(self, c: LeanClient, op: str) -> None:
         scope = self.rng.choice(self.scopes)
         t0 = time.perf_counter()
         try:
@@ -106,12 +105,12 @@ class Load:
                 code = "shed"
             elif op == "write" and r.status_code == 200:
                 self.acked.append(r.json()["nodes"][0]["id"])
-        except httpx.HTTPError as exc:
+        except CLIENT_ERRORS as exc:
             code = type(exc).__name__
         self.lat[op].append((time.perf_counter() - t0) * 1000)
         self.status[op][code] += 1
 
-    async def client(self, c: httpx.AsyncClient, until: float, ops: list[str] | None) -> None:
+    async def client(self, c: LeanClient, until: float, ops: list[str] | None) -> None:
         while time.monotonic() < until and not self._drained:
             if ops is None:
                 x, op = self.rng.random(), "recall_text"
@@ -124,10 +123,10 @@ class Load:
                 op = self.rng.choice(ops)
             await self.one(c, op)
 
-    async def sample(self, c: httpx.AsyncClient, until: float, t0: float) -> None:
+    async def sample(self, c: LeanClient, until: float, t0: float) -> None:
         while time.monotonic() < until and not self._drained:
             backlog = None
-            with contextlib.suppress(httpx.HTTPError, ValueError):
+            with contextlib.suppress(*CLIENT_ERRORS, ValueError):
                 backlog = (await c.get("/health")).json().get("backlog", {}).get("jobs")
             rss = process_rss_mb(self.pid) if self.pid else None
             self.timeline.append(
@@ -138,10 +137,9 @@ class Load:
             await asyncio.sleep(0.25 if self.drained_when is not None else 1.0)
 
     async def run(self, clients: int, duration: float, ops: list[str] | None = None) -> dict[str, Any]:
-        limits = httpx.Limits(max_connections=clients + 2, max_keepalive_connections=clients + 2)
         cpu0 = process_cpu_seconds(self.pid) if self.pid else None
         client_cpu0 = time.process_time()
-        async with httpx.AsyncClient(base_url=self.base_url, timeout=60, limits=limits, trust_env=False) as c:
+        async with LeanClient(self.base_url, connections=clients + 2, timeout=60) as c:
             t0 = time.monotonic()
             until = t0 + duration
             tasks = [self.client(c, until, ops) for _ in range(clients)]
@@ -179,7 +177,7 @@ class Load:
 
 async def seed(base_url: str, scopes: list[str], per_scope: int, rng: random.Random) -> None:
     """Facts to recall, written in batches, then waited on until embedded (backlog 0)."""
-    async with httpx.AsyncClient(base_url=base_url, timeout=120, trust_env=False) as c:
+    async with LeanClient(base_url, timeout=120) as c:
         for scope in scopes:
             for start in range(0, per_scope, 200):
                 nodes = [{"type": "event", "text_summary": fact(rng)} for _ in range(min(200, per_scope - start))]
@@ -198,7 +196,7 @@ async def drain_probe(base_url: str, scopes: list[str], nodes: int, rng: random.
     embedding", measured apart from the CPU that concurrent writes' own requests take (the
     backlog probe). The probe ends when the last node written is found by its own text (jobs
     are run oldest first, so the rest were embedded before it)."""
-    async with httpx.AsyncClient(base_url=base_url, timeout=120, trust_env=False) as c:
+    async with LeanClient(base_url, timeout=120) as c:
         t0 = time.monotonic()
         for i, start in enumerate(range(0, nodes, 200)):
             batch = [{"type": "event", "text_summary": fact(rng)} for _ in range(min(200, nodes - start))]
@@ -209,7 +207,7 @@ async def drain_probe(base_url: str, scopes: list[str], nodes: int, rng: random.
             last = (scope, r.json()["nodes"][-1]["id"], batch[-1]["text_summary"])
         written_s = time.monotonic() - t0
 
-    async def embedded(c: httpx.AsyncClient) -> bool:
+    async def embedded(c: LeanClient) -> bool:
         scope, node_id, text = last
         r = await c.post("/v1/memory/recall_text", json={"scope": scope, "query_text": text, "limit": 10})
         return any(s["id"] == node_id for s in r.json().get("seeds", []))
@@ -233,8 +231,7 @@ async def writes_until_searchable(base_url: str, clients: int, total: int, pid: 
     scope = f"burst-{uuid.uuid4().hex[:6]}"
     texts = [fact(rng) for _ in range(total)]
     last: dict[int, tuple[str, str]] = {}
-    limits = httpx.Limits(max_connections=clients + 2)
-    async with httpx.AsyncClient(base_url=base_url, timeout=60, limits=limits, trust_env=False) as c:
+    async with LeanClient(base_url, connections=clients + 2, timeout=60) as c:
 
         async def writer(k: int) -> None:
             for text in texts[k::clients]:

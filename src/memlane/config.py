@@ -63,6 +63,10 @@ class Settings(BaseSettings):
     write_backlog_retry_after_sec: float = Field(
         1.0, gt=0, validation_alias=_env("MEMLANE_WRITE_BACKLOG_RETRY_AFTER_SEC")
     )
+    #: due queued jobs from which writes that queue work wait for the worker (at most
+    #: write_backlog_wait_sec) before they are admitted (services/backlog.py); 0 = never wait
+    write_backlog_slow: int = Field(500, ge=0, validation_alias=_env("MEMLANE_WRITE_BACKLOG_SLOW"))
+    write_backlog_wait_sec: float = Field(5.0, ge=0, le=60, validation_alias=_env("MEMLANE_WRITE_BACKLOG_WAIT_SEC"))
     worker_gather_ms: float = Field(20.0, ge=0, le=5000, validation_alias=_env("MEMLANE_WORKER_GATHER_MS"))
     job_lease_sec: float = Field(60.0, validation_alias=_env("MEMLANE_JOB_LEASE_SEC"))
     job_max_attempts: int = Field(5, validation_alias=_env("MEMLANE_JOB_MAX_ATTEMPTS"))

@@ -259,6 +259,8 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
             clock=clock,
             limit=settings.write_backlog_max,
             retry_after_sec=settings.write_backlog_retry_after_sec,
+            slow_at=settings.write_backlog_slow,
+            wait_sec=settings.write_backlog_wait_sec,
         ),
         quotas=quotas,
         llm=llm,
