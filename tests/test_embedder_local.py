@@ -20,7 +20,7 @@ import pytest
 from memlane.config import Settings
 from memlane.embed.base import Embedder
 from memlane.embed.factory import build_embedder
-from memlane.embed.local import LocalMiniLMEmbedder, LocalModelUnavailable
+from memlane.embed.local import MAX_PAD_RATIO, LocalMiniLMEmbedder, LocalModelUnavailable, similar_length_batches
 
 PARAPHRASES = [
     ("How do I reset my password?", "I forgot my password and need to change it."),
@@ -167,6 +167,17 @@ async def test_queries_waiting_together_share_a_model_call_and_get_their_own_vec
     np.testing.assert_allclose(np.vstack(together), alone, atol=1e-5)
     assert sum(calls) == len(queries) and len(calls) < len(queries), calls
     assert max(calls) <= embedder.batch_size
+
+
+def test_texts_are_batched_with_texts_of_similar_length_so_little_work_goes_to_padding() -> None:
+    lengths = [40, 9, 10, 12, 60, 11, 41, 200, 48, 10, 10]
+    batches = similar_length_batches(lengths, 3)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths))), "every text once"
+    assert all(len(b) <= 3 for b in batches)
+    for b in batches:
+        widths = [lengths[i] for i in b]
+        assert widths == sorted(widths) and max(widths) <= MAX_PAD_RATIO * min(widths)
+    assert [[lengths[i] for i in b] for b in batches] == [[9, 10, 10], [10, 11, 12], [40, 41, 48], [60], [200]]
 
 
 @pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no per-thread nice on this platform")

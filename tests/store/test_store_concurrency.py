@@ -103,6 +103,44 @@ async def test_concurrent_workers_never_lease_the_same_job(store: Store, other_s
     assert await store.lease_jobs("late", ["k"], limit=4, lease_sec=30, now=NOW + timedelta(seconds=10)) == []
 
 
+async def test_concurrent_workers_never_run_two_jobs_of_one_scope_at_once_and_keep_its_order(
+    store: Store, other_store: Store
+) -> None:
+    scopes = ("app-a", "app-b", "app-c")
+    per_scope = 8
+    queued = [
+        Job(tenant_id="t1", id=new_id(), kind="k", scope=scopes[i % 3], payload={"i": i // 3})
+        for i in range(per_scope * len(scopes))
+    ]
+    for i, job in enumerate(queued):  # one at a time: submission order is run_after order
+        await store.enqueue([job], now=NOW - timedelta(seconds=len(queued) - i))
+    running: set[str] = set()
+    started: dict[str, list[int]] = {s: [] for s in scopes}
+    overlaps: list[str] = []
+
+    async def worker(s: Store, name: str) -> None:
+        idle_rounds = 0
+        while idle_rounds < 20:  # other workers' jobs may still be running: look again
+            leased = await s.lease_jobs(name, ["k"], limit=2, lease_sec=30, now=NOW, per_key=True)
+            idle_rounds = 0 if leased else idle_rounds + 1
+            for job in leased:
+                assert job.scope is not None
+                if job.scope in running:
+                    overlaps.append(job.scope)
+                running.add(job.scope)
+                started[job.scope].append(job.payload["i"])
+            await asyncio.sleep(random.random() / 100)
+            for job in leased:
+                assert job.scope is not None
+                running.discard(job.scope)  # before the commit that frees the scope
+                await s.complete_job(job, {}, now=NOW)
+
+    await asyncio.gather(*(worker(s, f"w{i}") for i, s in enumerate([store, other_store] * 3)))
+    assert overlaps == [], "two jobs of one scope were running at once"
+    assert started == {s: list(range(per_scope)) for s in scopes}, "a scope's jobs started out of order"
+    assert await store.count_jobs("done") == len(queued)
+
+
 async def test_concurrent_enqueues_of_one_idempotency_key_store_one_job(store: Store, other_store: Store) -> None:
     stores = [store, other_store]
     results = await asyncio.gather(

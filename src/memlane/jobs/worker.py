@@ -2,7 +2,10 @@
 
 A killed worker loses nothing: its leases expire and another worker (or the same one after a
 restart) takes the jobs again. Failures retry with exponential backoff; a job that keeps
-failing is parked as ``failed`` with its last error.
+failing is parked as ``failed`` with its last error. Jobs other than embedding run up to
+``concurrency`` at a time, one per ordering key (tenant and scope): the tasks of different
+conversation apps side by side, those of one app one after another, in order
+(``Store.lease_jobs``, ``per_key``).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ class Worker:
         clock: Clock,
         poll_interval: float = 0.5,
         lease_sec: float = 60.0,
-        batch: int = 1,
+        concurrency: int = 1,
         worker_id: str | None = None,
         batch_handlers: dict[str, BatchHandler] | None = None,
         batch_limit: int = 64,
@@ -60,7 +63,8 @@ class Worker:
         self.clock = clock
         self.poll_interval = poll_interval
         self.lease_sec = lease_sec
-        self.batch = batch
+        #: jobs of different ordering keys the other lane runs side by side
+        self.concurrency = concurrency
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{new_id()[:8]}"
         #: one per lane (run_forever): the batched kinds, the others
         self._wakes = (asyncio.Event(), asyncio.Event())
@@ -94,11 +98,9 @@ class Worker:
         ``gather_sec`` after a small round so back-to-back writes share a batch, and every other
         kind, which never waits: that wait after each round had capped conversation ingestion
         at a few dozen tasks a second under mixed load, and the backlog it left made writes
-        answer 503 (BENCHMARKS.md). Neither lane waits behind the other's jobs."""
-        await asyncio.gather(
-            self._lane(self._run_batched, self._wakes[0], self.gather_sec),
-            self._lane(self._run_others, self._wakes[1], 0.0),
-        )
+        answer 503 (BENCHMARKS.md); it keeps up to ``concurrency`` jobs of different keys
+        running. Neither lane waits behind the other's jobs."""
+        await asyncio.gather(self._lane(self._run_batched, self._wakes[0], self.gather_sec), self._others_lane())
 
     async def _lane(self, round_: Callable[[], Awaitable[int]], wake: asyncio.Event, gather_sec: float) -> None:
         while not self._stopping.is_set():
@@ -116,8 +118,45 @@ class Worker:
             if gather_sec > 0 and ran < self.batch_limit and not self._stopping.is_set():
                 await asyncio.sleep(gather_sec)
 
+    async def _others_lane(self) -> None:
+        """Keeps up to ``concurrency`` other jobs running and fills a slot as soon as it frees
+        up, so a long job of one app (an LLM pipeline, a sync) never holds up the others."""
+        wake = self._wakes[1]
+        running: set[asyncio.Task[None]] = set()
+        try:
+            while not self._stopping.is_set():
+                if len(running) < self.concurrency:
+                    wake.clear()
+                    try:
+                        leased = await self._lease_others(self.concurrency - len(running))
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception:
+                        log.exception("worker loop error; retrying after the poll interval")
+                        leased = []
+                    running.update(asyncio.create_task(self._run(job)) for job in leased)
+                # full: wait for a slot; else also for an enqueue (wake) or the next poll
+                woken = asyncio.create_task(wake.wait()) if len(running) < self.concurrency else None
+                try:
+                    done, _ = await asyncio.wait(
+                        {*running, *([woken] if woken else [])},
+                        timeout=self.poll_interval if woken else None,
+                        return_when=asyncio.FIRST_COMPLETED,
+                    )
+                finally:
+                    if woken is not None:
+                        woken.cancel()
+                for task in done & running:
+                    running.discard(task)
+                    if not task.cancelled() and task.exception() is not None:
+                        log.error("job run failed outside its handler", exc_info=task.exception())
+        finally:
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
+
     async def run_once(self) -> int:
-        """One round: a batch of each batched kind, then up to ``batch`` other jobs, so a
+        """One round: a batch of each batched kind, then up to ``concurrency`` other jobs, so a
         stream of small embedding jobs never starves the other kinds (nor they it)."""
         return await self._run_batched() + await self._run_others()
 
@@ -135,15 +174,19 @@ class Worker:
         return ran
 
     async def _run_others(self) -> int:
+        """The oldest due job of up to ``concurrency`` keys, run side by side: the oldest jobs
+        overall mostly belong to one app, whose jobs must not overlap."""
+        leased = await self._lease_others(self.concurrency)
+        await asyncio.gather(*(self._run(job) for job in leased))
+        return len(leased)
+
+    async def _lease_others(self, limit: int) -> list[Job]:
         others = [k for k in self.handlers if k not in self.batch_handlers]
         if not others:
-            return 0
-        leased = await self.store.lease_jobs(
-            self.worker_id, others, limit=self.batch, lease_sec=self.lease_sec, now=self.clock.now()
+            return []
+        return await self.store.lease_jobs(
+            self.worker_id, others, limit=limit, lease_sec=self.lease_sec, now=self.clock.now(), per_key=True
         )
-        for job in leased:
-            await self._run(job)
-        return len(leased)
 
     async def drain(self, *, max_rounds: int = 1000) -> int:
         """Run until nothing is due; for tests and one-shot CLI use."""

@@ -186,6 +186,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         lease_sec=settings.job_lease_sec,
         batch_handlers={EMBED_NODES: embedding.run_embed_jobs},
         batch_limit=settings.embed_job_batch,
+        concurrency=settings.worker_concurrency,
         gather_sec=settings.worker_gather_ms / 1000,
     )
     notify = worker.notify

@@ -201,8 +201,19 @@ class Store(Protocol):
         ...
 
     async def lease_jobs(
-        self, worker_id: str, kinds: Sequence[str] | None, *, limit: int, lease_sec: float, now: datetime
-    ) -> list[Job]: ...
+        self,
+        worker_id: str,
+        kinds: Sequence[str] | None,
+        *,
+        limit: int,
+        lease_sec: float,
+        now: datetime,
+        per_key: bool = False,
+    ) -> list[Job]:
+        """Lease up to ``limit`` due jobs of ``kinds``, oldest first. ``per_key``: at most one
+        job per (tenant, scope), and none of a key that has a job running, so the jobs of one
+        key never overlap and start in order (``store/sql/jobs.py``, ``key_heads``)."""
+        ...
 
     async def renew_lease(self, job: Job, *, lease_sec: float, now: datetime) -> bool:
         """Extend a running job's lease; False when another worker has taken it over."""

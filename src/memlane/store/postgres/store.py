@@ -42,7 +42,7 @@ from memlane.store.postgres import direct_reads, vector_codec
 from memlane.store.schema import jobs, scope_heads
 from memlane.store.sql.core import ScopeHead
 from memlane.store.sql.erasure import ERASED_TABLES
-from memlane.store.sql.jobs import job_row, leasable, stored_job
+from memlane.store.sql.jobs import job_row, key_heads, leasable, stored_job
 from memlane.store.sql.store import SqlStore
 from memlane.store.term_selection import MAX_DOCS_PER_TERM, CountCache, choose_terms
 from memlane.store.urls import async_url
@@ -454,21 +454,34 @@ class PostgresStore(SqlStore):
         return out
 
     async def lease_jobs(
-        self, worker_id: str, kinds: Sequence[str] | None, *, limit: int, lease_sec: float, now: datetime
+        self,
+        worker_id: str,
+        kinds: Sequence[str] | None,
+        *,
+        limit: int,
+        lease_sec: float,
+        now: datetime,
+        per_key: bool = False,
     ) -> list[Job]:
-        """One statement: lock due jobs other workers have not locked, and lease them."""
+        """One statement: lock due jobs other workers have not locked, and lease them.
+
+        ``per_key`` picks only the head of each idle key: another worker that is leasing that
+        head holds its row lock, so this one skips the key rather than taking the job behind
+        it; a head that another worker leased and committed meanwhile fails the recheck of
+        ``leasable`` on the locked row."""
         if limit <= 0:
             return []
+        key = sa.tuple_(jobs.c.tenant_id, jobs.c.id)
         due = (
             sa.select(jobs.c.tenant_id, jobs.c.id)
-            .where(*leasable(kinds, now))
+            .where(*leasable(kinds, now), *([key.in_(key_heads(kinds, now))] if per_key else []))
             .order_by(jobs.c.run_after)
             .limit(limit)
             .with_for_update(skip_locked=True)
         )
         stmt = (
             jobs.update()
-            .where(sa.tuple_(jobs.c.tenant_id, jobs.c.id).in_(due))
+            .where(key.in_(due))
             .values(
                 status="running",
                 lease_owner=worker_id,

@@ -2,7 +2,12 @@
 
 Leasing itself is the backends' (``lease_jobs``): PostgreSQL locks due rows with ``SKIP
 LOCKED`` so several workers never take one job; SQLite has one writer and needs no more than
-``_leasable``'s test.
+``leasable``'s test.
+
+Jobs of one ordering key (tenant and scope: a conversation app) may depend on each other: an
+ingestion task resolves its notes against the notes the tasks before it wrote. A lease that
+asks for it (``per_key``) takes only ``key_heads``: the oldest due job of each key that has no
+job running, so a key's jobs run one at a time, in order, however many workers lease.
 """
 
 from __future__ import annotations
@@ -57,6 +62,37 @@ def leasable(kinds: Sequence[str] | None, now: datetime) -> list[Any]:
     if kinds:
         cond.append(jobs.c.kind.in_(list(kinds)))
     return cond
+
+
+def key_heads(kinds: Sequence[str] | None, now: datetime) -> sa.Select[tuple[str, str]]:
+    """``(tenant_id, id)`` of the oldest leasable job of each (tenant, scope), only for keys
+    with no job of ``kinds`` running under a live lease. A job whose lease has expired is
+    leasable again and, being older, heads its key: a crashed task runs again before the
+    tasks queued behind it. Jobs without a scope share one key per tenant."""
+    ranked = (
+        sa.select(
+            jobs.c.tenant_id,
+            jobs.c.id,
+            jobs.c.scope,
+            sa.func.row_number()
+            .over(
+                partition_by=(jobs.c.tenant_id, jobs.c.scope),
+                order_by=(jobs.c.run_after, jobs.c.created_at, jobs.c.id),
+            )
+            .label("place"),
+        )
+        .where(*leasable(kinds, now))
+        .subquery("ranked")
+    )
+    running = jobs.alias("running")
+    busy = sa.exists().where(
+        running.c.tenant_id == ranked.c.tenant_id,
+        running.c.scope.is_not_distinct_from(ranked.c.scope),
+        running.c.status == "running",
+        running.c.lease_expires_at >= now,
+        *([running.c.kind.in_(list(kinds))] if kinds else []),
+    )
+    return sa.select(ranked.c.tenant_id, ranked.c.id).where(ranked.c.place == 1, ~busy)
 
 
 async def stored_job(conn: AsyncConnection, job: Job) -> Job | None:
@@ -198,4 +234,4 @@ class JobQueue(SqlCore):
             return {(r[0], r[1]): int(r[2]) for r in await conn.execute(q)}
 
 
-__all__ = ["JobQueue", "job_row", "leasable", "stored_job"]
+__all__ = ["JobQueue", "job_row", "key_heads", "leasable", "stored_job"]

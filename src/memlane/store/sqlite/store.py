@@ -27,7 +27,7 @@ from memlane.store.base import Vector, job_from_row
 from memlane.store.read_view import pinned_heads
 from memlane.store.schema import jobs, nodes, scope_heads
 from memlane.store.sql.core import READ_HEAD, ScopeHead
-from memlane.store.sql.jobs import leasable
+from memlane.store.sql.jobs import key_heads, leasable
 from memlane.store.sql.store import SqlStore
 from memlane.store.sqlite.bulk_insert import insert_statement
 from memlane.store.sqlite.checkpointer import BACKSTOP_PAGES, Checkpointer
@@ -344,15 +344,24 @@ class SqliteStore(SqlStore):
 
     # --- jobs ---------------------------------------------------------------------------
     async def lease_jobs(
-        self, worker_id: str, kinds: Sequence[str] | None, *, limit: int, lease_sec: float, now: datetime
+        self,
+        worker_id: str,
+        kinds: Sequence[str] | None,
+        *,
+        limit: int,
+        lease_sec: float,
+        now: datetime,
+        per_key: bool = False,
     ) -> list[Job]:
-        """The database lock of BEGIN IMMEDIATE keeps other workers out until the leases are written."""
+        """The database lock of BEGIN IMMEDIATE keeps other workers out until the leases are
+        written, so the heads ``per_key`` picks cannot change under it."""
         expires = now + timedelta(seconds=lease_sec)
+        due = sa.select(jobs).where(*leasable(kinds, now))
+        if per_key:
+            due = due.where(sa.tuple_(jobs.c.tenant_id, jobs.c.id).in_(key_heads(kinds, now)))
 
         async def tx(conn: AsyncConnection) -> list[Job]:
-            rows = (
-                await conn.execute(sa.select(jobs).where(*leasable(kinds, now)).order_by(jobs.c.run_after).limit(limit))
-            ).all()
+            rows = (await conn.execute(due.order_by(jobs.c.run_after).limit(limit))).all()
             leased: list[Job] = []
             for r in rows:
                 job = job_from_row(r)
