@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 
@@ -242,6 +243,45 @@ async def test_keyword_search_for_the_single_best_match_returns_it(store: Store)
     [node] = await store.get_nodes("t1", "s1", [best.id])
     assert node.title == "Melanie paints a lake"
     assert await store.keyword_search("t1", "s1", "melanie lake", 0, UNFILTERED) == []
+
+
+async def test_keyword_scores_are_the_scopes_bm25_so_a_rare_word_outweighs_a_name_every_memory_holds(
+    store: Store,
+) -> None:
+    """Every backend scores a keyword match the same (BM25, k1 1.2, b 0.75, a word once per
+    memory, lengths in characters of title and summary, statistics of the scope alone), so
+    the ranking a user gets never depends on the database. A speaker's name on most memories
+    adds next to nothing; the one rare word the question asks about decides."""
+    titles = [
+        "Caroline signed up for a pottery class",
+        "Caroline planted tomatoes in her garden",
+        "Caroline went hiking with her friends on a long trail",
+        "Melanie painted the lake at sunrise",
+    ]
+    res = await store.apply_write("t1", "s1", [up(t) for t in titles], [], info(), now=NOW)
+    # pottery everywhere in another scope and another tenant: their statistics are not s1's
+    await store.apply_write("t1", "s2", [up(f"Pottery fair number {i}") for i in range(6)], [], info(), now=NOW)
+    await store.apply_write("t2", "s1", [up(f"Caroline pottery {i}") for i in range(6)], [], info(), now=NOW)
+
+    lengths = [len(t) + len(f"{t} summary") for t in titles]  # title and summary (up())
+    average = sum(lengths) / len(lengths)
+
+    def weight(docs_with_word: int) -> float:
+        return max(math.log((len(titles) - docs_with_word + 0.5) / (docs_with_word + 0.5)), 1e-6)
+
+    def expected(words_idf: float, length: int) -> float:
+        return words_idf * 2.2 / (1 + 1.2 * (0.25 + 0.75 * length / average))
+
+    caroline, pottery = weight(3), weight(1)
+    want = [
+        (res.nodes[0].id, expected(caroline + pottery, lengths[0])),
+        (res.nodes[1].id, expected(caroline, lengths[1])),
+        (res.nodes[2].id, expected(caroline, lengths[2])),
+    ]
+    hits = await store.keyword_search("t1", "s1", "caroline pottery", 10, UNFILTERED)
+    assert [h.id for h in hits] == [nid for nid, _ in want]
+    assert [h.score for h in hits] == pytest.approx([score for _, score in want], rel=1e-5)
+    assert hits[0].score > 100 * hits[1].score
 
 
 async def test_an_update_with_a_new_client_vector_records_its_model(store: Store) -> None:
