@@ -22,4 +22,4 @@ def idf(docs_with_term: int, docs: int) -> float:
     return value if value > 0 else 1e-6
 
 
-__all__ = ["B", "K1", "idf"]
+__all__ = ["K1", "B", "idf"]

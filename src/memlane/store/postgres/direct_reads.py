@@ -23,7 +23,7 @@ import numpy as np
 
 from memlane.domain.model import Edge, Node, NodeBrief, SeedFilter
 from memlane.store.base import Vector
-from memlane.store.bm25 import B, K1
+from memlane.store.bm25 import K1, B
 from memlane.store.postgres.filter_sql import Params, to_sql_text
 from memlane.store.schema import NODE_BRIEF_FIELDS
 

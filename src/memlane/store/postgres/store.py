@@ -390,12 +390,11 @@ class PostgresStore(SqlStore):
             if not chosen:
                 return []
             docs, average_length = await self._scope_stats(conn, tenant_id, scope)
-            stats = {"docs": docs, "average_length": average_length}
             bound = RANKED_FACTOR * self.keyword_term_max_docs
             if self.keyword_term_max_docs <= 0 or sum(counts.get(w, 0) for w in chosen) <= bound:
                 # every document of the chosen words, scored by them: SQLite's ranking
                 statement = direct_reads.keyword_statement(
-                    tenant_id, scope, " | ".join(chosen), chosen, k, flt, **stats
+                    tenant_id, scope, " | ".join(chosen), chosen, k, flt, docs=docs, average_length=average_length
                 )
                 rows = await direct_reads.keyword_ranked(conn, statement)
                 return [ScoredId(nid, rank) for nid, rank in rows]
@@ -407,12 +406,30 @@ class PostgresStore(SqlStore):
             rows = []
             if two:
                 statement = direct_reads.keyword_statement(
-                    tenant_id, scope, two, present, k, flt, doc_freqs=freqs, candidates=bound, **stats
+                    tenant_id,
+                    scope,
+                    two,
+                    present,
+                    k,
+                    flt,
+                    doc_freqs=freqs,
+                    candidates=bound,
+                    docs=docs,
+                    average_length=average_length,
                 )
                 rows = await direct_reads.keyword_ranked(conn, statement)
             if len(rows) < k:
                 statement = direct_reads.keyword_statement(
-                    tenant_id, scope, one, present, k - len(rows), flt, doc_freqs=freqs, candidates=bound, **stats
+                    tenant_id,
+                    scope,
+                    one,
+                    present,
+                    k - len(rows),
+                    flt,
+                    doc_freqs=freqs,
+                    candidates=bound,
+                    docs=docs,
+                    average_length=average_length,
                 )
                 rows += await direct_reads.keyword_ranked(conn, statement)
         rows.sort(key=lambda r: (-r[1], r[0]))

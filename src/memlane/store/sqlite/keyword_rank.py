@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from memlane.store.bm25 import B, K1, idf
+from memlane.store.bm25 import K1, B, idf
 
 
 def parse_rowids(joined: str | None) -> npt.NDArray[np.int64]:
