@@ -211,7 +211,9 @@ def keyword_statement(
         f"m AS MATERIALIZED (SELECT id, tsv, ({length})::float8 AS len, coalesce({allowed}, false) AS allowed "
         f"FROM nodes WHERE {matched}{limit}), "
         f"df AS MATERIALIZED (SELECT q.tq, {freqs}::float8 AS n FROM q), "
-        f"idf AS MATERIALIZED (SELECT tq, greatest(ln(({n} - n + 0.5) / (n + 0.5)), 1e-6::float8) AS weight FROM df) "
+        # a cached scope size may trail the scope by a minute's writes: never below a count
+        f"idf AS MATERIALIZED (SELECT tq, greatest(ln((greatest({n}, n) - n + 0.5) / (n + 0.5)), 1e-6::float8) "
+        "AS weight FROM df) "
         "SELECT m.id, (SELECT coalesce(sum(idf.weight), 0) FROM idf WHERE m.tsv @@ idf.tq) "
         f"* ({k1} + 1) / (1 + {k1} * (1 - {b} + {b} * m.len / {mean})) AS rank FROM m WHERE m.allowed "
         f'ORDER BY rank DESC, m.id COLLATE "C" LIMIT {p.add(k)}'
