@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 
@@ -242,6 +243,62 @@ async def test_keyword_search_for_the_single_best_match_returns_it(store: Store)
     [node] = await store.get_nodes("t1", "s1", [best.id])
     assert node.title == "Melanie paints a lake"
     assert await store.keyword_search("t1", "s1", "melanie lake", 0, UNFILTERED) == []
+
+
+def bm25_idf(docs_with_word: int, docs: int) -> float:
+    return max(math.log((docs - docs_with_word + 0.5) / (docs_with_word + 0.5)), 1e-6)
+
+
+def bm25(idf_sum: float, title: str, scope_titles: list[str]) -> float:
+    """BM25 of a memory written by ``up(title)`` (its summary is ``title + " summary"``)."""
+    lengths = [len(t) + len(f"{t} summary") for t in scope_titles]
+    average = sum(lengths) / len(lengths)
+    return idf_sum * 2.2 / (1 + 1.2 * (0.25 + 0.75 * (len(title) + len(f"{title} summary")) / average))
+
+
+async def test_keyword_scores_are_the_scopes_bm25_so_a_rare_word_outweighs_a_name_every_memory_holds(
+    store: Store,
+) -> None:
+    """Every backend scores a keyword match the same (BM25, k1 1.2, b 0.75, a word once per
+    memory, lengths in characters of title and summary, statistics of the scope alone), so
+    the ranking a user gets never depends on the database. A speaker's name on most memories
+    adds next to nothing; the one rare word the question asks about decides."""
+    titles = [
+        "Caroline signed up for a pottery class",
+        "Caroline planted tomatoes in her garden",
+        "Caroline went hiking with her friends on a long trail",
+        "Melanie painted the lake at sunrise",
+    ]
+    res = await store.apply_write("t1", "s1", [up(t) for t in titles], [], info(), now=NOW)
+    # pottery everywhere in another scope and another tenant: their statistics are not s1's
+    await store.apply_write("t1", "s2", [up(f"Pottery fair number {i}") for i in range(6)], [], info(), now=NOW)
+    await store.apply_write("t2", "s1", [up(f"Caroline pottery {i}") for i in range(6)], [], info(), now=NOW)
+
+    caroline, pottery = bm25_idf(3, len(titles)), bm25_idf(1, len(titles))
+    want = [
+        (res.nodes[0].id, bm25(caroline + pottery, titles[0], titles)),
+        (res.nodes[1].id, bm25(caroline, titles[1], titles)),
+        (res.nodes[2].id, bm25(caroline, titles[2], titles)),
+    ]
+    hits = await store.keyword_search("t1", "s1", "caroline pottery", 10, UNFILTERED)
+    assert [h.id for h in hits] == [nid for nid, _ in want]
+    assert [h.score for h in hits] == pytest.approx([score for _, score in want], rel=1e-5)
+    assert hits[0].score > 100 * hits[1].score
+
+
+async def test_keyword_scores_follow_the_scopes_new_memories_at_once(store: Store) -> None:
+    """A memory just written counts in the word statistics of the next search: a word that
+    was rare becomes common, and its weight falls accordingly."""
+    titles = ["Caroline took a pottery class", "Melanie painted a lake"]
+    await store.apply_write("t1", "s1", [up(t) for t in titles], [], info(), now=NOW)
+    [hit] = await store.keyword_search("t1", "s1", "pottery", 10, UNFILTERED)
+    assert hit.score == pytest.approx(bm25(bm25_idf(1, 2), titles[0], titles), rel=1e-5)
+    more = ["Pottery at the fair", "Pottery wheel", "The pottery shop downtown"]
+    await store.apply_write("t1", "s1", [up(t) for t in more], [], info(), now=NOW)
+    titles += more
+    hits = await store.keyword_search("t1", "s1", "pottery", 10, UNFILTERED)
+    want = sorted((bm25(bm25_idf(4, 5), t, titles) for t in [titles[0], *more]), reverse=True)
+    assert [h.score for h in hits] == pytest.approx(want, rel=1e-5)
 
 
 async def test_an_update_with_a_new_client_vector_records_its_model(store: Store) -> None:

@@ -23,6 +23,7 @@ import numpy as np
 
 from memlane.domain.model import Edge, Node, NodeBrief, SeedFilter
 from memlane.store.base import Vector
+from memlane.store.bm25 import K1, B
 from memlane.store.postgres.filter_sql import Params, to_sql_text
 from memlane.store.schema import NODE_BRIEF_FIELDS
 
@@ -140,6 +141,22 @@ async def frequent_words(conn: Any, words: Sequence[str], above: int) -> dict[st
     return {r[0]: int(r[1]) for r in rows if r[1] is not None and r[1] > above}
 
 
+#: the scope's documents and their mean length (characters of title and summary); the mean
+#: over at most this many of its rows, so a large scope is never read whole for it
+SCOPE_LENGTH_SAMPLE = 10_000
+_SCOPE_STATS_SQL = (
+    "SELECT (SELECT count(*) FROM nodes WHERE tenant_id = $1 AND scope = $2)::bigint, "
+    "(SELECT avg(length(coalesce(title, '')) + length(coalesce(text_summary, ''))) FROM "
+    "(SELECT title, text_summary FROM nodes WHERE tenant_id = $1 AND scope = $2 LIMIT $3) AS s)::float8"
+)
+
+
+async def scope_stats(conn: Any, tenant_id: str, scope: str) -> tuple[int, float]:
+    """BM25's document count and average length for one scope (store/bm25.py)."""
+    row = await conn.fetchrow(_SCOPE_STATS_SQL, tenant_id, scope, SCOPE_LENGTH_SAMPLE)
+    return int(row[0] or 0), float(row[1] or 0.0)
+
+
 def keyword_statement(
     tenant_id: str,
     scope: str,
@@ -148,32 +165,59 @@ def keyword_statement(
     k: int,
     flt: SeedFilter,
     *,
+    docs: int,
+    average_length: float,
+    doc_freqs: Sequence[int] | None = None,
     candidates: int | None = None,
 ) -> tuple[str, list[Any]]:
-    """The statement for ``keyword_ranked`` and its arguments: ``(id, rank)`` of the ``k``
-    best documents matching ``match`` (words joined by ``|``, ``&``, ``!`` and parentheses;
-    the words are letters and digits only, nothing ``to_tsquery`` reads as an operator),
-    ranked by all of ``rank_words``; with ``candidates``, only the first that many matches
-    (in the table's order) are ranked. The filter is part of the statement, so only
-    documents the reader may see are ranked at all.
+    """The statement for ``keyword_ranked`` and its arguments: ``(id, BM25 score)`` of the
+    ``k`` best documents matching ``match`` (words joined by ``|``, ``&``, ``!`` and
+    parentheses; the words are letters and digits only, nothing ``to_tsquery`` reads as an
+    operator) that the filter admits, scored by ``rank_words`` exactly as SQLite scores them
+    (store/bm25.py: ``docs`` and ``average_length`` are the scope's).
 
-    ``ts_rank`` divided by 1 + log(length) (normalisation 1): at 100k nodes it ranked 2,300
-    candidates in 8 ms where ``ts_rank_cd`` took 30 ms, and put the asked-for fact in the
-    keyword top 10 more often on bench/recall.py's questions (82% against 75%).
+    A word's document frequency is counted among the matches, all of the scope's documents
+    that hold it when ``match`` is the any-word query of ``rank_words`` (the filter applies to
+    the ranked documents only, as on SQLite); with ``candidates`` only the first that many
+    matches (in the table's order) are read and ranked, and ``doc_freqs`` give the words'
+    frequencies instead.
 
-    Each query is parsed once, in a sub-select (an InitPlan). Written inline, the generic plan
-    of the prepared statement (asyncpg prepares it; PostgreSQL switches to the generic plan
-    after five runs) calls ``to_tsquery`` again for every candidate row, stemming every word
-    each time (docs/architecture.md, "Keyword search on PostgreSQL at 1M nodes")."""
+    ``ts_rank`` ranked here before: without idf a speaker's name in every title weighed as
+    much as the one rare word a question asks about, and its flat scores left the keyword
+    list no clear winner in the fusion (LoCoMo evidence recall R@10 0.65 against SQLite's
+    0.77; BENCHMARKS.md).
+
+    Each query is parsed once, in a sub-select (an InitPlan) or a materialised CTE. Written
+    inline, the generic plan of the prepared statement (asyncpg prepares it; PostgreSQL
+    switches to the generic plan after five runs) calls ``to_tsquery`` again for every
+    candidate row (docs/architecture.md, "Keyword search on PostgreSQL at 1M nodes")."""
     p = Params()
-    where = _where(p, tenant_id, scope, flt)
-    matched = f"tsv @@ (SELECT to_tsquery('english'::regconfig, {p.add(match)})) AND {where}"
-    rank = f"ts_rank(tsv, (SELECT to_tsquery('english'::regconfig, {p.add(' | '.join(rank_words))})), 1)"
-    if candidates is None:
-        source = f"nodes WHERE {matched}"
+    scoped = f"tenant_id = {p.add(tenant_id)} AND scope = {p.add(scope)}"
+    allowed = to_sql_text(flt.term(), p)
+    matched = f"tsv @@ (SELECT to_tsquery('english'::regconfig, {p.add(match)})) AND {scoped}"
+    limit = "" if candidates is None else f" LIMIT {p.add(candidates)}"
+    length = "length(coalesce(title, '')) + length(coalesce(text_summary, ''))"
+    words = p.add(list(rank_words), "::text[]")
+    if doc_freqs is None:
+        freqs = "(SELECT count(*) FROM m WHERE m.tsv @@ q.tq)"
     else:
-        source = f"(SELECT id, tsv FROM nodes WHERE {matched} LIMIT {p.add(candidates)}) AS c"
-    sql = f'SELECT id, {rank} AS rank FROM {source} ORDER BY rank DESC, id COLLATE "C" LIMIT {p.add(k)}'
+        freqs = f"({p.add(list(doc_freqs), '::bigint[]')})[q.i]"
+    n = p.add(float(docs), "::float8")
+    mean = p.add(average_length or 1.0, "::float8")
+    k1, b = f"{K1}::float8", f"{B}::float8"
+    sql = (
+        "WITH q AS MATERIALIZED (SELECT w.i, to_tsquery('english'::regconfig, w.word) AS tq "
+        f"FROM unnest({words}) WITH ORDINALITY AS w(word, i)), "
+        f"m AS MATERIALIZED (SELECT id, tsv, ({length})::float8 AS len, coalesce({allowed}, false) AS allowed "
+        f"FROM nodes WHERE {matched}{limit}), "
+        f"df AS MATERIALIZED (SELECT q.tq, {freqs}::float8 AS n FROM q), "
+        # a cached scope size may trail the scope by a minute's writes: never below a count
+        f"idf AS MATERIALIZED (SELECT tq, greatest(ln((greatest({n}, n) - n + 0.5) / (n + 0.5)), 1e-6::float8) "
+        "AS weight FROM df) "
+        "SELECT m.id, (SELECT coalesce(sum(idf.weight), 0) FROM idf WHERE m.tsv @@ idf.tq) "
+        f"* ({k1} + 1) / (1 + {k1} * (1 - {b} + {b} * m.len / {mean})) AS rank FROM m WHERE m.allowed "
+        f'ORDER BY rank DESC, m.id COLLATE "C" LIMIT {p.add(k)}'
+    )
     return sql, p.values
 
 
@@ -243,5 +287,6 @@ __all__ = [
     "nearest",
     "nearest_statements",
     "node_briefs",
+    "scope_stats",
     "term_counts",
 ]

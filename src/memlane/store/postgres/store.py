@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import math
 import re
+import time
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -44,7 +45,7 @@ from memlane.store.sql.core import ScopeHead
 from memlane.store.sql.erasure import ERASED_TABLES
 from memlane.store.sql.jobs import job_row, key_heads, leasable, stored_job
 from memlane.store.sql.store import SqlStore
-from memlane.store.term_selection import MAX_DOCS_PER_TERM, CountCache, choose_terms
+from memlane.store.term_selection import CACHE_SECONDS, CACHE_SIZE, MAX_DOCS_PER_TERM, CountCache, choose_terms
 from memlane.store.urls import async_url
 
 DEFAULT_MAX_OVERFLOW = 10
@@ -115,6 +116,7 @@ class PostgresStore(SqlStore):
         super().__init__(url, vector_dim=vector_dim)
         self.keyword_term_max_docs = keyword_term_max_docs
         self._term_counts = CountCache()
+        self._scope_sizes: dict[tuple[str, str], tuple[float, int, float]] = {}
         self.pool_size = pool_size
         if max_overflow < 0:
             raise ValueError(f"MEMLANE_DB_MAX_OVERFLOW must be 0 or more, got {max_overflow}")
@@ -150,6 +152,7 @@ class PostgresStore(SqlStore):
         included) and makes their space reusable; it does not rewrite the files, so bytes may
         stay in free space and in WAL segments until overwritten (docs/operations.md)."""
         self._term_counts.clear()
+        self._scope_sizes.clear()
         async with self.engine.connect() as conn:
             auto = await conn.execution_options(isolation_level="AUTOCOMMIT")
             for table in (*ERASED_TABLES, "audit_events", "scope_heads"):
@@ -369,7 +372,8 @@ class PostgresStore(SqlStore):
         return hits
 
     async def keyword_search(self, tenant_id: str, scope: str, text: str, k: int, flt: SeedFilter) -> list[ScoredId]:
-        """The ``k`` best matches of the rarer words, ranked by every word (term_selection.py).
+        """The ``k`` best matches of the rarer words (term_selection.py), scored by BM25 as
+        SQLite scores them (store/bm25.py).
 
         When the chosen words match more than ``RANKED_FACTOR`` x the keyword bound of
         documents (every word of the question common: at 1M nodes a first name matched 28,000,
@@ -385,25 +389,68 @@ class PostgresStore(SqlStore):
             chosen = choose_terms([(w, counts.get(w, 0)) for w in words], self.keyword_term_max_docs)
             if not chosen:
                 return []
-            matches = " | ".join(chosen)
+            docs, average_length = await self._scope_stats(conn, tenant_id, scope)
             bound = RANKED_FACTOR * self.keyword_term_max_docs
             if self.keyword_term_max_docs <= 0 or sum(counts.get(w, 0) for w in chosen) <= bound:
-                statement = direct_reads.keyword_statement(tenant_id, scope, matches, words, k, flt)
+                # every document of the chosen words, scored by them: SQLite's ranking
+                statement = direct_reads.keyword_statement(
+                    tenant_id, scope, " | ".join(chosen), chosen, k, flt, docs=docs, average_length=average_length
+                )
                 rows = await direct_reads.keyword_ranked(conn, statement)
                 return [ScoredId(nid, rank) for nid, rank in rows]
             present = [w for w in words if counts.get(w, 0) > 0]
+            # a sample of the matches cannot count the words: their counts over the whole
+            # index stand in, at most the scope's size
+            freqs = [min(counts[w], docs) for w in present]
             two, one = two_words_or_one(chosen, present)
             rows = []
             if two:
-                statement = direct_reads.keyword_statement(tenant_id, scope, two, words, k, flt, candidates=bound)
+                statement = direct_reads.keyword_statement(
+                    tenant_id,
+                    scope,
+                    two,
+                    present,
+                    k,
+                    flt,
+                    doc_freqs=freqs,
+                    candidates=bound,
+                    docs=docs,
+                    average_length=average_length,
+                )
                 rows = await direct_reads.keyword_ranked(conn, statement)
             if len(rows) < k:
                 statement = direct_reads.keyword_statement(
-                    tenant_id, scope, one, words, k - len(rows), flt, candidates=bound
+                    tenant_id,
+                    scope,
+                    one,
+                    present,
+                    k - len(rows),
+                    flt,
+                    doc_freqs=freqs,
+                    candidates=bound,
+                    docs=docs,
+                    average_length=average_length,
                 )
                 rows += await direct_reads.keyword_ranked(conn, statement)
         rows.sort(key=lambda r: (-r[1], r[0]))
         return [ScoredId(nid, rank) for nid, rank in rows]
+
+    async def _scope_stats(self, conn: Any, tenant_id: str, scope: str) -> tuple[int, float]:
+        """The scope's document count and mean length for BM25. Read fresh for a scope of up
+        to ``SCOPE_LENGTH_SAMPLE`` rows (cheap, and exactly what SQLite uses); a larger one's
+        are cached as briefly as the word counts (counting 300k rows took 15-22 ms), where a
+        minute's writes barely move them."""
+        key = (tenant_id, scope)
+        hit = self._scope_sizes.get(key)
+        now = time.monotonic()
+        if hit is not None and now - hit[0] < CACHE_SECONDS:
+            return hit[1], hit[2]
+        docs, average_length = await direct_reads.scope_stats(conn, tenant_id, scope)
+        if docs > direct_reads.SCOPE_LENGTH_SAMPLE:
+            if len(self._scope_sizes) >= CACHE_SIZE:
+                self._scope_sizes.clear()
+            self._scope_sizes[key] = (now, docs, average_length)
+        return docs, average_length
 
     async def _word_counts(self, conn: Any, words: list[str]) -> dict[str, int]:
         """Documents per word (every tenant), for term_selection.py: ranking every match of

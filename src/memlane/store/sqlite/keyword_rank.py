@@ -12,19 +12,17 @@ chosen to fit what memories are: a word counts once per document (short notes ra
 a word, and BM25 saturates quickly when they do), and document frequencies and the average
 length are the scope's own, not the whole file's, so one tenant's data never shifts another's
 ranking. Length is measured in characters of title and summary; only its ratio to the
-scope's average enters the score.
+scope's average enters the score. PostgreSQL scores the same way (store/bm25.py).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-K1 = 1.2
-B = 0.75
+from memlane.store.bm25 import K1, B, idf
 
 
 def parse_rowids(joined: str | None) -> npt.NDArray[np.int64]:
@@ -33,12 +31,6 @@ def parse_rowids(joined: str | None) -> npt.NDArray[np.int64]:
     if not joined:
         return np.zeros(0, np.int64)
     return np.fromstring(joined, dtype=np.int64, sep=",")
-
-
-def idf(docs_with_term: int, docs: int) -> float:
-    """FTS5's idf, floored at a tiny positive value so a very common word still counts."""
-    value = math.log((docs - docs_with_term + 0.5) / (docs_with_term + 0.5))
-    return value if value > 0 else 1e-6
 
 
 def bm25_top(
