@@ -39,7 +39,6 @@ class BackgroundThread:
     """One thread, ``nice`` steps below the process, for background model calls in order."""
 
     def __init__(self, nice: int) -> None:
-        self.nice = nice
         self._pool = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="memlane-embed-background", initializer=_lower_priority, initargs=(nice,)
         )

