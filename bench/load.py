@@ -190,6 +190,12 @@ async def seed(base_url: str, scopes: list[str], per_scope: int, rng: random.Ran
             await asyncio.sleep(0.5)
 
 
+async def searchable(c: LeanClient, scope: str, node_id: str, text: str) -> bool:
+    """Whether ``recall_text`` finds the node by its own text (it has been embedded)."""
+    r = await c.post("/v1/memory/recall_text", json={"scope": scope, "query_text": text, "limit": 10})
+    return any(s["id"] == node_id for s in r.json().get("seeds", []))
+
+
 async def drain_probe(base_url: str, scopes: list[str], nodes: int, rng: random.Random, max_s: float) -> dict[str, Any]:
     """``recall_text`` by 4 clients, as in the idle probe, while ``nodes`` written in 200-node
     writes are embedded and nothing else is written: "queries never wait behind background
@@ -208,9 +214,7 @@ async def drain_probe(base_url: str, scopes: list[str], nodes: int, rng: random.
         written_s = time.monotonic() - t0
 
     async def embedded(c: LeanClient) -> bool:
-        scope, node_id, text = last
-        r = await c.post("/v1/memory/recall_text", json={"scope": scope, "query_text": text, "limit": 10})
-        return any(s["id"] == node_id for s in r.json().get("seeds", []))
+        return await searchable(c, *last)
 
     load = Load(base_url, scopes=scopes, pid=None, seed=4)
     load.drained_when = embedded
@@ -246,19 +250,18 @@ async def writes_until_searchable(base_url: str, clients: int, total: int, pid: 
         pending = dict(last)
         while pending:
             for k, (node_id, text) in list(pending.items()):
-                r = await c.post("/v1/memory/recall_text", json={"scope": scope, "query_text": text, "limit": 10})
-                if any(s["id"] == node_id for s in r.json().get("seeds", [])):
+                if await searchable(c, scope, node_id, text):
                     del pending[k]
             if pending:
                 await asyncio.sleep(0.05)
-        searchable = time.perf_counter() - t0
+        until_searchable = time.perf_counter() - t0
     cpu1 = process_cpu_seconds(pid) if pid else None
     return {
         "clients": clients,
         "records": total,
         "acked_s": round(acked, 2),
-        "searchable_s": round(searchable, 2),
-        "records_per_s_until_searchable": round(total / searchable, 1),
+        "searchable_s": round(until_searchable, 2),
+        "records_per_s_until_searchable": round(total / until_searchable, 1),
         # writing and embedding each record, and the recall_text polls at the end
         "server_cpu_ms_per_record": round((cpu1 - cpu0) / total * 1000, 2) if cpu0 is not None and cpu1 else None,
         "loadavg_1m": os.getloadavg()[0],
