@@ -123,7 +123,9 @@ def relate(new: fx.Fact, old: fx.Fact) -> str | None:
         return REPEATS if old.relation == "switch" and fx.same_value(new.value, old.value) else None
     if new.relation != old.relation or new.kind in (fx.CANCEL, fx.CORRECTION):
         return None
-    same = fx.same_value(new.value, old.value)
+    # "I quit smoking", "I don't drink anymore": the activity itself ends, whatever was said of it
+    bare = new.relation.startswith("do:") and new.value == new.relation[3:]
+    same = bare or fx.same_value(new.value, old.value)
     if new.kind == fx.PAST:
         return REPLACES if same and not old.negated and old.kind != fx.PAST else None
     if old.kind == fx.PAST:

@@ -128,6 +128,8 @@ class IngestionService:
         vectors: dict[str, tuple[str, Vector]] = {}
         plan = self._saved_plan(checkpoint)
         if plan is None:
+            given, known = names_given(messages), await self._known_name(job)
+            ctx.user_name = given or known
             try:
                 if self.pipeline is not None:
                     plan = await self.pipeline.plan(
@@ -138,6 +140,8 @@ class IngestionService:
             except Exception:
                 await checkpoint.save()
                 raise
+            # a name given now is kept for the user's later conversations in the app
+            plan.person_name = given if given and given != known else None
             await self._save_plan(checkpoint, plan)
         result = await self._apply(job, plan, vectors)
         result.update(llm_calls=int(checkpoint.data.get("llm_calls", 0)), message_count=len(messages))
@@ -199,13 +203,10 @@ class IngestionService:
     async def _offline_plan(
         self, job: Job, ctx: NoteContext, messages: list[Message]
     ) -> tuple[IngestionPlan, dict[str, tuple[str, Vector]]]:
-        given = names_given(messages)
-        known = await self._known_name(job)
-        name = given or known
+        name = ctx.user_name
         drafts = extract_notes(messages, name)
-        person = given if given and given != known else None
         if not drafts:
-            return IngestionPlan(pipeline="offline", memory_kind=ctx.memory_kind, person_name=person), {}
+            return IngestionPlan(pipeline="offline", memory_kind=ctx.memory_kind), {}
         vecs = await self.embedding.vectors([d.content for d in drafts], urgent=False)
         ids = [note_id(job.tenant_id, job.id, i) for i in range(len(drafts))]
         plan = await resolve_offline(
@@ -218,7 +219,6 @@ class IngestionService:
             client_ids=[f"conv:{job.id}:{i}" for i in range(len(drafts))],
             memory_kind=ctx.memory_kind,
         )
-        plan.person_name = person
         vectors = {ids[i]: (d.content, np.asarray(vecs[i], dtype=np.float32)) for i, d in enumerate(drafts)}
         return plan, vectors
 
