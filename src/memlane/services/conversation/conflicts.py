@@ -54,6 +54,7 @@ from memlane.services.conversation.notes import (
     PlannedNote,
     merge_sources,
 )
+from memlane.services.opposition import opposition
 from memlane.store.base import Vector
 
 CONTRADICT_JACCARD, CONTRADICT_COSINE = 0.5, 0.85
@@ -64,7 +65,6 @@ MAX_MERGED_CHARS = 600
 #: how similar a note must be for "I switched to X" (no "from") to replace what it names
 SWITCH_COSINE = 0.5
 
-CONTRADICTS, REPLACES, REPEATS = "contradicts", "replaces", "repeats"
 
 Neighbours = Callable[[Vector], Awaitable[list[tuple[Node, float]]]]
 KeywordNeighbours = Callable[[str], Awaitable[list[tuple[Node, float]]]]
@@ -113,55 +113,6 @@ class _Closing:
     corrected: tuple[str, str] | None = None
 
 
-def relate(new: fx.Fact, old: fx.Fact) -> str | None:
-    """How a newer fact bears on an older one of the same subject, or None."""
-    if new.subject != old.subject or old.kind in (fx.CANCEL, fx.CORRECTION):
-        return None
-    if new.relation == "switch":
-        if new.old_value and not old.negated and fx.same_value(new.old_value, old.value):
-            return REPLACES
-        return REPEATS if old.relation == "switch" and fx.same_value(new.value, old.value) else None
-    if new.relation != old.relation or new.kind in (fx.CANCEL, fx.CORRECTION):
-        return None
-    # "I quit smoking", "I don't drink anymore": the activity itself ends, whatever was said of it
-    bare = new.relation.startswith("do:") and new.value == new.relation[3:]
-    same = bare or fx.same_value(new.value, old.value)
-    if new.kind == fx.PAST:
-        return REPLACES if same and not old.negated and old.kind != fx.PAST else None
-    if old.kind == fx.PAST:
-        return None
-    if same:
-        if new.negated != old.negated:
-            return CONTRADICTS
-        if new.kind == fx.STATEMENT and old.kind == fx.PLAN:
-            return REPLACES  # the plan came true: the statement is the fact now
-        return REPEATS if new.kind == old.kind else None
-    if new.negated or old.negated or new.kind != fx.STATEMENT:
-        return None
-    if new.exclusive or _count_changed(new.value, old.value):
-        return REPLACES
-    return None
-
-
-_NUMBER_WORDS = {
-    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
-    "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "a": "1", "an": "1", "another": "+", "second": "+",
-}  # fmt: skip
-
-
-def _count_changed(a: str, b: str) -> bool:
-    """ "two dogs" against "three dogs": the same thing counted differently. "another dog" or "a
-    second dog" adds one, which is not a new count of the same thing."""
-    wa, wb = a.split(), b.split()
-    na = [_NUMBER_WORDS.get(w, w) for w in wa if w.isdigit() or w in _NUMBER_WORDS]
-    nb = [_NUMBER_WORDS.get(w, w) for w in wb if w.isdigit() or w in _NUMBER_WORDS]
-    if not na or not nb or "+" in na or na == nb:
-        return False
-    rest_a = {lang.content_words(w)[0] for w in wa if not (w.isdigit() or w in _NUMBER_WORDS) and lang.content_words(w)}
-    rest_b = {lang.content_words(w)[0] for w in wb if not (w.isdigit() or w in _NUMBER_WORDS) and lang.content_words(w)}
-    return bool(rest_a) and rest_a == rest_b
-
-
 def judge(draft_text: str, candidate_text: str, cosine: float) -> Verdict | None:
     """The similarity rule that applies to one (draft, candidate) pair, or None when they are
     unrelated: what decides when neither side states a fact the parser can read."""
@@ -181,6 +132,14 @@ def _merge_verdict(polarity_differs: bool, jac: float, cosine: float) -> Verdict
     if not polarity_differs and (cosine >= MERGE_COSINE or jac >= MERGE_JACCARD):
         return Verdict("UPDATE", CONSOLIDATED, f"consolidated into a newer note (similarity {cosine:.2f})")
     return None
+
+
+def _mergeable(verdict: Verdict | None, draft_text: str, candidate_text: str) -> Verdict | None:
+    """A skip or merge only between texts that say the same thing (services/opposition.py):
+    "meets at 3pm" and "meets at 4pm" are close in meaning and different in fact."""
+    if verdict is None or verdict.operation not in ("SKIP", "UPDATE") or verdict.status == SUPERSEDED:
+        return verdict
+    return verdict if opposition(draft_text, candidate_text) is None else None
 
 
 def _cos(a: Vector, b: Vector) -> float:
@@ -220,12 +179,12 @@ def _closings(draft: NoteDraft, candidates: list[Candidate]) -> tuple[list[_Clos
                     close(cand, CONTRADICTED, "called off by a newer message", (i for i, _ in cand.facts))
                 continue
             for i, old in cand.facts:
-                verdict = relate(fact, old)
-                if verdict == REPEATS:
+                verdict = fx.relate(fact, old)
+                if verdict == fx.REPEATS:
                     repeated.add(k)
-                elif verdict == CONTRADICTS:
+                elif verdict == fx.CONTRADICTS:
                     close(cand, CONTRADICTED, f"contradicted by a newer statement ({fact.relation})", [i])
-                elif verdict == REPLACES:
+                elif verdict == fx.REPLACES:
                     close(cand, SUPERSEDED, f"replaced by a newer value ({fact.relation})", [i])
             if fact.relation == "switch" and not fact.old_value and not any(c for c in closings.values()):
                 target = _switched_from(fact, candidates)
@@ -278,7 +237,7 @@ def _is_skip(
     known: set[str] = set()
     best: Candidate | None = None
     for cand in candidates:
-        if any(relate(f, old) == REPEATS for _, f in mine for _, old in cand.facts):
+        if any(fx.relate(f, old) == fx.REPEATS for _, f in mine for _, old in cand.facts):
             known |= set(lang.content_words(cand.content))
             best = best or cand
     extra = {w for w in words - known if not w.isdigit()}
@@ -372,6 +331,7 @@ def _similarity_verdict(draft: NoteDraft, candidates: list[Candidate]) -> tuple[
             verdict = _merge_verdict(polarity, lang.jaccard(a, b), cand.similarity)
         else:
             verdict = judge(draft.content, cand.content, cand.similarity)
+        verdict = _mergeable(verdict, draft.content, cand.content)
         if verdict is not None:
             return verdict, cand
     return None, None

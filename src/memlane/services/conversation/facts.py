@@ -36,6 +36,8 @@ from memlane.services.conversation import language as lang
 SELF = "self"
 
 STATEMENT, PLAN, PAST, CANCEL, CORRECTION = "statement", "plan", "past", "cancel", "correction"
+#: how a newer fact bears on an older one (``relate``)
+CONTRADICTS, REPLACES, REPEATS = "contradicts", "replaces", "repeats"
 
 
 @dataclass(frozen=True, slots=True)
@@ -650,3 +652,52 @@ def facts_of_note(slots: Any, text: str, speaker_keys: Iterable[str] = ()) -> li
     if isinstance(name, str) and name:
         keys.append(name.lower())
     return [(i, f) for i, sentence in enumerate(lang.sentences(text)) for f in parse(sentence, speaker_keys=keys)]
+
+
+def relate(new: Fact, old: Fact) -> str | None:
+    """How a newer fact bears on an older one of the same subject, or None."""
+    if new.subject != old.subject or old.kind in (CANCEL, CORRECTION):
+        return None
+    if new.relation == "switch":
+        if new.old_value and not old.negated and same_value(new.old_value, old.value):
+            return REPLACES
+        return REPEATS if old.relation == "switch" and same_value(new.value, old.value) else None
+    if new.relation != old.relation or new.kind in (CANCEL, CORRECTION):
+        return None
+    # "I quit smoking", "I don't drink anymore": the activity itself ends, whatever was said of it
+    bare = new.relation.startswith("do:") and new.value == new.relation[3:]
+    same = bare or same_value(new.value, old.value)
+    if new.kind == PAST:
+        return REPLACES if same and not old.negated and old.kind != PAST else None
+    if old.kind == PAST:
+        return None
+    if same:
+        if new.negated != old.negated:
+            return CONTRADICTS
+        if new.kind == STATEMENT and old.kind == PLAN:
+            return REPLACES  # the plan came true: the statement is the fact now
+        return REPEATS if new.kind == old.kind else None
+    if new.negated or old.negated or new.kind != STATEMENT:
+        return None
+    if new.exclusive or _count_changed(new.value, old.value):
+        return REPLACES
+    return None
+
+
+_NUMBER_WORDS = {
+    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
+    "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "a": "1", "an": "1", "another": "+", "second": "+",
+}  # fmt: skip
+
+
+def _count_changed(a: str, b: str) -> bool:
+    """ "two dogs" against "three dogs": the same thing counted differently. "another dog" or "a
+    second dog" adds one, which is not a new count of the same thing."""
+    wa, wb = a.split(), b.split()
+    na = [_NUMBER_WORDS.get(w, w) for w in wa if w.isdigit() or w in _NUMBER_WORDS]
+    nb = [_NUMBER_WORDS.get(w, w) for w in wb if w.isdigit() or w in _NUMBER_WORDS]
+    if not na or not nb or "+" in na or na == nb:
+        return False
+    rest_a = {lang.content_words(w)[0] for w in wa if not (w.isdigit() or w in _NUMBER_WORDS) and lang.content_words(w)}
+    rest_b = {lang.content_words(w)[0] for w in wb if not (w.isdigit() or w in _NUMBER_WORDS) and lang.content_words(w)}
+    return bool(rest_a) and rest_a == rest_b
