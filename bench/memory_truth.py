@@ -44,6 +44,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -759,6 +760,21 @@ async def drive(server: MemlaneServer, catalog: Catalog, args: argparse.Namespac
     return results
 
 
+def git_commit() -> str | None:
+    """The code measured (``git describe``: a ``-dirty`` suffix when the tree has changes)."""
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always", "--dirty", "--abbrev=7"],
+            cwd=Path(__file__).resolve().parent.parent,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return out.stdout.strip() or None
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     if os.environ.get("MEMLANE_LLM_BASE_URL"):
         raise SystemExit("unset MEMLANE_LLM_BASE_URL: this bench measures the default setup, without an LLM")
@@ -781,6 +797,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if health.get("backend") != args.backend:
             raise SystemExit(f"error: the server runs on {health.get('backend')!r}, asked for {args.backend!r}")
         print(f"server healthy: {health.get('backend')}, {health.get('embedding')}", flush=True)
+        load_before = round(os.getloadavg()[0], 2)
         started = time.perf_counter()
         results = asyncio.run(drive(server, catalog, args))
         splits = ["tune", "untouched", "all"] if args.split == "all" else [args.split]
@@ -793,7 +810,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "split_fingerprint": catalog.fingerprint(),
                 "embedding": health.get("embedding"),
                 "expiry_lead_s": args.expiry_lead,
-                "loadavg_1m_start": round(os.getloadavg()[0], 2),
+                "commit": git_commit(),
+                "loadavg_1m_before_after": [load_before, round(os.getloadavg()[0], 2)],
             },
             "seconds": round(time.perf_counter() - started, 1),
             "summary": summarize(results, splits),
@@ -831,8 +849,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(res, indent=1))
     print(machine_line(res["machine"]))
-    print(f"backend {args.backend}, split {args.split}, fingerprint {res['config']['split_fingerprint']}, "
-          f"{res['seconds']} s")  # fmt: skip
+    config = res["config"]
+    print(
+        f"backend {args.backend}, split {args.split} (fingerprint {config['split_fingerprint']}), code "
+        f"{config['commit']}, {res['seconds']} s, load {config['loadavg_1m_before_after']}"
+    )
     print(table(res["summary"]))
     for warning in warnings(res["results"]):
         print(f"warning: {warning}")
