@@ -19,12 +19,12 @@ LLM) through the public HTTP API only, on cases this project wrote (bench/memory
    database settings (the command has no HTTP route); counts opposite pairs merged and
    paraphrase pairs merged, from its report.
 4. **expiry**: layered, graph and tool memories that end a few seconds after they are
-   written (``--expiry-lead``), read on every surface before (a control: where each is found)
-   and one second after they end: graph ``recall`` (a query vector from the same local
-   model, computed here) and ``recall_text``, the conversation query, the ``memory_search``
-   tool (threshold 0), layered read by id and by query, layered search, and the browser's
-   ``/ui/part/search``, ``/ui/part/layers`` and ``/ui/part/memory/{id}`` (which must not call
-   it valid).
+   written (``--expiry-lead``, 8 by default so that the control reads fit before), read on
+   every surface before (a control: where each is found) and one second after they end:
+   graph ``recall`` (a query vector from the same local model, computed here) and
+   ``recall_text``, the conversation query, the ``memory_search`` tool (threshold 0), layered
+   read by id and by query, layered search, and the browser's ``/ui/part/search``,
+   ``/ui/part/layers`` and ``/ui/part/memory/{id}`` (which must not call it valid).
 
 Every case belongs to the ``tune`` or the ``untouched`` split (catalog.py says how); tune on
 ``tune`` only.
@@ -831,7 +831,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--split", choices=["tune", "untouched", "all"], default="all")
     p.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated, of {', '.join(PHASES)}")
     p.add_argument("--concurrency", type=int, default=8, help="conversations ingested and asked at once")
-    p.add_argument("--expiry-lead", type=float, default=4.0, help="seconds between writing and the end of validity")
+    p.add_argument("--expiry-lead", type=float, default=8.0, help="seconds between writing and the end of validity")
     p.add_argument("--startup-timeout", type=float, default=180.0)
     p.add_argument("--out", default=None, help="JSON report (default: bench/results/memory-truth-<backend>.json)")
     args = p.parse_args(argv)
