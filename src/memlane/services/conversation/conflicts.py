@@ -70,6 +70,15 @@ Neighbours = Callable[[Vector], Awaitable[list[tuple[Node, float]]]]
 KeywordNeighbours = Callable[[str], Awaitable[list[tuple[Node, float]]]]
 #: words a cancellation shares with nearly every plan; they alone do not pick the plan
 _GENERIC_PLAN_WORDS = frozenset({"go", "going", "trip", "plan", "plans", "visit", "travel", "weekend", "next"})
+#: a note that speaks of what is to come
+_FUTURE = re.compile(
+    r"\b(?:will|going to|plans? to|planning|next|expecting|signed up|booked|getting married|starting|"
+    r"(?:are|is|am) (?:\w+ing) (?:on|in|this|next))\b"
+)
+#: a past tense: the plan a sentence shares a word with took place ("the baby was born")
+_PAST_TENSE = re.compile(
+    r"\b(?:was|were|had|got|went|came|did|finished|arrived|returned|born|\w+ed)\b"
+)
 
 
 @dataclass(slots=True)
@@ -85,13 +94,15 @@ class Candidate:
 
     @property
     def is_plan(self) -> bool:
+        """Whether the note holds something planned or expected: what a cancellation can call
+        off and a later message can report done."""
         category = self.planned.category if self.planned else (self.node.slots.get("category") if self.node else None)
-        words = set(lang.content_words(self.content))
+        words = set(lang.words(self.content.lower()))
         return (
             category == "plan"
             or any(f.kind == fx.PLAN for _, f in self.facts)
-            or bool(words & fx._PLAN_WORDS)
-            or bool(re.search(r"\b(?:will|going to|plans? to|planning|next)\b", self.content.lower()))
+            or bool(words & fx.PLAN_WORDS)
+            or bool(_FUTURE.search(self.content.lower()))
         )
 
 
@@ -153,7 +164,9 @@ def draft_facts(draft: NoteDraft) -> list[tuple[int, fx.Fact]]:
     return fx.indexed(draft.facts)
 
 
-def _closings(draft: NoteDraft, candidates: list[Candidate]) -> tuple[list[_Closing], set[int]]:
+def _closings(
+    draft: NoteDraft, candidates: list[Candidate], names: frozenset[str] = frozenset()
+) -> tuple[list[_Closing], set[int]]:
     """Which candidates the draft's facts close, and which of its facts are already stored."""
     closings: dict[str, _Closing] = {}
     repeated: set[int] = set()
@@ -163,6 +176,8 @@ def _closings(draft: NoteDraft, candidates: list[Candidate]) -> tuple[list[_Clos
         c = closings.get(cand.id)
         if c is None:
             c = closings[cand.id] = _Closing(cand, status, reason)
+        elif status == SUPERSEDED and c.status == CONTRADICTED:
+            c.status, c.reason = status, reason  # a new value given: replaced, not only refuted
         c.ended.update(ended)
         return c
 
@@ -190,6 +205,11 @@ def _closings(draft: NoteDraft, candidates: list[Candidate]) -> tuple[list[_Clos
                 target = _switched_from(fact, candidates)
                 if target is not None:
                     close(target, SUPERSEDED, "replaced: switched to something else", (i for i, _ in target.facts))
+    plans = [c for c in candidates if c.node is not None and c.id not in closings]
+    for sentence in lang.sentences(draft.content) if plans else []:
+        for cand in plans:
+            if _fulfils(sentence, cand, names):
+                close(cand, SUPERSEDED, "the plan took place", (i for i, _ in cand.facts))
     return list(closings.values()), repeated
 
 
@@ -198,11 +218,31 @@ def _holds_word(text: str, phrase: str) -> bool:
 
 
 def _cancels(fact: fx.Fact, cand: Candidate) -> bool:
+    """The cancelled thing is the plan's: a specific word in common ("japan"), or the
+    cancelled event under another name ("the wedding is off" / "getting married")."""
     said = set(fact.value.split())
     held = set(lang.content_words(cand.content))
-    shared = said & held
     specific = said - _GENERIC_PLAN_WORDS
-    return bool(shared - _GENERIC_PLAN_WORDS) if specific else bool(shared)
+    if not specific:
+        return bool(said & held)
+    if specific & held:
+        return True
+    return all(set(fx.CANCEL_SYNONYMS.get(w, ())) & held for w in specific)
+
+
+def _fulfils(sentence: str, cand: Candidate, names: frozenset[str]) -> bool:
+    """A sentence in the past tense that names what a plan held took place ("since the baby
+    was born" after "we're expecting our first baby in April")."""
+    if not cand.is_plan or not _PAST_TENSE.search(fx.normalise(sentence)):
+        return False
+    said = _topic_words(sentence) - names
+    held = _topic_words(cand.content) - names
+    return bool(said & held)
+
+
+def _topic_words(text: str) -> set[str]:
+    """What a sentence is about: its content words without dates, times and plan words."""
+    return {w for w in lang.content_words(text) if not w.isdigit() and w not in fx.TIME_WORDS} - _GENERIC_PLAN_WORDS
 
 
 #: relations that name a thing a person uses, which "I switched to X" replaces (keys of facts.stem)
@@ -257,6 +297,7 @@ async def resolve_offline(
 ) -> IngestionPlan:
     """Plan the request's notes: which drafts become notes and what happens to older ones."""
     keys = tuple(speaker_keys)
+    names = frozenset(w for k in keys for w in lang.content_words(k))
     plan = IngestionPlan(pipeline="offline", memory_kind=memory_kind)
     changes: dict[str, ExistingChange] = {}
     planned_vectors: list[tuple[PlannedNote, Vector]] = []
@@ -273,7 +314,7 @@ async def resolve_offline(
         ]
         candidates.sort(key=lambda c: -c.similarity)
         note = _note(draft, ids[i], client_ids[i], "CREATE")
-        closings, repeated = _closings(draft, candidates)
+        closings, repeated = _closings(draft, candidates, names)
         if closings:
             _apply_closings(note, draft, closings, changes)
         else:
@@ -387,13 +428,21 @@ def _holds_sentence(text: str, sentence: str) -> bool:
 
 
 def _corrected(text: str, old: str, new: str) -> str:
-    """``text`` with the word a correction names replaced; a capitalised word (a name) stays
-    capitalised."""
+    """``text`` with the word a correction names replaced by the words that differ ("the flat
+    is at 24 Baker Lane, not 42" turns "42 Baker Lane" into "24 Baker Lane"); a capitalised
+    word (a name) stays capitalised."""
+    held = set(fx.normalise(text).split())
+    words = new.split()
+    while len(words) > 1 and words[-1] in held:
+        words.pop()
+    while len(words) > 1 and words[0] in held:
+        words.pop(0)
+    replacement = " ".join(words)
 
     def swap(m: re.Match[str]) -> str:
-        return new.title() if m.group(0)[:1].isupper() else new
+        return replacement.title() if m.group(0)[:1].isupper() else replacement
 
-    return re.sub(rf"(?<![\w'-]){re.escape(old)}(?![\w'-])", swap, text, flags=re.IGNORECASE)
+    return re.sub(rf"(?<![\w'-]){re.escape(old)}(?![\w'-])", swap, text, count=1, flags=re.IGNORECASE)
 
 
 def _sources_of(c: Candidate) -> list[dict[str, object]]:

@@ -102,11 +102,18 @@ _FACT_BOUNDARY = re.compile(
 )
 
 
+#: a part of a sentence that says something: a first-person verb or an auxiliary
+_FINITE = re.compile(
+    r"\b(?:I|we|We)\s+\w+|\b(?:am|is|are|was|were|have|has|had|do|does|did|will|would|can|could)\b|'(?:m|s|re|ve|d|ll)\b"
+)
+
+
 def split_facts(sentence: str) -> list[str]:
     """A sentence as its statements, each a sentence of its own (subject kept, first letter
     capitalised, closing stop restored); a sentence of one statement is returned as it is."""
     parts = [p.strip(" ,") for p in _FACT_BOUNDARY.split(sentence.strip()) if p and p.strip(" ,")]
-    if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
+    if len(parts) < 2 or any(len(p.split()) < 3 or not _FINITE.search(p) for p in parts):
+        # "My husband Carlos and I just celebrated ...": one subject, not two statements
         return [sentence] if sentence else []
     end = sentence.strip()[-1] if sentence.strip()[-1:] in ".!" else "."
     return [p[:1].upper() + p[1:] + ("" if p[-1:] in ".!" else end) for p in parts]

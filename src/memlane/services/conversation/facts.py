@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from memlane.services.conversation import language as lang
@@ -52,17 +52,18 @@ class Fact:
     change: bool = False
     #: what a correction replaces, or what a switch leaves ("switched from X to Y")
     old_value: str = ""
+    #: the value names something in particular (a capitalised name: "Iron Works", "Volvo")
+    specific: bool = False
+    #: the clause says it adds to what was known ("also", "too", "another", "a second")
+    adds: bool = False
 
     def to_slot(self) -> dict[str, Any]:
         out: dict[str, Any] = {"subject": self.subject, "relation": self.relation, "value": self.value}
-        if self.negated:
-            out["negated"] = True
-        if self.exclusive:
-            out["exclusive"] = True
+        for flag in _FLAGS:
+            if getattr(self, flag):
+                out[flag] = True
         if self.kind != STATEMENT:
             out["kind"] = self.kind
-        if self.change:
-            out["change"] = True
         if self.old_value:
             out["old_value"] = self.old_value
         return out
@@ -79,12 +80,13 @@ class Fact:
             subject=subject,
             relation=relation,
             value=value,
-            negated=data.get("negated") is True,
-            exclusive=data.get("exclusive") is True,
             kind=kind if kind in (STATEMENT, PLAN, PAST, CANCEL, CORRECTION) else STATEMENT,
-            change=data.get("change") is True,
             old_value=str(data.get("old_value") or ""),
+            **{flag: data.get(flag) is True for flag in _FLAGS},
         )
+
+
+_FLAGS = ("negated", "exclusive", "change", "specific", "adds")
 
 
 # --- normalisation -----------------------------------------------------------------------
@@ -203,7 +205,14 @@ _PLAN_LEADS = re.compile(
     r"^(?:be going to|be gonna|gonna|be planning (?:on|to)|plan (?:on|to)|want to|wanna|hope to|intend to|"
     r"would like to|be thinking (?:of|about)|be about to|be hoping to|will|be scheduled to|be supposed to)\s+"
 )
-_STOP_LEADS = re.compile(r"^(?:stop|quit|give up|gave up|given up|cut out)\s+(?P<rest>\w+ing\b.*)$")
+_STOP_LEADS = re.compile(r"^(?:stop|quit|give up|cut out|cut down on)\s+(?P<rest>\w+ing\b.*)$")
+#: "I sold the Volvo", "I've moved on from The Bear", "no more coffee": what the person no
+#: longer has, does or takes
+_GIVE_UP = re.compile(
+    r"^(?:sell|get rid of|give away|give up|move on from|be done with|be over|cut out|stop (?:going to|using|"
+    r"taking|drinking|eating|seeing|watching|playing|doing)|stop|quit|drop|ditch|leave|cancel|no more)"
+    r"\s+(?P<v>.+)$"
+)
 _START_LEADS = re.compile(r"^(?:start|begin|take up|pick up)\s+(?:to\s+)?(?P<rest>.+)$")
 _PREPOSITIONS = frozenset(
     {"in", "at", "to", "for", "with", "on", "from", "into", "onto", "about", "of", "by", "as", "near", "over"}
@@ -213,8 +222,10 @@ _DETERMINERS = frozenset(
 )
 _VALUE_STOP = re.compile(
     r"\s+(?:and|but|because|since|so|while|when|which|who|where|though|although|with|near|for|until|during|"
-    r"i|we|you|he|she|they|it)\s+.*$|[,;:].*$"
+    r"i|we|you|he|she|they|it|to work|every|each|most|once|twice)\s+.*$|[,;:!].*$"
 )
+#: the clause says it adds to what was known, not that something changed
+_ADDS = re.compile(r"\b(?:also|too|as well|another|second|third|more|additional|besides|both|plus|either)\b")
 #: when something happened; set aside so "turned 35 last week" reads "turn 35"
 _TIME = re.compile(
     r"\b(?:(?:last|this|next|every) (?:week|month|year|weekend|night|summer|spring|fall|autumn|winter|monday|"
@@ -235,24 +246,55 @@ _EXCLUSIVE_MY = lang.wordset(
     coach team school university college company employer office commute car hometown city neighborhood
     neighbourhood zip postcode surname nickname pronouns timezone"""
 )
-_PLAN_WORDS = lang.wordset(
+PLAN_WORDS = lang.wordset(
     """trip vacation holiday wedding party visit flight plan plans concert tour move reunion appointment meeting
     interview surgery conference dinner celebration ceremony festival retreat camp cruise honeymoon date
-    class course exam marathon race show game match"""
+    class course exam marathon race show game match expecting baby booked signed"""
+)
+#: words of a cancelled thing and how a plan may have named it ("the wedding is off" cancels
+#: "we are getting married on 20 September")
+CANCEL_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "wedding": ("married", "marry", "marriage", "wedding"),
+    "trip": ("trip", "travel", "flight", "visit", "holiday", "vacation"),
+    "vacation": ("trip", "travel", "holiday", "vacation"),
+    "holiday": ("trip", "travel", "holiday", "vacation"),
+    "party": ("party", "celebration", "celebrate"),
+    "course": ("course", "class", "lesson", "classe"),
+    "class": ("course", "class", "lesson", "classe"),
+    "membership": ("member", "membership", "gym"),
+    "move": ("move", "moving", "relocate"),
+    "surgery": ("surgery", "operation"),
+}
+#: occupations a person "is" ("I'm a pharmacist at ...", "I'm a primary school teacher now")
+_OCCUPATIONS = lang.wordset(
+    """accountant actor actress analyst architect artist assistant attorney baker barista bartender biologist
+    builder butcher carpenter cashier chef chemist cleaner clerk coach consultant cook counselor counsellor
+    courier dancer dentist designer detective developer dietitian director doctor driver economist editor
+    electrician engineer entrepreneur farmer firefighter freelancer gardener guide hairdresser historian
+    illustrator instructor intern janitor journalist judge lawyer lecturer librarian lifeguard manager mechanic
+    midwife model musician nanny nurse officer optician painter paramedic pharmacist photographer physician
+    physicist physiotherapist pilot plumber poet policeman politician professor programmer psychiatrist
+    psychologist realtor receptionist reporter researcher salesman scientist secretary singer soldier student
+    surgeon tailor teacher technician therapist trainer translator tutor vet veterinarian waiter waitress
+    welder writer retiree"""
 )
 _CANCEL = re.compile(
     r"\b(?:call(?:ed|ing)? off|cancel(?:l)?(?:ed|ing)?|(?:is|are|was|were|be) off|not happening|fell through|"
     r"scrap(?:ped)?|(?:be|is|are|was|were) (?:postponed|cancel(?:l)?ed|scrapped)|postpone(?:d)?|"
     r"put on hold|not going (?:to go )?after all|(?:will )?not be going|no longer going|not go after all|"
-    r"decided (?:not|against)|backed out|pull(?:ed)? out)\b"
+    r"decided (?:not|against)|back(?:ed)? out|pull(?:ed)? out|drop(?:ped)? out|withdr[ae]w|call it off)\b"
 )
 _CORRECTION = re.compile(
     r"(?:\b(?:it is|that is|she is|he is|her name is|his name is|the name is|its name is|i meant|i mean|"
     r"i said|it was|it should be|should be)\s+(?P<new1>[\w'\-]+(?: [\w'\-]+){0,3}?)\s*,?"
-    r"|(?:^|[,.;!:]\s*)(?:sorry|oops|correction|actually|wait|no)?[,:]?\s*(?P<new2>[\w'\-]+(?: [\w'\-]+){0,3}?)\s*,)"
-    r"\s*not\s+(?P<old>[\w'\-]+(?: [\w'\-]+){0,3})\s*[.!]*$"
+    r"|(?:^|[,.;!:]\s*)(?:sorry|oops|correction|actually|wait|no)?[,:]?\s*(?P<new2>[\w'\-]+(?: [\w'\-]+){0,7}?)\s*,)"
+    r"\s*not\s+(?P<old>[\w'\-]+(?: [\w'\-]+){0,3}?)\s*(?:[.!,;]|$)"
 )
-_CORRECTION_LEAD = re.compile(r"^(?:it is|that is|she is|he is|her name is|his name is|the name is|it was)\s+")
+#: what leads up to the corrected words: "the flat is at 24 baker lane" corrects "42" with "24 baker lane"
+_CORRECTION_LEAD = re.compile(
+    r"^(?:(?:it|that|she|he|her name|his name|the name|its name|[\w'\-]+(?: [\w'\-]+){0,3}?) "
+    r"(?:is|are|was|were|should be)\s+)?(?:(?:at|in|on|a|an|the|called|named)\s+)*"
+)
 _CORRECTION_BUT = re.compile(r"\bnot (?P<old>[\w'\-]+(?: [\w'\-]+){0,2}),? but (?P<new>[\w'\-]+(?: [\w'\-]+){0,3})")
 
 
@@ -293,8 +335,24 @@ _RULES: list[_Rule] = [
     _rule("diet", True, r"^(?P<v>eat meat|eat fish)$"),
     _rule("allergy", False, r"^be allergic to (?P<v>.+)$"),
     _rule("allergy", False, r"^have (?:a |an )?(?P<v>.+?) allergy$"),
-    _rule("relationship", True, rf"^(?:be|get|become) (?P<v>{_RELATIONSHIP})(?: (?:to|with) .+)?$"),
-    _rule("relationship", True, r"^(?:date|be seeing|be dating|be with) (?P<v>[a-z][\w'\-]*(?: [a-z][\w'\-]*)?)$"),
+    _rule("relationship", True, rf"^(?:be|get|become) (?P<v>{_RELATIONSHIP})(?: (?:to|with|on|in) .+)?$"),
+    _rule("relationship", True, r"^(?:date|be seeing|be dating|be with|see) (?P<v>.+)$"),
+    _rule("relationship", True, r"^(?P<v>break up|split up|separate|divorce)(?: .+)?$"),
+    _rule("occupation", True, rf"^be (?:a |an )?(?:[\w\-]+ ){{0,3}}?(?P<v>{'|'.join(sorted(_OCCUPATIONS))})(?: .+)?$"),
+    _rule("occupation", True, r"^(?P<v>teach .+)$"),
+    _rule("occupation", True, r"^(?:be |get )?(?P<v>retired?)(?: .+)?$"),
+    _rule(
+        "restriction",
+        False,
+        r"^(?:can eat (?P<v>anything|everything)|have no (?:food )?(?:allergies|intolerances|"
+        r"restrictions|dietary restrictions))",
+    ),
+    _rule(
+        "restriction",
+        False,
+        r"^(?:have to avoid|must avoid|need to avoid|can not eat|can not have|be intolerant to|"
+        r"be sensitive to) (?P<v>.+)$",
+    ),
     _rule("age", True, r"^(?:be|turn|be turning) (?P<v>\d{1,3})(?: years? old| now)?$"),
     _rule("vehicle", True, r"^drive (?:a |an )?(?P<v>.+)$"),
     _rule("like", False, r"^(?:love|like|enjoy|adore|prefer|be into|be a fan of|be a big fan of|fancy) (?P<v>.+)$"),
@@ -376,7 +434,15 @@ def _subject_of(
 ) -> _Subject | None:
     """Who a clause is about and the rest of it; a clause with no subject of its own ("... and
     now drive a Tesla") continues the previous clause's. None when we cannot name anyone."""
+    if clause.startswith("no more "):
+        return _Subject(SELF, clause, True)
     c = _FILLER_LEAD.sub("", clause)
+    inverted = _INVERTED_FAVOURITE.match(c)
+    if inverted:
+        return _Subject(SELF, f"my {inverted.group('attr')} is {inverted.group('v')}", True)
+    gerund = re.match(r"^(?:ever since|since|after|now that|since then)\s+(?P<g>\w+ing)\b(?P<rest>.*)$", c)
+    if gerund:
+        return _Subject(SELF, lemma(gerund.group("g")) + gerund.group("rest"), True)
     change = False
     lead = _CHANGE_LEAD.match(c)
     if lead:
@@ -459,14 +525,40 @@ def _verb_phrase(rest: str, proper: frozenset[str]) -> _Clause:
     return _Clause(subject="", pred=f"{verb} {tail}".strip(), negated=negated, change=change, kind=kind)
 
 
+#: values that name one state however they are worded
+_CANONICAL_VALUES = {
+    ("restriction", ""): "none", ("restriction", "anything"): "none", ("restriction", "everything"): "none",
+    ("relationship", "break up"): "single", ("relationship", "split up"): "single",
+    ("relationship", "separate"): "separated", ("relationship", "divorce"): "divorced",
+    ("occupation", "retire"): "retired",
+}  # fmt: skip
+
+
 def _relation(pred: str) -> tuple[str, bool, str] | None:
     for rule in _RULES:
         m = rule.pattern.match(pred)
         if m:
-            value = _strip_value(m.group("v"))
+            value = _strip_value(m.groupdict().get("v") or "")
+            value = _CANONICAL_VALUES.get((rule.relation, value), value)
             if value:
                 return rule.relation, rule.exclusive, value
     return None
+
+
+#: one attribute however it is named ("my favourite series" is "my favourite show")
+_ATTRIBUTE_SYNONYMS = {
+    "series": "show", "tv show": "show", "programme": "show", "program": "show", "tv series": "show",
+    "film": "movie", "colour": "color", "dish": "food", "meal": "food", "cuisine": "food", "novel": "book",
+    "track": "song", "band": "music", "artist": "music", "singer": "music", "drink": "drink",
+}  # fmt: skip
+
+
+def _attribute(raw: str) -> str:
+    attr = re.sub(r"^favourite", "favorite", raw.strip())
+    if attr.startswith("favorite "):
+        thing = attr.removeprefix("favorite ")
+        return "favorite " + _ATTRIBUTE_SYNONYMS.get(thing, thing)
+    return attr
 
 
 def _possessive(pred: str) -> tuple[str, bool, str] | None:
@@ -478,14 +570,26 @@ def _possessive(pred: str) -> tuple[str, bool, str] | None:
     if m:
         return f"name_of:{m.group('owner').strip()}", True, _strip_value(m.group("v"))
     m = re.match(
-        r"^my (?:new |current )?(?P<attr>favou?rite [\w\- ]+?|[\w\- ]+?) (?:is|are|was|were|will be) (?P<v>.+)$", pred
+        r"^my (?:new |current |usual )?(?P<attr>favou?rite [\w\- ]+?|[\w\- ]+?) (?:is|are|was|were|will be) (?P<v>.+)$",
+        pred,
     )
     if m:
-        attr = re.sub(r"^favourite", "favorite", m.group("attr").strip())
+        attr = _attribute(m.group("attr"))
         head = attr.split()[-1]
-        exclusive = attr.startswith("favorite") or head in _EXCLUSIVE_MY
+        exclusive = attr.startswith("favorite") or head in _EXCLUSIVE_MY or "usual" in pred.split()[1:2]
         return f"my:{attr}", exclusive, _strip_value(m.group("v"))
     return None
+
+
+#: people whose mention says how a person lives ("my husband Carlos and I ...": married)
+_IMPLIED = (
+    (re.compile(r"\bmy (?:husband|wife|spouse)\b"), "relationship", "married"),
+    (re.compile(r"\bmy (?:fiance|fiancee|fiancé|fiancée)\b"), "relationship", "engaged"),
+    (re.compile(r"\bmy (?:boyfriend|girlfriend)\b"), "relationship", "dating"),
+)
+_INVERTED_FAVOURITE = re.compile(
+    r"^(?P<v>.+?) (?:is|are) (?:now )?my (?:new )?(?P<attr>favou?rite [\w\- ]+?)(?: now)?$"
+)
 
 
 def parse(sentence: str, *, speaker_keys: Iterable[str] = (), known_people: Iterable[str] = ()) -> list[Fact]:
@@ -498,10 +602,13 @@ def parse(sentence: str, *, speaker_keys: Iterable[str] = (), known_people: Iter
     keys = frozenset(k.lower() for k in speaker_keys if k)
     people = frozenset(p.lower() for p in known_people if p) - keys
     tokens = lang.words(sentence.translate(_APOSTROPHES))
-    proper = frozenset(t.lower() for t in tokens[1:] if t[:1].isupper() and t != "I")
+    proper = frozenset(t.lower() for t in tokens[1:] if t[:1].isupper() and t != "I") - keys
     facts = list(_corrections(norm))
     previous: str | None = None
     for clause in clauses(norm):
+        for pattern, relation, value in _IMPLIED:
+            if pattern.search(clause) and not re.search(r"\b(?:ex|former|late)[- ]", clause):
+                facts.append(Fact(SELF, relation, value, exclusive=True))
         subject = _subject_of(clause, keys, people, previous)
         if subject is None:
             cancel = _cancellation(clause, SELF)
@@ -516,11 +623,23 @@ def parse(sentence: str, *, speaker_keys: Iterable[str] = (), known_people: Iter
 
 
 def _clause_fact(subject: _Subject, proper: frozenset[str]) -> Fact | None:
+    fact = _clause_fact_of(subject, proper)
+    if fact is None:
+        return None
+    specific = bool(set(fact.value.split()) & proper)
+    adds = _ADDS.search(subject.rest) is not None
+    return replace(fact, specific=specific, adds=adds) if specific or adds else fact
+
+
+def _clause_fact_of(subject: _Subject, proper: frozenset[str]) -> Fact | None:
     rest = subject.rest
     if _CANCEL.search(rest):
         return _cancellation(rest, subject.key)
     if rest.startswith("my "):
         return _possessive_fact(subject, rest)
+    if rest.startswith("no more "):
+        value = _strip_value(rest.removeprefix("no more "))
+        return Fact(subject.key, "stop", value, negated=True, change=True) if value else None
     vp = _verb_phrase(rest, proper)
     change = vp.change or subject.change
     m = _STOP_LEADS.match(vp.pred)
@@ -539,11 +658,23 @@ def _clause_fact(subject: _Subject, proper: frozenset[str]) -> Fact | None:
         return Fact(subject.key, "switch", _strip_value(m.group("new")), exclusive=True, change=True,
                     old_value=_strip_value(m.group("old") or ""))  # fmt: skip
     m = re.match(
-        r"^(?:leave|quit) (?:my job (?:at|with) |my position at |my role at )?(?P<v>[a-z][\w&'\- ]*)$", vp.pred
+        r"^(?:leave|quit) (?:my job (?:at|with) |my position at |my role at |the )?(?P<v>[a-z][\w&'\- ]*)$", vp.pred
     )
-    if m and m.group("v").split()[-1] not in ("job", "position", "role", "it", "that", "this"):
+    if (
+        m
+        and not vp.negated
+        and (
+            set(m.group("v").split()) & proper
+            or "job" in vp.pred
+            or m.group("v").split()[0] in ("bank", "company", "firm")
+        )
+    ):
         value = _strip_value(m.group("v"))
-        return Fact(subject.key, "employer", value, negated=not vp.negated, exclusive=True, change=True)
+        return Fact(subject.key, "employer", value, negated=True, exclusive=True, change=True)
+    m = _GIVE_UP.match(vp.pred)
+    if m and not vp.negated and vp.kind != PLAN:
+        value = _strip_value(m.group("v"))
+        return Fact(subject.key, "stop", value, negated=True, change=True) if value else None
     relation, exclusive, value = _relation(vp.pred) or _generic(vp.pred)
     if not relation or not value:
         return None
@@ -553,14 +684,16 @@ def _clause_fact(subject: _Subject, proper: frozenset[str]) -> Fact | None:
     if relation == "diet" and value in ("eat meat", "eat fish"):
         value = value.removeprefix("eat ") + "-eater"
     kind = vp.kind
-    if negated and (kind == PLAN or value_words(value) & _PLAN_WORDS) and relation.startswith("do:"):
+    if negated and (kind == PLAN or value_words(value) & PLAN_WORDS) and relation.startswith("do:"):
         # "not going to Japan after all", "not doing the Paris trip anymore": a plan called off
         return Fact(subject.key, "cancel", " ".join(sorted(value_words(value))), kind=CANCEL, change=True)
     return Fact(subject.key, relation, value, negated=negated, exclusive=exclusive, kind=kind, change=change)
 
 
 def _possessive_fact(subject: _Subject, rest: str) -> Fact | None:
-    body = _TIME.sub(" ", _CHANGE_PHRASES.sub(" ", rest))
+    """A statement about something of the speaker's; times stay in it (a birthday's value is
+    a date)."""
+    body = _CHANGE_PHRASES.sub(" ", rest)
     change = subject.change or body != rest
     body = re.sub(r"\b(?:now|currently|actually|really|also|just|still)\b", " ", body)
     body = re.sub(r"\s+", " ", body).strip()
@@ -606,7 +739,7 @@ def _corrections(norm: str) -> list[Fact]:
         m = pattern.search(norm)
         if m:
             raw_new = m.groupdict().get("new") or m.groupdict().get("new1") or m.groupdict().get("new2") or ""
-            new = _strip_value(_CORRECTION_LEAD.sub("", raw_new.split(",")[-1].strip()))
+            new = _strip_value(_CORRECTION_LEAD.sub("", raw_new.split(",")[-1].strip(), count=1))
             if not new or new.split()[-1] in _AUX or new.split()[-1] in ("am", "is", "are", "was", "were", "i"):
                 continue
             old = _strip_value(m.group("old"))
@@ -654,6 +787,16 @@ def facts_of_note(slots: Any, text: str, speaker_keys: Iterable[str] = ()) -> li
     return [(i, f) for i, sentence in enumerate(lang.sentences(text)) for f in parse(sentence, speaker_keys=keys)]
 
 
+#: relations that say what a person can eat: "can eat anything" (value "none") and any
+#: restriction replace each other
+_RESTRICTIVE = frozenset({"restriction", "allergy", "diet"})
+TIME_WORDS = frozenset(
+    {"midnight", "noon", "morning", "mornings", "evening", "evenings", "night", "nights", "am", "pm", "o'clock"}
+    | set(lang.WEEKDAYS)
+    | {m.lower() for m in lang.MONTHS}
+)
+
+
 def relate(new: Fact, old: Fact) -> str | None:
     """How a newer fact bears on an older one of the same subject, or None."""
     if new.subject != old.subject or old.kind in (CANCEL, CORRECTION):
@@ -662,26 +805,72 @@ def relate(new: Fact, old: Fact) -> str | None:
         if new.old_value and not old.negated and same_value(new.old_value, old.value):
             return REPLACES
         return REPEATS if old.relation == "switch" and same_value(new.value, old.value) else None
-    if new.relation != old.relation or new.kind in (CANCEL, CORRECTION):
-        return None
-    # "I quit smoking", "I don't drink anymore": the activity itself ends, whatever was said of it
-    bare = new.relation.startswith("do:") and new.value == new.relation[3:]
-    same = bare or same_value(new.value, old.value)
+    if new.relation == "stop":
+        # "sold the Volvo", "moved on from The Bear", "no more coffee": whatever held it ends
+        return CONTRADICTS if not old.negated and old.kind != PAST and holds(old.value, new.value) else None
     if new.kind == PAST:
-        return REPLACES if same and not old.negated and old.kind != PAST else None
+        # "I used to get flat whites": the habit ends, however it was stated
+        held = same_value(new.value, old.value) or holds(old.value, new.value)
+        return REPLACES if held and not old.negated and old.kind != PAST else None
     if old.kind == PAST:
         return None
+    if new.negated and new.change and new.specific and not old.negated and holds(old.value, new.value):
+        # "I'm no longer going to Iron Works" ends "is a member at the Iron Works gym"
+        return CONTRADICTS
+    if (
+        new.relation in _RESTRICTIVE
+        and old.relation in _RESTRICTIVE
+        and not (new.negated or old.negated)
+        and (new.value == "none") != (old.value == "none")
+    ):
+        return REPLACES
+    if new.relation != old.relation and not _same_verb(new, old):
+        return None
+    if new.kind in (CANCEL, CORRECTION):
+        return None
+    # "I quit smoking", "I don't drink anymore": the activity itself ends, whatever was said of it
+    bare = new.relation.startswith("do:") and new.value == _verb_key(new.relation)[3:]
+    if new.relation != old.relation and not bare:
+        return None
+    same = bare or same_value(new.value, old.value)
     if same:
         if new.negated != old.negated:
             return CONTRADICTS
         if new.kind == STATEMENT and old.kind == PLAN:
             return REPLACES  # the plan came true: the statement is the fact now
         return REPEATS if new.kind == old.kind else None
-    if new.negated or old.negated or new.kind != STATEMENT:
+    if new.negated or old.negated or new.kind != STATEMENT or new.adds:
         return None
-    if new.exclusive or _count_changed(new.value, old.value):
+    if new.exclusive or _count_changed(new.value, old.value) or _time_changed(new.value, old.value):
         return REPLACES
+    if new.change and new.relation.startswith("do:"):
+        return REPLACES  # "now I order a cold brew": the same doing, a new value
     return None
+
+
+def holds(container: str, value: str) -> bool:
+    """Every content word of ``value`` is in ``container`` ("iron works" in "member at iron
+    works gym downtown")."""
+    words = value_words(value)
+    return bool(words) and words <= value_words(container)
+
+
+def _verb_key(relation: str) -> str:
+    return relation.split(" ", 1)[0]
+
+
+def _same_verb(a: Fact, b: Fact) -> bool:
+    return a.relation.startswith("do:") and _verb_key(a.relation) == _verb_key(b.relation)
+
+
+def _time_changed(a: str, b: str) -> bool:
+    """ "bed around midnight" against "bed at 10 pm": the same thing at another time."""
+    la, lb = lang.content_words(a), lang.content_words(b)
+    if not la or not lb or la[0] != lb[0]:
+        return False
+    ta = {w for w in la if w.isdigit() or w in TIME_WORDS}
+    tb = {w for w in lb if w.isdigit() or w in TIME_WORDS}
+    return bool(ta or tb) and ta != tb
 
 
 _NUMBER_WORDS = {

@@ -249,7 +249,7 @@ _LONE_I = re.compile(r"\bI\b")
 _KEEP_FORM = wordset(
     """can could will would shall should may might must was were did had went got made took came saw said
     told felt thought knew bought brought found gave left lost met paid put ran sat sent spent stood taught
-    understood won wrote began became broke chose drove ate fell flew forgot grew heard held kept read rode
+    understood won wrote began became broke chose drove ate fell flew forgot grew heard held kept rode are
     sang slept spoke swam wore quit let set cut hit and or but too as in at to with for of myself alone used"""
 )
 _CONJUGATE = {"have": "has", "do": "does", "go": "goes", "am": "is", "be": "is"}
