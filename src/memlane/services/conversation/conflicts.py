@@ -190,7 +190,8 @@ def _closings(
                     c.ended.update(i for i, _ in cand.facts)
                 continue
             if fact.kind == fx.CANCEL:
-                if cand.is_plan and _cancels(fact, cand):
+                # a plan called off, or what the person named stopped ("no longer going to Iron Works")
+                if (cand.is_plan and _cancels(fact, cand)) or (fact.specific and fx.holds(cand.content, fact.value)):
                     close(cand, CONTRADICTED, "called off by a newer message", (i for i, _ in cand.facts))
                 continue
             for i, old in cand.facts:

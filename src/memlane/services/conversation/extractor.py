@@ -95,9 +95,12 @@ def _without_name(sentence: str) -> str:
 
 
 #: where one sentence holds two statements of the speaker: "I'm allergic to peanuts and I live
-#: in Porto" is two sentences of a note, so a later message can end one and keep the other
+#: in Porto" is two sentences of a note, so a later message can end one and keep the other.
+#: Not after a name ("Omar and I are getting married": one subject), and not at "but", which
+#: joins what belongs together ("I used to get flat whites but now I order a cold brew").
 _FACT_BOUNDARY = re.compile(
-    r"\s*(?:,\s*|\s+)(?:and|but|so)\s+(?=(?:now\s+|also\s+)?(?:I|I'm|I've|I'd|I'll|my|My|we|We|we're|We're)\b)"
+    r"(?<![A-Z][a-z])(?<![A-Z][a-z][a-z])(?<![A-Z][a-z][a-z][a-z])(?<![A-Z][a-z]{4})(?<![A-Z][a-z]{5})"
+    r"\s*(?:,\s*|\s+)(?:and|so)\s+(?=(?:now\s+|also\s+)?(?:I|I'm|I've|I'd|I'll|my|My|we|We|we're|We're)\b)"
     r"|\s*;\s*"
 )
 

@@ -124,7 +124,8 @@ _ADVERBS = lang.wordset(
     """really also just actually currently still finally recently officially already usually always often
     sometimes mostly totally definitely basically honestly literally mainly generally normally probably
     seriously truly even ever only kinda sorta somewhat absolutely certainly now nowadays again then
-    obviously apparently luckily sadly unfortunately fortunately happily"""
+    obviously apparently luckily sadly unfortunately fortunately happily completely entirely strictly fully
+    totally"""
 )
 #: multi-word markers, recognised (and removed) before the clause is parsed
 _CHANGE_PHRASES = re.compile(
@@ -281,7 +282,7 @@ _OCCUPATIONS = lang.wordset(
 _CANCEL = re.compile(
     r"\b(?:call(?:ed|ing)? off|cancel(?:l)?(?:ed|ing)?|(?:is|are|was|were|be) off|not happening|fell through|"
     r"scrap(?:ped)?|(?:be|is|are|was|were) (?:postponed|cancel(?:l)?ed|scrapped)|postpone(?:d)?|"
-    r"put on hold|not going (?:to go )?after all|(?:will )?not be going|no longer going|not go after all|"
+    r"put on hold|not going (?:to go )?after all|(?:will )?not be going|not go after all|"
     r"decided (?:not|against)|back(?:ed)? out|pull(?:ed)? out|drop(?:ped)? out|withdr[ae]w|call it off)\b"
 )
 _CORRECTION = re.compile(
@@ -344,7 +345,7 @@ _RULES: list[_Rule] = [
     _rule(
         "restriction",
         False,
-        r"^(?:can eat (?P<v>anything|everything)|have no (?:food )?(?:allergies|intolerances|"
+        r"^(?:eat (?P<v>anything|everything)|have no (?:food )?(?:allergies|intolerances|"
         r"restrictions|dietary restrictions))",
     ),
     _rule(
@@ -404,7 +405,12 @@ def same_value(a: str, b: str) -> bool:
 _SPLIT = re.compile(
     r"\s*(?:;|,?\s+but\s+|,?\s+and\s+(?=(?:now|then|also|so|i|we|my|our)\b)|,?\s+so\s+(?=(?:now|i|we|my)\b)|"
     r"(?:^|,?\s+)(?:ever since|since|now that|because|after|as|so that)\s+(?=(?:i|we|my|our)\s)|"
-    r",\s+(?=(?:now|i|we|my|our)\s)|,?\s+which means\s+)"
+    r",\s+(?=(?:now|i|we|my|our)\s)|,?\s+which means\s+|,\s+(?=[\w'\- ]+ (?:is|are) (?:now )?my ))"
+)
+#: "since my coeliac diagnosis last month i have to avoid gluten": where the main clause begins
+_MAIN_AFTER_SUBORDINATE = re.compile(
+    r"^(?P<sub>(?:(?:since|after|because|ever since) )?(?:my|the|our) [\w'\- ]{1,60}?)\s+"
+    r"(?P<main>i (?:have|had|am|was|can|could|need|must|will|do|did)\s.+)$"
 )
 #: a clause that opens with one of these speaks of a change ("... but now I work at Stripe")
 _CHANGE_LEAD = re.compile(
@@ -418,8 +424,11 @@ _NOT_A_VERB = frozenset(
 
 
 def clauses(sentence_norm: str) -> list[str]:
-    parts = [p.strip(" ,.!?") for p in _SPLIT.split(sentence_norm)]
-    return [p for p in parts if p]
+    out: list[str] = []
+    for part in (p.strip(" ,.!?") for p in _SPLIT.split(sentence_norm)):
+        m = _MAIN_AFTER_SUBORDINATE.match(part)
+        out.extend([m.group("sub"), m.group("main")] if m else [part])
+    return [p for p in out if p]
 
 
 @dataclass(slots=True)
@@ -472,6 +481,7 @@ def _verb_phrase(rest: str, proper: frozenset[str]) -> _Clause:
     do something)."""
     change = bool(_CHANGE_PHRASES.search(rest))
     negated = bool(re.search(r"\b(?:no longer|not any ?longer)\b", rest))
+    rest = re.split(r"[,;:!]", rest, maxsplit=1)[0]  # what follows a comma is another thought
     rest = _TIME.sub(" ", _CHANGE_PHRASES.sub(" ", rest))
     kind = STATEMENT
     words: list[str] = []
@@ -681,6 +691,8 @@ def _clause_fact_of(subject: _Subject, proper: frozenset[str]) -> Fact | None:
     negated = vp.negated
     if relation == "like!":
         relation, negated = "like", not negated
+    if negated and relation in ("do:eat", "do:drink") and not change:
+        relation, negated = "restriction", False  # "I can't eat gluten": a restriction
     if relation == "diet" and value in ("eat meat", "eat fish"):
         value = value.removeprefix("eat ") + "-eater"
     kind = vp.kind

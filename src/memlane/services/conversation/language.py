@@ -106,9 +106,20 @@ def content_words(text: str) -> list[str]:
     return out
 
 
+#: a sentence never ends at these ("Dr. Okafor", "a nurse at St. Mary's", "Mr. B.")
+ABBREVIATION = re.compile(r"(?:^|\s)(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Mt|Ave|Rd|No|vs|etc|approx|e\.g|i\.e)\.$")
+
+
 def sentences(text: str) -> list[str]:
-    parts = [p.strip() for p in SENTENCE_END.split(text.strip())]
-    return [p for p in parts if p]
+    out: list[str] = []
+    for part in (p.strip() for p in SENTENCE_END.split(text.strip())):
+        if not part:
+            continue
+        if out and ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
 
 
 def is_negated(text: str) -> bool:
