@@ -75,9 +75,13 @@ _FUTURE = re.compile(
     r"\b(?:will|going to|plans? to|planning|next|expecting|signed up|booked|getting married|starting|"
     r"(?:are|is|am) (?:\w+ing) (?:on|in|this|next))\b"
 )
-#: a past tense: the plan a sentence shares a word with took place ("the baby was born")
-_PAST_TENSE = re.compile(
-    r"\b(?:was|were|had|got|went|came|did|finished|arrived|returned|born|\w+ed)\b"
+#: a sentence that says something planned is done: "the baby was born", "we got back from
+#: the trip"; ``x`` is the thing, which the plan must name
+_DONE = re.compile(
+    r"\b(?:the|our|my) (?P<x>[a-z]+) (?:was|were|has been|have been|is|are) (?:born|done|over|finished|"
+    r"completed|delivered|here|back)\b"
+    r"|\b(?:i|we) (?:had|got back from|came back from|returned from|finished|completed|went on|did) "
+    r"(?:the|our|my) (?P<y>[a-z]+)\b"
 )
 
 
@@ -164,9 +168,7 @@ def draft_facts(draft: NoteDraft) -> list[tuple[int, fx.Fact]]:
     return fx.indexed(draft.facts)
 
 
-def _closings(
-    draft: NoteDraft, candidates: list[Candidate], names: frozenset[str] = frozenset()
-) -> tuple[list[_Closing], set[int]]:
+def _closings(draft: NoteDraft, candidates: list[Candidate]) -> tuple[list[_Closing], set[int]]:
     """Which candidates the draft's facts close, and which of its facts are already stored."""
     closings: dict[str, _Closing] = {}
     repeated: set[int] = set()
@@ -209,7 +211,7 @@ def _closings(
     plans = [c for c in candidates if c.node is not None and c.id not in closings]
     for sentence in lang.sentences(draft.content) if plans else []:
         for cand in plans:
-            if _fulfils(sentence, cand, names):
+            if _fulfils(sentence, cand):
                 close(cand, SUPERSEDED, "the plan took place", (i for i, _ in cand.facts))
     return list(closings.values()), repeated
 
@@ -231,19 +233,16 @@ def _cancels(fact: fx.Fact, cand: Candidate) -> bool:
     return all(set(fx.CANCEL_SYNONYMS.get(w, ())) & held for w in specific)
 
 
-def _fulfils(sentence: str, cand: Candidate, names: frozenset[str]) -> bool:
-    """A sentence in the past tense that names what a plan held took place ("since the baby
-    was born" after "we're expecting our first baby in April")."""
-    if not cand.is_plan or not _PAST_TENSE.search(fx.normalise(sentence)):
+def _fulfils(sentence: str, cand: Candidate) -> bool:
+    """A sentence that says the thing a plan named is done ("since the baby was born" after
+    "we're expecting our first baby in April"). Only a plan stated as one (a future cue), and
+    only the thing the sentence says is done: a past tense alone that shares a word with a
+    plan proves nothing (on LoCoMo it closed 15 of 100 notes wrongly)."""
+    m = _DONE.search(fx.normalise(sentence))
+    if m is None or not _FUTURE.search(cand.content.lower()):
         return False
-    said = _topic_words(sentence) - names
-    held = _topic_words(cand.content) - names
-    return bool(said & held)
-
-
-def _topic_words(text: str) -> set[str]:
-    """What a sentence is about: its content words without dates, times and plan words."""
-    return {w for w in lang.content_words(text) if not w.isdigit() and w not in fx.TIME_WORDS} - _GENERIC_PLAN_WORDS
+    thing = lang.content_words(m.group("x") or m.group("y") or "")
+    return bool(thing) and thing[0] in set(lang.content_words(cand.content))
 
 
 #: relations that name a thing a person uses, which "I switched to X" replaces (keys of facts.stem)
@@ -298,7 +297,6 @@ async def resolve_offline(
 ) -> IngestionPlan:
     """Plan the request's notes: which drafts become notes and what happens to older ones."""
     keys = tuple(speaker_keys)
-    names = frozenset(w for k in keys for w in lang.content_words(k))
     plan = IngestionPlan(pipeline="offline", memory_kind=memory_kind)
     changes: dict[str, ExistingChange] = {}
     planned_vectors: list[tuple[PlannedNote, Vector]] = []
@@ -315,7 +313,7 @@ async def resolve_offline(
         ]
         candidates.sort(key=lambda c: -c.similarity)
         note = _note(draft, ids[i], client_ids[i], "CREATE")
-        closings, repeated = _closings(draft, candidates, names)
+        closings, repeated = _closings(draft, candidates)
         if closings:
             _apply_closings(note, draft, closings, changes)
         else:
