@@ -292,6 +292,7 @@ _CORRECTION = re.compile(
     r"\s*not\s+(?P<old>[\w'\-]+(?: [\w'\-]+){0,3}?)\s*(?:[.!,;]|$)"
 )
 #: what leads up to the corrected words: "the flat is at 24 baker lane" corrects "42" with "24 baker lane"
+_PRONOUNS = frozenset({"i", "we", "you", "he", "she", "they", "it", "me", "us", "them", "this", "that"})
 _CORRECTION_LEAD = re.compile(
     r"^(?:(?:it|that|she|he|her name|his name|the name|its name|[\w'\-]+(?: [\w'\-]+){0,3}?) "
     r"(?:is|are|was|were|should be)\s+)?(?:(?:at|in|on|a|an|the|called|named)\s+)*"
@@ -535,6 +536,8 @@ def _verb_phrase(rest: str, proper: frozenset[str]) -> _Clause:
     return _Clause(subject="", pred=f"{verb} {tail}".strip(), negated=negated, change=change, kind=kind)
 
 
+#: verbs of going somewhere: "I'm not going to Japan" calls the trip off
+_GOING = frozenset({"do:go", "do:visit", "do:travel", "do:fly", "do:attend", "do:com", "do:driv", "do:head"})
 #: values that name one state however they are worded
 _CANONICAL_VALUES = {
     ("restriction", ""): "none", ("restriction", "anything"): "none", ("restriction", "everything"): "none",
@@ -696,8 +699,11 @@ def _clause_fact_of(subject: _Subject, proper: frozenset[str]) -> Fact | None:
     if relation == "diet" and value in ("eat meat", "eat fish"):
         value = value.removeprefix("eat ") + "-eater"
     kind = vp.kind
-    if negated and (kind == PLAN or value_words(value) & PLAN_WORDS) and relation.startswith("do:"):
+    if negated and relation.startswith("do:") and (
+        (change and value_words(value) & PLAN_WORDS) or (kind == PLAN and _verb_key(relation) in _GOING)
+    ):
         # "not going to Japan after all", "not doing the Paris trip anymore": a plan called off
+        # ("won't quit", "will never forget" are not: only going somewhere or a planned thing)
         return Fact(subject.key, "cancel", " ".join(sorted(value_words(value))), kind=CANCEL, change=True)
     return Fact(subject.key, relation, value, negated=negated, exclusive=exclusive, kind=kind, change=change)
 
@@ -754,6 +760,8 @@ def _corrections(norm: str) -> list[Fact]:
             new = _strip_value(_CORRECTION_LEAD.sub("", raw_new.split(",")[-1].strip(), count=1))
             if not new or new.split()[-1] in _AUX or new.split()[-1] in ("am", "is", "are", "was", "were", "i"):
                 continue
+            if new.split()[0] in _PRONOUNS or len(new.split()) > 4:
+                continue  # "not easy, but i am determined": a contrast, not a correction
             old = _strip_value(m.group("old"))
             new_words, old_words = new.split(), old.split()
             if new_words and old_words and len(new_words) <= 4 and new != old:
@@ -841,22 +849,21 @@ def relate(new: Fact, old: Fact) -> str | None:
     if new.kind in (CANCEL, CORRECTION):
         return None
     # "I quit smoking", "I don't drink anymore": the activity itself ends, whatever was said of it
-    bare = new.relation.startswith("do:") and new.value == _verb_key(new.relation)[3:]
+    # (only with a change cue: "we don't go often" says nothing about the camping trip)
+    bare = new.change and new.relation.startswith("do:") and new.value == _verb_key(new.relation)[3:]
     if new.relation != old.relation and not bare:
         return None
     same = bare or same_value(new.value, old.value)
     if same:
         if new.negated != old.negated:
             return CONTRADICTS
-        if new.kind == STATEMENT and old.kind == PLAN:
+        if new.kind == STATEMENT and old.kind == PLAN and not new.negated:
             return REPLACES  # the plan came true: the statement is the fact now
         return REPEATS if new.kind == old.kind else None
     if new.negated or old.negated or new.kind != STATEMENT or new.adds:
         return None
     if new.exclusive or _count_changed(new.value, old.value) or _time_changed(new.value, old.value):
         return REPLACES
-    if new.change and new.relation.startswith("do:"):
-        return REPLACES  # "now I order a cold brew": the same doing, a new value
     return None
 
 
