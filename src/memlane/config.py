@@ -89,6 +89,8 @@ class Settings(BaseSettings):
     api_keys_json: str | None = Field(None, validation_alias=_env("MEMORY_API_KEYS_JSON"))
     jwt_hs256_secret: str | None = Field(None, validation_alias=_env("MEMORY_JWT_HS256_SECRET"))
     jwt_clock_skew_sec: float = Field(30.0, validation_alias=_env("MEMORY_JWT_CLOCK_SKEW_SEC"))
+    #: a token without ``exp`` is refused: a leaked token that never expires is a key
+    jwt_require_exp: bool = Field(True, validation_alias=_env("MEMORY_JWT_REQUIRE_EXP"))
 
     quota_enabled: bool = Field(False, validation_alias=_env("TENANT_QUOTA_ENABLED"))
     recall_rps: float = Field(50.0, validation_alias=_env("TENANT_RECALL_RATE_LIMIT_RPS"))
