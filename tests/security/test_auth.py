@@ -192,7 +192,8 @@ def test_bad_tokens_are_refused(c: httpx.Client, name: str, claims: dict[str, An
 
 
 def test_alg_none_tokens_are_refused(c: httpx.Client) -> None:
-    unsigned = jwt.encode({"tenant_id": "acme", "agent_id": "alice", "exp": time.time() + 60}, key=None, algorithm="none")
+    claims = {"tenant_id": "acme", "agent_id": "alice", "exp": time.time() + 60}
+    unsigned = jwt.encode(claims, key=None, algorithm="none")
     r = c.post("/v1/memory/recall", json=recall_body("s"), headers=as_jwt(unsigned))
     assert r.status_code == 401 and r.json()["error"] == "invalid_token"
 
