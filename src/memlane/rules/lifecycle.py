@@ -31,9 +31,10 @@ Choices:
   title, summary, tier and other slots may still change, since none of them can make it apply.
 * **A rule stays a rule** (``400 rule_type_not_writable``): a round trip through another type
   would otherwise come back as a new draft and reset the lifecycle of a disabled rule.
-* **Import** restores nodes as an export holds them, lifecycle included (a tenant admin
-  restoring a backup; the exported commits record how each state was reached), except that a
-  rule stored here as disabled stays disabled, type, state and history kept.
+* **Import** restores nodes as an export holds them, lifecycle included: a tenant admin
+  restoring a backup, recorded as an ``import`` commit, and a refused rule would leave a
+  restored policy half applied. Except that a rule stored here as disabled stays disabled,
+  type, state and history kept.
 """
 
 from __future__ import annotations
