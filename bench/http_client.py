@@ -4,14 +4,15 @@ On the 2-core benchmark machine the clients run beside the server they measure. 
 1.0 ms of CPU per request against aiohttp's 0.16 ms (8 clients calling ``recall_text`` on an
 empty scope, so the client was the bottleneck: 622 against 1,287 requests/s), and under the
 32-client mixed load the httpx clients took 0.5-0.8 of the two cores from the server under
-test. The tests and the peers' scripts keep httpx; only the benches that generate load use
-this.
+test. The tests and the peers' scripts keep httpx; the benches that generate load use this,
+and bench/memory_truth.py (many conversations at once, each request with its identity headers).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -58,10 +59,12 @@ class LeanClient:
     ) -> None:
         await self._session.close()
 
-    async def post(self, path: str, json: Any) -> Reply:
-        async with self._session.post(path, json=json) as r:
+    async def post(self, path: str, json: Any, *, headers: Mapping[str, str] | None = None) -> Reply:
+        async with self._session.post(path, json=json, headers=headers) as r:
             return Reply(r.status, await r.read())
 
-    async def get(self, path: str) -> Reply:
-        async with self._session.get(path) as r:
+    async def get(
+        self, path: str, *, params: Mapping[str, str] | None = None, headers: Mapping[str, str] | None = None
+    ) -> Reply:
+        async with self._session.get(path, params=params, headers=headers) as r:
             return Reply(r.status, await r.read())

