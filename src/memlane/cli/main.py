@@ -105,10 +105,11 @@ def migrate_current() -> None:
     from sqlalchemy.ext.asyncio import create_async_engine
 
     from memlane.store import migrate
+    from memlane.store.error_text import ENGINE_OPTIONS
     from memlane.store.urls import async_url
 
     async def read() -> str | None:
-        engine = create_async_engine(async_url(Settings().resolved_database_url))
+        engine = create_async_engine(async_url(Settings().resolved_database_url), **ENGINE_OPTIONS)
         try:
             return await migrate.current_revision(engine)
         finally:

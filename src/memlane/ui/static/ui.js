@@ -221,7 +221,7 @@
     var wrap = document.createElement("div");
     var head = document.createElement("p");
     head.id = "erasure-done";
-    head.textContent = "Erased: " + r.subject.kind + " (sha256 " + r.subject.sha256.slice(0, 12) + "…) of tenant "
+    head.textContent = "Erased: " + r.subject.kind + " (hmac " + r.subject.hmac_sha256.slice(0, 12) + "…) of tenant "
       + r.tenant_id + " at " + r.erased_at + ", " + r.scopes + " scope(s); receipt " + r.erasure_id + ".";
     wrap.appendChild(head);
     var table = document.createElement("table");
