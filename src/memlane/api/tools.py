@@ -73,7 +73,22 @@ async def list_tools() -> dict[str, Any]:
     }
 
 
-@router.post("/{name}", response_model=t.ToolResult, summary="Call a tool; the body is its arguments object")
+#: the body is read by hand (each tool validates its own arguments): documented here
+TOOL_ARGUMENTS_BODY = {
+    "requestBody": {
+        "required": False,
+        "description": "the tool's arguments (its inputSchema in GET /v1/tools); an empty body or null is {}",
+        "content": {"application/json": {"schema": {"anyOf": [{"type": "object"}, {"type": "null"}]}}},
+    }
+}
+
+
+@router.post(
+    "/{name}",
+    response_model=t.ToolResult,
+    summary="Call a tool; the body is its arguments object",
+    openapi_extra=TOOL_ARGUMENTS_BODY,
+)
 async def call_tool(name: str, request: Request, svc: ServicesDep) -> dict[str, Any]:
     ctx = tool_context(request)
     raw = await request.body()
