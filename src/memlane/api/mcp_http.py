@@ -59,7 +59,10 @@ class _AuthenticatedMCP:
             response = render(PATH, exc.status, exc.code, exc.message, exc.details)
             await response(scope, receive, send)
             return
-        await self.manager.handle_request(scope, receive, send)
+        # host names are case-insensitive (RFC 9110) and the boundary compares them so; the
+        # SDK's transport security compares exactly
+        headers = [(k, v.lower() if k == b"host" else v) for k, v in scope.get("headers", [])]
+        await self.manager.handle_request({**scope, "headers": headers}, receive, send)
 
 
 def transport_security(policy: BrowserPolicy) -> TransportSecuritySettings:
