@@ -212,3 +212,30 @@ def test_layers_and_knowledge_pages_list_what_the_caller_may_read(server: LiveSe
     loaded(page, "#knowledge")
     assert "Use Go" in page.locator("#knowledge").inner_text() and "adr-7" in page.locator("#knowledge").inner_text()
     screenshot(page, "knowledge")
+
+
+def test_every_page_works_under_its_content_security_policy(server: LiveServer, page: Any) -> None:
+    """The pages run only the UI's own script and style files: htmx fills every panel and the
+    browser reports no blocked script, style or handler."""
+    scope = new_scope()
+    [node] = write(server, scope, [{"type": "event", "title": "Kettle", "text_summary": "The kettle whistles"}])
+    blocked: list[str] = []
+    page.on("console", lambda m: blocked.append(m.text) if "Content Security Policy" in m.text else None)
+    for path, region in [
+        ("/ui", "#scopes"),
+        (f"/ui/search?scope={scope}&q=kettle", "#results"),
+        (f"/ui/memory/{node}?scope={scope}", "#memory"),
+        (f"/ui/rules?scope={scope}", "#rules"),
+        (f"/ui/notes?scope={scope}", "#notes"),
+        (f"/ui/layers?scope={scope}", "#layers"),
+        ("/ui/knowledge", "#knowledge"),
+        ("/ui/erasure", "#erasure-form"),
+    ]:
+        response = page.goto(f"{server.url}{path}")
+        assert response is not None and "frame-ancestors 'none'" in response.headers["content-security-policy"]
+        loaded(page, region)
+        # the stylesheet applied: the header's layout comes from ui.css
+        assert page.evaluate("() => getComputedStyle(document.querySelector('header')).display") == "flex", path
+    use(page, tenant="acme")  # ui.js handles the session form
+    assert page.locator("#session-status").inner_text() == "no credential (auth off), tenant acme"
+    assert blocked == []
