@@ -102,7 +102,7 @@ def test_home_lists_scopes_with_counts_and_keeps_the_queue_from_a_browser_withou
     loaded(page, "#queue")
     row = page.locator("#scopes tr", has_text=scope)
     assert row.locator("td").nth(1).inner_text() == "1"
-    assert "shown to an admin" in page.locator("#queue").inner_text()
+    assert "shown here to a credential with the admin role" in page.locator("#queue").inner_text()
     assert page.locator("#backlog-pending").count() == 0
     screenshot(page, "home")
 
