@@ -173,11 +173,14 @@ def _has_body(headers: dict[str, str]) -> bool:
     return "transfer-encoding" in headers
 
 
+#: the request headers the boundary reads (ASGI names are lower case)
+_READ = frozenset({b"host", b"origin", b"sec-fetch-site", b"content-type", b"content-length", b"transfer-encoding"})
+
+
 def _headers(scope: Scope) -> dict[str, str]:
-    """The request's headers by lower-case name (the first of repeated ones)."""
+    """The headers the boundary reads, by name (the first of repeated ones)."""
     found: dict[str, str] = {}
     for key, value in scope.get("headers", []):
-        name = key.decode("latin-1").lower()
-        if name not in found:
-            found[name] = value.decode("latin-1")
+        if key in _READ:
+            found.setdefault(key.decode(), value.decode("latin-1"))
     return found

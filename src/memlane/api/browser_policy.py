@@ -19,6 +19,7 @@ validates the settings with it.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ _HOST = re.compile(r"(?P<name>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9._-]*[
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+@functools.lru_cache(maxsize=1024)
 def split_host(value: str) -> tuple[str, int | None] | None:
     """``"LocalHost:8000"`` -> ``("localhost", 8000)``; ``"[::1]"`` -> ``("[::1]", None)``;
     None for anything that is not a host (empty, a path, a bad IPv6 literal, port > 65535)."""
