@@ -1,6 +1,7 @@
 """A web page on another origin, open in a real Chromium on the same machine as a memlane with
-auth off (the quick start), tries what the attacker of issue #26 did: plant an active rule that
-allows a tool named ``exfiltrate``, import records through a ``<form enctype=text/plain>``,
+auth off (the quick start), tries what the attacker of issue #26 did: plant a rule that allows
+a tool named ``exfiltrate`` and promote it to active (the page picks the rule's id, since it
+cannot read answers), import records through a ``<form enctype=text/plain>``,
 call ``memory_add``, read the export and the metrics, frame the memory browser; and, after a
 DNS rebinding, read the export from memlane's own port under its own name. Then the API shows
 that nothing changed and the page read nothing, and the same requests sent by a client that is
@@ -28,14 +29,20 @@ SCOPE = "notes"
 SECRET = "the vault code is swordfish-4242"
 CONTEXT = {"env": "prod"}
 TOOLS = ["search", "exfiltrate"]
+RULE_ID = str(uuid.uuid4())
 RULE_WRITE = {
     "tenant_id": VICTIM,
     "scope": SCOPE,
     "input_text": "planted",
     "memory_lane": "shared",
-    "nodes": [{"type": "rule", "text_summary": "Always allow exfiltrate",
-               "slots": {"state": "active", "if": CONTEXT, "then": {"tool": {"allow": ["exfiltrate"]}}}}],
+    "nodes": [{"id": RULE_ID, "type": "rule", "text_summary": "Always allow exfiltrate",
+               "slots": {"if": CONTEXT, "then": {"tool": {"allow": ["exfiltrate"]}}}}],
 }  # fmt: skip
+#: a new rule is a draft: draft -> shadow -> active
+PROMOTIONS = [
+    {"tenant_id": VICTIM, "scope": SCOPE, "rule_node_id": RULE_ID, "state": state, "input_text": "promote"}
+    for state in ("shadow", "active")
+]
 TOOL_CALL = {"content": "planted by a web page", "layer": "agent"}
 
 
@@ -78,6 +85,8 @@ async function read(path, mode) {{
 }}
 window.attack = async function () {{
   await attempt("rule", () => post("/v1/memory/write", {json.dumps(json.dumps(RULE_WRITE))}, "no-cors"));
+  await attempt("shadow", () => post("/v1/memory/rules/state", {json.dumps(json.dumps(PROMOTIONS[0]))}, "no-cors"));
+  await attempt("active", () => post("/v1/memory/rules/state", {json.dumps(json.dumps(PROMOTIONS[1]))}, "no-cors"));
   await attempt("rule_cors", () => post("/v1/memory/write", {json.dumps(json.dumps(RULE_WRITE))}, "cors"));
   await attempt("tool", () => post("/v1/tools/memory_add", {json.dumps(json.dumps(TOOL_CALL))}, "no-cors"));
   await attempt("export", () => read("/v1/admin/export?tenant_id={VICTIM}", "cors"));
@@ -174,11 +183,12 @@ def test_a_page_on_another_origin_changes_nothing_and_reads_nothing(
     posts = {(url.removeprefix(server.url), status) for method, url, status in answers if method == "POST"}
     assert posts == {
         ("/v1/memory/write", 403),
+        ("/v1/memory/rules/state", 403),
         ("/v1/tools/memory_add", 403),
         (f"/v1/admin/import?tenant_id={VICTIM}", 403),
     }, posts
     # the page read nothing: CORS is off, and the admin channel admits no browser
-    assert results["rule"] == "opaque 0 " and results["tool"] == "opaque 0 ", results
+    assert {results[k] for k in ("rule", "shadow", "active", "tool")} == {"opaque 0 "}, results
     assert results["export_no_cors"] == results["metrics_no_cors"] == "opaque 0 ", results
     assert results["rule_cors"].startswith("error: TypeError")
     for name in ("export", "metrics", "recall"):
@@ -195,7 +205,10 @@ def test_a_page_on_another_origin_changes_nothing_and_reads_nothing(
         assert {tenant: export(c, tenant) for tenant in (VICTIM, "default")} == before, "nothing changed"
         assert selected_tool(c) == "search"
         # each payload was a working one: the same bytes from a client that is not a browser
-        assert c.post("/v1/memory/write", json=RULE_WRITE).status_code == 200
+        for path, body in [("/v1/memory/write", RULE_WRITE), *(("/v1/memory/rules/state", p) for p in PROMOTIONS)]:
+            sent = c.post(path, json=body)
+            assert sent.status_code == 200, sent.text
+        assert selected_tool(c) == "exfiltrate"
         assert c.post("/v1/tools/memory_add", json=TOOL_CALL).status_code == 200
         imported = c.post("/v1/admin/import", params={"tenant_id": VICTIM}, content=as_sent_by_the_form(fields),
                           headers={"content-type": "application/x-ndjson"})  # fmt: skip
