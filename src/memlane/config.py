@@ -83,6 +83,10 @@ class Settings(BaseSettings):
     node_env: str | None = Field(None, validation_alias=_env("NODE_ENV"))
     memlane_env: str | None = Field(None, validation_alias=_env("MEMLANE_ENV"))
     max_request_bytes: int = Field(8 * 1024 * 1024, validation_alias=_env("MEMLANE_MAX_REQUEST_BYTES"))
+    # the browser boundary (api/browser_policy.py): Host names answered besides the loopback
+    # names on the serving port, and web origins that may call memlane (CORS); both may be *
+    allowed_hosts: str = Field("", validation_alias=_env("MEMLANE_ALLOWED_HOSTS"))
+    cors_origins: str = Field("", validation_alias=_env("MEMLANE_CORS_ORIGINS"))
     log_level: str = Field("info", validation_alias=_env("MEMLANE_LOG_LEVEL"))
 
     auth_mode: Literal["off", "api_key", "jwt", "api_key_or_jwt"] = Field(
@@ -196,6 +200,14 @@ class Settings(BaseSettings):
         from memlane.services.conversation.webhook_targets import parse_allowed_hosts
 
         parse_allowed_hosts(value)  # a bad entry stops start-up, naming it
+        return value
+
+    @field_validator("allowed_hosts", "cors_origins")
+    @classmethod
+    def _browser_policy_parses(cls, value: str, info: ValidationInfo) -> str:
+        from memlane.api.browser_policy import parse_allowed_hosts, parse_cors_origins
+
+        (parse_allowed_hosts if info.field_name == "allowed_hosts" else parse_cors_origins)(value)
         return value
 
     @model_validator(mode="after")

@@ -28,6 +28,12 @@
 
   // error pages are fragments too: show them instead of dropping them
   htmx.config.responseHandling = [{ code: "204", swap: false }, { code: "...", swap: true }];
+  // The pages run under a Content-Security-Policy allowing only these files (script-src 'self',
+  // style-src 'self'): htmx must not add its own <style> element, evaluate attribute code or
+  // run scripts found in fragments. Set here, before htmx starts on DOMContentLoaded.
+  htmx.config.includeIndicatorStyles = false;
+  htmx.config.allowEval = false;
+  htmx.config.allowScriptTags = false;
 
   document.addEventListener("htmx:configRequest", function (e) {
     var h = credentialHeaders();
