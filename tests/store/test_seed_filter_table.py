@@ -112,9 +112,7 @@ TABLE = [
         exclude_draft_topics=False,
     ),
     row("layer user", {"u1", "u2", "user_nobody", "alice_u1"}, layers=("user",)),
-    row(
-        "layers workspace and project", {"workspace", "project_t1", "expires_later"}, layers=("workspace", "project")
-    ),
+    row("layers workspace and project", {"workspace", "project_t1", "expires_later"}, layers=("workspace", "project")),
     row("user u1", {"u1", "s1", "u1_loose", "alice_u1"}, user_id="u1"),
     row("session s1", {"s1", "u1_loose"}, session_id="s1"),
     row("task t1", {"project_t1", "u1_loose"}, task_id="t1"),

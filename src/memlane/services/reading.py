@@ -85,9 +85,7 @@ class MemoryReader:
         visible = {n.id for n in await self.nodes(viewer, scope, list(dict.fromkeys(mapping.values())))}
         return {cid: nid for cid, nid in mapping.items() if nid in visible}
 
-    async def node(
-        self, viewer: Viewer, scope: str | None, node_id: str, when: ValidTime = CURRENT
-    ) -> Node | None:
+    async def node(self, viewer: Viewer, scope: str | None, node_id: str, when: ValidTime = CURRENT) -> Node | None:
         found = await self.nodes(viewer, scope, [node_id], when)
         return found[0] if found else None
 
