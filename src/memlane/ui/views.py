@@ -6,9 +6,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
-
 from datetime import datetime
+from typing import Any
 
 from memlane.domain.model import Commit, Edge, Node
 from memlane.domain.validity import HISTORY, is_expired
