@@ -193,3 +193,24 @@ async def test_the_sweep_reclaims_expired_nodes_of_any_layer_or_none(env: Env) -
     assert (await env.svc.sweeper.sweep("t1"))["expired"] == 2
     assert not await exists(env, note) and not await exists(env, tool_id)
     assert await exists(env, kept)
+
+
+async def test_a_layered_read_by_id_takes_the_memories_valid_now_and_update_can_reopen_one(env: Env) -> None:
+    out = await env.svc.layers.write(
+        MANAGER,
+        WriteInput(
+            title="Phone",
+            content="While abroad the user is on a temporary number",
+            scope="default",
+            layer="identity",
+            meta=MemoryMeta(invalid_at=START + timedelta(hours=1)),
+        ),
+    )
+    by_id = ReadInput(layer="identity", scope="default", id=out.node.id)
+    assert (await env.svc.layers.read(MANAGER, by_id))[0].node.id == out.node.id
+    env.advance(hours=2)
+    with pytest.raises(NotFound):
+        await env.svc.layers.read(MANAGER, by_id)
+    reopen = MemoryMeta(invalid_at=None, given=frozenset({"invalid_at"}))
+    await env.svc.layers.update(MANAGER, UpdateInput(id=out.node.id, new_meta=reopen, user_confirmed=True))
+    assert (await env.svc.layers.read(MANAGER, by_id))[0].node.id == out.node.id

@@ -18,6 +18,7 @@ import numpy as np
 
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest, NotFound
+from memlane.domain.filters import matches
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, Node
 from memlane.domain.validity import CURRENT, HISTORY, ValidTime
@@ -216,6 +217,12 @@ class LayeredMemoryService:
             if not r.id:
                 raise InvalidRequest("mode 'id' needs id", code="invalid_request", details={"field": "id"})
             node = await self._get(caller, r.id, expect_layer=layer)
+            if not matches(self.reader.current(), node):
+                # a read takes the memories valid now, by id too (docs/api-layers.md); update and
+                # delete still reach one whose interval has ended, to reopen or remove it
+                raise NotFound(
+                    f"memory {r.id!r} is not valid now", code="memory_not_found", details={"id": r.id, "layer": layer}
+                )
             return [Hit(node, None, "id")]
         if mode == "task":
             task_id = r.task_id
