@@ -78,9 +78,15 @@ class Settings(BaseSettings):
     default_agent_id: str = Field("default", min_length=1, validation_alias=_env("MEMORY_DEFAULT_AGENT_ID"))
     default_session_id: str = Field("default", min_length=1, validation_alias=_env("MEMORY_DEFAULT_SESSION_ID"))
     admin_token: str | None = Field(None, validation_alias=_env("ADMIN_TOKEN"))
+    #: key of the erasure receipt's subject HMAC; unset: generated once and kept in the database
+    erasure_hash_key: str | None = Field(None, min_length=16, validation_alias=_env("MEMLANE_ERASURE_HASH_KEY"))
     node_env: str | None = Field(None, validation_alias=_env("NODE_ENV"))
     memlane_env: str | None = Field(None, validation_alias=_env("MEMLANE_ENV"))
     max_request_bytes: int = Field(8 * 1024 * 1024, validation_alias=_env("MEMLANE_MAX_REQUEST_BYTES"))
+    # the browser boundary (api/browser_policy.py): Host names answered besides the loopback
+    # names on the serving port, and web origins that may call memlane (CORS); both may be *
+    allowed_hosts: str = Field("", validation_alias=_env("MEMLANE_ALLOWED_HOSTS"))
+    cors_origins: str = Field("", validation_alias=_env("MEMLANE_CORS_ORIGINS"))
     log_level: str = Field("info", validation_alias=_env("MEMLANE_LOG_LEVEL"))
 
     auth_mode: Literal["off", "api_key", "jwt", "api_key_or_jwt"] = Field(
@@ -89,6 +95,8 @@ class Settings(BaseSettings):
     api_keys_json: str | None = Field(None, validation_alias=_env("MEMORY_API_KEYS_JSON"))
     jwt_hs256_secret: str | None = Field(None, validation_alias=_env("MEMORY_JWT_HS256_SECRET"))
     jwt_clock_skew_sec: float = Field(30.0, validation_alias=_env("MEMORY_JWT_CLOCK_SKEW_SEC"))
+    #: a token without ``exp`` is refused: a leaked token that never expires is a key
+    jwt_require_exp: bool = Field(True, validation_alias=_env("MEMORY_JWT_REQUIRE_EXP"))
 
     quota_enabled: bool = Field(False, validation_alias=_env("TENANT_QUOTA_ENABLED"))
     recall_rps: float = Field(50.0, validation_alias=_env("TENANT_RECALL_RATE_LIMIT_RPS"))
@@ -192,6 +200,14 @@ class Settings(BaseSettings):
         from memlane.services.conversation.webhook_targets import parse_allowed_hosts
 
         parse_allowed_hosts(value)  # a bad entry stops start-up, naming it
+        return value
+
+    @field_validator("allowed_hosts", "cors_origins")
+    @classmethod
+    def _browser_policy_parses(cls, value: str, info: ValidationInfo) -> str:
+        from memlane.api.browser_policy import parse_allowed_hosts, parse_cors_origins
+
+        (parse_allowed_hosts if info.field_name == "allowed_hosts" else parse_cors_origins)(value)
         return value
 
     @model_validator(mode="after")

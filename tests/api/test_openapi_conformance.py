@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from memlane.services.tools.schemas import SCHEMAS, TOOL_NAMES
 from tests.conftest import make_settings
 from tests.support.server import LiveServer
 
@@ -79,6 +81,37 @@ def _failures(report: str) -> str:
     if not starts:
         return report[-20_000:]
     return report[min(starts) : min(starts) + 40_000] + "\n...\n" + report[summary:]
+
+
+def test_each_exception_names_one_operation_of_the_document(server: LiveServer) -> None:
+    """schemathesis joins ``include-method`` and ``include-path`` of one entry with OR, so an
+    exception written with them switched a check off for every operation of that method;
+    ``include-name`` ("METHOD /path") selects exactly one."""
+    doc = httpx.get(f"{server.url}/openapi.json").json()
+    documented = {f"{method.upper()} {path}" for path, item in doc["paths"].items() for method in item}
+    exceptions = tomllib.loads(CONFIG.read_text())["operations"]
+    assert exceptions, "the config lists its exceptions"
+    for entry in exceptions:
+        assert set(entry) == {"include-name", "checks"}, entry
+        assert entry["include-name"] in documented, entry["include-name"]
+        assert entry["checks"] == {"positive_data_acceptance": {"enabled": False}}, entry
+
+
+def test_every_tool_is_an_operation_with_its_own_request_schema(server: LiveServer) -> None:
+    doc = httpx.get(f"{server.url}/openapi.json").json()
+    assert "/v1/tools/{name}" not in doc["paths"]
+    for name in TOOL_NAMES:
+        body = doc["paths"][f"/v1/tools/{name}"]["post"]["requestBody"]
+        schema = body["content"]["application/json"]["schema"]
+        if body["required"]:
+            assert (
+                schema["properties"] == SCHEMAS[name]["properties"] and schema["required"] == SCHEMAS[name]["required"]
+            )
+        else:
+            assert {"type": "null"} in schema["anyOf"]
+    unknown = httpx.post(f"{server.url}/v1/tools/no_such_tool", json={})
+    assert unknown.status_code == 404 and unknown.json()["errorCode"] == "NOT_FOUND"
+    assert set(unknown.json()["details"]["tools"]) == set(TOOL_NAMES)
 
 
 def test_errors_are_documented_in_each_surfaces_envelope_and_never_as_422(server: LiveServer) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -134,7 +135,7 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 
 def token(**claims: Any) -> str:
-    return jwt.encode(claims, SECRET, algorithm="HS256")
+    return jwt.encode({"exp": int(time.time()) + 600, **claims}, SECRET, algorithm="HS256")
 
 
 def test_an_api_key_acts_for_the_identity_it_carries(secured: LiveServer) -> None:

@@ -70,8 +70,10 @@ def test_graph_write_and_recall_text_return_typed_results(client: MemlaneClient)
 
 def test_rules_and_tool_selection(client: MemlaneClient) -> None:
     rule = {"client_id": "no-shell", "type": "rule", "text_summary": "never the shell",
-            "slots": {"then": {"tool": {"deny": ["shell"]}}, "state": "active"}}  # fmt: skip
+            "slots": {"then": {"tool": {"deny": ["shell"]}}}}  # fmt: skip
     rule_id = client.write(scope="rules", input_text="policy", memory_lane="shared", nodes=[rule]).nodes[0].id
+    for state in ("shadow", "active"):  # a write makes a draft; the lifecycle makes it live
+        client.set_rule_state(scope="rules", rule_node_id=rule_id, state=state, input_text="review")
     selected = client.select_tools(scope="rules", context={"task": "x"}, candidates=["shell", "calculator"])
     assert selected.selection.allowed == ["calculator"] and selected.selection.selected == "calculator"
     evaluated = client.evaluate_rules(scope="rules", context={"task": "x"})

@@ -1,12 +1,23 @@
-"""Writing rule nodes through the real API, the way a planner author would."""
+"""Writing rule nodes through the real API, the way a planner author would: a write creates
+drafts, ``POST /v1/memory/rules/state`` moves them on (a write cannot set a state)."""
 
 from __future__ import annotations
 
+import json
+import uuid
 from typing import Any
 
 import httpx
 
 from tests.api.helpers import write
+
+#: the rules/state moves that take a new (draft) rule to each state
+PATH_TO: dict[str, tuple[str, ...]] = {
+    "draft": (),
+    "shadow": ("shadow",),
+    "active": ("shadow", "active"),
+    "disabled": ("disabled",),
+}
 
 
 def rule(
@@ -24,7 +35,8 @@ def rule(
     summary: str | None = None,
     **node: Any,
 ) -> dict[str, Any]:
-    """A WriteNode of type rule with its definition in slots."""
+    """A WriteNode of type rule with its definition in slots; ``state`` is the state the rule
+    should reach (``write_rules`` takes it there through rules/state)."""
     slots: dict[str, Any] = {"then": then}
     if if_ is not None:
         slots["if"] = if_
@@ -44,10 +56,62 @@ def rule(
     return {"client_id": client_id, "type": "rule", "text_summary": summary or client_id, "slots": slots, **node}
 
 
-def write_rules(client: httpx.Client, scope: str, rules: list[dict[str, Any]], **extra: Any) -> dict[str, str]:
-    """Write rules (shared lane unless a rule says otherwise); returns client_id -> node id."""
-    body = write(client, scope, rules, **extra)
-    return {n["client_id"]: n["id"] for n in body["nodes"]}
+def as_drafts(nodes: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The nodes without the ``slots.state`` of their rules, and client_id -> that state."""
+    out: list[dict[str, Any]] = []
+    wanted: dict[str, str] = {}
+    for n in nodes:
+        slots = n.get("slots")
+        if n.get("type") == "rule" and isinstance(slots, dict) and "state" in slots:
+            wanted[n["client_id"]] = slots["state"]
+            n = {**n, "slots": {k: v for k, v in slots.items() if k != "state"}}
+        out.append(n)
+    return out, wanted
+
+
+def move_to(client: httpx.Client, scope: str, rule_id: str, state: str, headers: dict[str, str] | None = None) -> None:
+    """Take a draft rule to ``state`` through rules/state, as a reviewer would."""
+    for step in PATH_TO[state]:
+        r = set_state(client, scope, rule_id, step, headers=headers)
+        assert r.status_code == 200, r.text
+
+
+def write_rules(
+    client: httpx.Client,
+    scope: str,
+    rules: list[dict[str, Any]],
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> dict[str, str]:
+    """Write rules (shared lane unless a rule says otherwise) as drafts, then move each to the
+    state its ``slots.state`` names; returns client_id -> node id."""
+    drafts, wanted = as_drafts(rules)
+    if headers is None:
+        body = write(client, scope, drafts, **extra)
+    else:
+        payload = {"scope": scope, "input_text": "rules", "nodes": drafts, **extra}
+        r = client.post("/v1/memory/write", json=payload, headers=headers)
+        assert r.status_code == 200, r.text
+        body = r.json()
+    ids = {n["client_id"]: n["id"] for n in body["nodes"]}
+    for client_id, state in wanted.items():
+        move_to(client, scope, ids[client_id], state, headers)
+    return ids
+
+
+def import_rules(client: httpx.Client, scope: str, rules: list[dict[str, Any]]) -> dict[str, str]:
+    """Rules as a store holds them from before the lifecycle was enforced (an active rule with a
+    broken ``then``, say), brought in the one way that writes nodes as they are: an import of an
+    export file (tenant ``default``, admin channel of a loopback request). Returns client_id ->
+    node id."""
+    header = {"record": "header", "format": "memlane-export", "version": 1, "embeddings": False}
+    ids = {r["client_id"]: str(uuid.uuid4()) for r in rules}
+    base = {"record": "node", "tenant_id": "default", "scope": scope, "memory_lane": "shared"}
+    records = [header] + [{**base, "id": ids[r["client_id"]], **r} for r in rules]
+    body = "\n".join(json.dumps(x) for x in records)
+    r = client.post("/v1/admin/import", content=body, headers={"content-type": "application/x-ndjson"})
+    assert r.status_code == 200, r.text
+    return ids
 
 
 def evaluate(client: httpx.Client, scope: str, context: Any, **extra: Any) -> dict[str, Any]:
@@ -62,10 +126,13 @@ def select(client: httpx.Client, scope: str, context: Any, candidates: list[str]
     )
 
 
-def set_state(client: httpx.Client, scope: str, rule_id: str, state: str, **extra: Any) -> httpx.Response:
+def set_state(
+    client: httpx.Client, scope: str, rule_id: str, state: str, headers: dict[str, str] | None = None, **extra: Any
+) -> httpx.Response:
     return client.post(
         "/v1/memory/rules/state",
         json={"scope": scope, "rule_node_id": rule_id, "state": state, "input_text": f"set {state}", **extra},
+        headers=headers,
     )
 
 

@@ -7,7 +7,7 @@ import uuid
 import httpx
 
 from tests.api.helpers import has_long_float_list, new_scope
-from tests.graph_rules.helpers import evaluate, rule, write_rules
+from tests.graph_rules.helpers import evaluate, import_rules, rule, write_rules
 
 RESPONSE_KEYS = {
     "tenant_id",
@@ -84,15 +84,16 @@ def test_include_shadow_false_ignores_shadow_rules(client: httpx.Client) -> None
 
 def test_a_rule_with_an_invalid_then_is_counted_and_sampled_but_never_applied(client: httpx.Client) -> None:
     scope = new_scope()
-    ids = write_rules(
+    # rules/state lets no such rule go live: these come from a store that did (an import)
+    ids = import_rules(
         client,
         scope,
         [
             rule("typo", then={"tool": {"allow": "web_search"}}),
             rule("unknown-key", then={"tools": {"allow": ["x"]}}),
-            rule("fine", then={"output": {"format": "markdown"}}),
         ],
     )
+    ids |= write_rules(client, scope, [rule("fine", then={"output": {"format": "markdown"}})])
     body = evaluate(client, scope, CTX)
     assert body["skipped_invalid_then"] == 2
     sampled = {s["rule_node_id"] for s in body["invalid_then_sample"]}
@@ -110,9 +111,9 @@ def test_team_and_agent_rules_apply_only_to_their_target(client: httpx.Client) -
         [
             rule("team", then={"output": {"strict": True}}, rule_scope="team", target_team_id="red"),
             rule("agent", then={"output": {"format": "text"}}, rule_scope="agent", target_agent_id="alice"),
-            rule("broken-team", then={"output": {"format": "json"}}, rule_scope="team"),
         ],
     )
+    ids |= import_rules(client, scope, [rule("broken-team", then={"output": {"format": "json"}}, rule_scope="team")])
     red_alice = evaluate(client, scope, {"agent": {"id": "alice", "team_id": "red"}})
     assert {m["rule_node_id"] for m in red_alice["active"]} == {ids["team"], ids["agent"]}
     flat = evaluate(client, scope, {"agent_id": "alice", "team_id": "blue"})

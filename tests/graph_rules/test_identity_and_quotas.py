@@ -13,7 +13,7 @@ import pytest
 
 from tests.api.helpers import new_scope, unit
 from tests.conftest import make_settings
-from tests.graph_rules.helpers import rule
+from tests.graph_rules.helpers import rule, write_rules
 from tests.support.server import LiveServer
 
 ALICE = {"X-Api-Key": "key-alice"}  # agent alice, team red, tenant acme
@@ -40,12 +40,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 def c(server: LiveServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.url, timeout=30) as client:
         yield client
-
-
-def write_rules(c: httpx.Client, scope: str, nodes: list[dict[str, Any]], who: dict[str, str]) -> dict[str, str]:
-    r = c.post("/v1/memory/write", json={"scope": scope, "input_text": "rules", "nodes": nodes}, headers=who)
-    assert r.status_code == 200, r.text
-    return {n["client_id"]: n["id"] for n in r.json()["nodes"]}
 
 
 def post(c: httpx.Client, path: str, body: dict[str, Any], who: dict[str, str]) -> httpx.Response:

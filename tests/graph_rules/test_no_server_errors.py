@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.api.helpers import new_scope
-from tests.graph_rules.helpers import rule, write_rules
+from tests.graph_rules.helpers import import_rules, rule, write_rules
 from tests.support.server import LiveServer
 
 json_scalars = (
@@ -93,10 +93,14 @@ def seeded(live_server: LiveServer) -> str:
             [
                 rule("regex", if_={"intent": {"$regex": "^(a|b)+$"}}, then={"tool": {"allow": ["a", "shell"]}}),
                 rule("deny", if_={"$or": [{"x": {"$gt": 1}}, {"tags": ["t"]}]}, then={"tool": {"deny": ["shell"]}}),
-                rule("bad", if_={"$bogus": 1}, then={"tool": {"prefer": ["b"]}}),
                 rule("shadow", then={"tool": {"allow": []}}, state="shadow"),
-                rule("typo", then={"tool": "a"}),
             ],
+        )
+        # broken rules cannot go live any more; a store may still hold live ones (an import)
+        import_rules(
+            c,
+            SCOPE,
+            [rule("bad", if_={"$bogus": 1}, then={"tool": {"prefer": ["b"]}}), rule("typo", then={"tool": "a"})],
         )
     return SCOPE
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 from tests.api.helpers import new_scope, unit
-from tests.graph_rules.helpers import rule, write_rules
+from tests.graph_rules.helpers import import_rules, rule, write_rules
 
 RULES_BLOCK = {"scope", "considered", "matched", "skipped_invalid_then", "invalid_then_sample", "applied"}
 
@@ -17,11 +17,11 @@ def test_recall_adds_the_rules_block_only_when_a_rules_context_is_given(client: 
         scope,
         [
             rule("json", if_={"intent": "answer"}, then={"output": {"format": "json"}}),
-            rule("bad", then={"tool": {"allow": 3}}),
             rule("shadow", then={"output": {"strict": True}}, state="shadow"),
             {"client_id": "fact", "type": "event", "title": "a fact", "embedding": unit(1)},
         ],
     )
+    import_rules(client, scope, [rule("bad", then={"tool": {"allow": 3}})])  # live before rules/state checked
     plain = client.post("/v1/memory/recall", json={"scope": scope, "query_embedding": unit(1)}).json()
     assert "rules" not in plain
     nulled = client.post(

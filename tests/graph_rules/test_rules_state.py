@@ -15,7 +15,7 @@ from memlane.domain.model import CommitInfo, Node, NodeUpsert
 from memlane.services.container import build_store
 from memlane.store.base import NodePatch
 from tests.api.helpers import new_scope, write
-from tests.graph_rules.helpers import evaluate, rule, set_state, write_rules
+from tests.graph_rules.helpers import evaluate, import_rules, rule, set_state, write_rules
 from tests.support.server import LiveServer
 
 STATE_KEYS = {
@@ -33,14 +33,15 @@ STATE_KEYS = {
 
 def insert_legacy_rule(server: LiveServer, scope: str, slots: dict[str, Any]) -> str:
     """A private rule without an owner, as legacy data holds them: writes refuse to store one,
-    so a shared rule is written and its lane flipped underneath."""
+    so a shared rule is restored (as an import does: the lifecycle's own slots as given) and
+    its lane flipped underneath."""
 
     async def go() -> str:
         store = build_store(Settings(MEMLANE_DATABASE_URL=server.settings.database_url), dimension=384)
         await store.open()
         try:
             node = Node(tenant_id="default", id=new_id(), scope=scope, type="rule", slots=slots, memory_lane="shared")
-            up = NodeUpsert(node=node, fields_set=frozenset({"type", "slots", "memory_lane"}))
+            up = NodeUpsert(node=node, fields_set=frozenset({"type", "slots", "memory_lane"}), restore=True)
             info = CommitInfo(actor="legacy", input_sha256="0" * 64)
             now = datetime.now(UTC)
             res = await store.apply_write("default", scope, [up], [], info, now=now)
@@ -174,8 +175,12 @@ def test_a_broken_rule_cannot_go_live(client: httpx.Client) -> None:
         [
             rule("bad-then", then={"tool": {"allow": "x"}}, state="draft"),
             rule("bad-if", then={"output": {"strict": True}}, if_={"$gt": "a"}, state="draft"),
-            rule("bad-scope", then={"output": {"strict": True}}, rule_scope="agent", state="shadow"),
         ],
+    )
+    # a write cannot make a broken rule shadow either (tests/graph_rules/test_write_lifecycle.py):
+    # this one is from a store that could
+    ids |= import_rules(
+        client, scope, [rule("bad-scope", then={"output": {"strict": True}}, rule_scope="agent", state="shadow")]
     )
     for name, to, field in (
         ("bad-then", "shadow", "slots.then"),

@@ -1,5 +1,6 @@
-"""Expiry on both backends: explicit expiry, idle workspace items after the TTL, a task's items
-when it completes, all by the durable sweep job that re-enqueues itself."""
+"""Expiry on both backends: explicit expiry hides a memory from every read at once, on any
+surface, and the durable sweep job (which re-enqueues itself) only reclaims the space; idle
+workspace items go after the TTL, a task's items when it completes."""
 
 from __future__ import annotations
 
@@ -11,11 +12,17 @@ import pytest
 
 from memlane.domain.clock import Clock
 from memlane.domain.errors import NotFound
+from memlane.domain.validity import CURRENT, HISTORY, ValidTime
 from memlane.domain.visibility import Viewer
 from memlane.embed.hashing import HashingEmbedder
 from memlane.jobs.layers_kinds import LAYERS_SWEEP
 from memlane.services.container import Services, open_services
+from memlane.services.conversation.memories import QueryParams
+from memlane.services.conversation.notes import KIND_CONVERSATION, NOTE_TYPE
 from memlane.services.layers.service import MemoryMeta, ReadInput, UpdateInput, WriteInput
+from memlane.services.tools.context import ToolContext
+from memlane.services.writing import WriteCommand, WriteNodeSpec
+from memlane.ui import views
 from tests.conftest import DIM, make_settings
 
 START = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -130,3 +137,80 @@ async def test_the_sweep_is_a_durable_job_that_schedules_its_next_run(env: Env) 
         "probe", [LAYERS_SWEEP], limit=10, lease_sec=1, now=env.now[0] + timedelta(minutes=11)
     )
     assert len(later) == 1
+
+
+async def _note(env: Env, app: str, text: str, expires_at: datetime | None) -> str:
+    """A conversation note as ingestion writes it, with an expiry: the conversation API sets
+    none, but an import restores one (services/transfer), so the reads must honour it."""
+    vector = await env.svc.embedding.query_vector(text)
+    spec = WriteNodeSpec(
+        type=NOTE_TYPE,
+        text_summary=text,
+        slots={"memory_kind": KIND_CONVERSATION},
+        user_id="u1",
+        embedding=[float(x) for x in vector],
+        embedding_model=env.svc.embedder.model_id,
+        expires_at=expires_at,
+        fields_set=frozenset({"type", "text_summary", "slots", "user_id", "expires_at"}),
+    )
+    cmd = WriteCommand(tenant_id="t1", scope=app, input_sha256="e" * 64, nodes=[spec], auto_embed=False)
+    return (await env.svc.writes.write(cmd)).result.nodes[0].id
+
+
+async def test_a_conversation_note_that_expires_is_gone_from_query_get_and_the_notes_page(env: Env) -> None:
+    reader = Viewer(tenant_id="t1", user_id="u1")
+    going = await _note(env, "app", "The user is at a conference in Oslo", START + timedelta(minutes=5))
+    staying = await _note(env, "app", "The user works at a conference centre in Oslo", None)
+    memories = env.svc.conversation.memories
+
+    async def found(when: ValidTime = CURRENT) -> set[str]:
+        params = QueryParams(viewer=reader, app_id="app", query="conference in Oslo", user_id="u1", when=when)
+        return {m["memory_id"] for m in await memories.query(params)}
+
+    assert {going, staying} <= await found()
+    env.advance(minutes=5)
+    assert staying in await found() and going not in await found()
+    with pytest.raises(NotFound):
+        await memories.get(reader, "app", going)
+    assert going in await found(when=HISTORY), "a history read still finds it until the sweep"
+    chains = await views.note_chains(env.svc, reader, "app")
+    states = {n.id: views.state_of(n, env.now[0]) for chain in chains for n in chain}
+    assert states == {going: "expired", staying: "valid"}, "the history view marks it expired, never valid"
+    expired = next(n for chain in chains for n in chain if n.id == going)
+    assert views.validity_of(expired, env.now[0]).startswith("expired ")
+
+
+async def test_the_sweep_reclaims_expired_nodes_of_any_layer_or_none(env: Env) -> None:
+    note = await _note(env, "app", "A note that expires", START + timedelta(minutes=1))
+    expiry = (START + timedelta(minutes=1)).isoformat()
+    tool = await env.svc.tools.memory.add(
+        ToolContext(viewer=Viewer(tenant_id="t1", user_id="u1")),
+        {"content": "parking spot B7", "layer": "user", "metadata": {"expiresAt": expiry}},
+    )
+    tool_id = str(tool["memoryId"]).removeprefix("mem_")
+    kept = await _note(env, "app", "A note that stays", None)
+    env.advance(minutes=2)
+    assert (await env.svc.sweeper.sweep("t1"))["expired"] == 2
+    assert not await exists(env, note) and not await exists(env, tool_id)
+    assert await exists(env, kept)
+
+
+async def test_a_layered_read_by_id_takes_the_memories_valid_now_and_update_can_reopen_one(env: Env) -> None:
+    out = await env.svc.layers.write(
+        MANAGER,
+        WriteInput(
+            title="Phone",
+            content="While abroad the user is on a temporary number",
+            scope="default",
+            layer="identity",
+            meta=MemoryMeta(invalid_at=START + timedelta(hours=1)),
+        ),
+    )
+    by_id = ReadInput(layer="identity", scope="default", id=out.node.id)
+    assert (await env.svc.layers.read(MANAGER, by_id))[0].node.id == out.node.id
+    env.advance(hours=2)
+    with pytest.raises(NotFound):
+        await env.svc.layers.read(MANAGER, by_id)
+    reopen = MemoryMeta(invalid_at=None, given=frozenset({"invalid_at"}))
+    await env.svc.layers.update(MANAGER, UpdateInput(id=out.node.id, new_meta=reopen, user_confirmed=True))
+    assert (await env.svc.layers.read(MANAGER, by_id))[0].node.id == out.node.id

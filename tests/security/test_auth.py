@@ -7,6 +7,7 @@ import json
 import logging
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -174,10 +175,11 @@ def test_valid_jwt_binds_tenant_agent_and_team(c: httpx.Client) -> None:
     "name,claims,secret,alg",
     [
         ("expired", {"tenant_id": "acme", "exp": -60}, SECRET, "HS256"),
-        ("not yet valid", {"tenant_id": "acme", "nbf": 60}, SECRET, "HS256"),
-        ("wrong signature", {"tenant_id": "acme"}, "another-secret-0123456789abcdef0123", "HS256"),
-        ("no tenant", {"sub": "alice"}, SECRET, "HS256"),
-        ("wrong algorithm", {"tenant_id": "acme"}, SECRET, "HS512"),
+        ("not yet valid", {"tenant_id": "acme", "nbf": 60, "exp": 120}, SECRET, "HS256"),
+        ("wrong signature", {"tenant_id": "acme", "exp": 60}, "another-secret-0123456789abcdef0123", "HS256"),
+        ("no tenant", {"sub": "alice", "exp": 60}, SECRET, "HS256"),
+        ("wrong algorithm", {"tenant_id": "acme", "exp": 60}, SECRET, "HS512"),
+        ("no expiry", {"tenant_id": "acme", "agent_id": "alice"}, SECRET, "HS256"),
     ],
 )
 # the "wrong algorithm" token is signed by the test itself with a key too short for HS512
@@ -190,9 +192,33 @@ def test_bad_tokens_are_refused(c: httpx.Client, name: str, claims: dict[str, An
 
 
 def test_alg_none_tokens_are_refused(c: httpx.Client) -> None:
-    unsigned = jwt.encode({"tenant_id": "acme", "agent_id": "alice"}, key=None, algorithm="none")
+    claims = {"tenant_id": "acme", "agent_id": "alice", "exp": time.time() + 60}
+    unsigned = jwt.encode(claims, key=None, algorithm="none")
     r = c.post("/v1/memory/recall", json=recall_body("s"), headers=as_jwt(unsigned))
     assert r.status_code == 401 and r.json()["error"] == "invalid_token"
+
+
+def test_a_token_without_expiry_is_refused_as_invalid(c: httpx.Client) -> None:
+    forever = token({"tenant_id": "acme", "agent_id": "alice"})
+    r = c.post("/v1/memory/recall", json=recall_body("s"), headers=as_jwt(forever))
+    assert r.status_code == 401
+    assert r.json()["error"] == "invalid_token" and "'exp'" in r.json()["message"]
+
+
+def test_tokens_without_expiry_are_accepted_when_the_operator_turns_the_rule_off(tmp_path: Path) -> None:
+    settings = make_settings(
+        f"sqlite:///{tmp_path / 'memlane.db'}",
+        MEMORY_AUTH_MODE="jwt",
+        MEMORY_JWT_HS256_SECRET=SECRET,
+        MEMORY_JWT_REQUIRE_EXP="false",
+    )
+    forever = token({"tenant_id": "acme", "agent_id": "alice"})
+    expired = token({"tenant_id": "acme", "exp": time.time() - 120})
+    with LiveServer.start(settings) as live:
+        ok = httpx.post(f"{live.url}/v1/memory/recall", json=recall_body("s"), headers=as_jwt(forever))
+        late = httpx.post(f"{live.url}/v1/memory/recall", json=recall_body("s"), headers=as_jwt(expired))
+    assert ok.status_code == 200, ok.text
+    assert late.status_code == 401 and late.json()["error"] == "token_expired"
 
 
 def test_clock_skew_tolerates_a_token_that_just_expired(c: httpx.Client) -> None:
@@ -205,7 +231,7 @@ def test_health_stays_open_for_probes(c: httpx.Client) -> None:
 
 
 def test_keys_and_tokens_never_reach_the_logs(c: httpx.Client, logs: Captured) -> None:
-    tok = token({"tenant_id": "acme", "agent_id": "alice"})
+    tok = token({"tenant_id": "acme", "agent_id": "alice", "exp": time.time() + 60})
     c.post("/v1/memory/recall", json=recall_body("s"), headers=as_key(ALICE_KEY))
     c.post("/v1/memory/recall", json=recall_body("s"), headers=as_key("wrong-key-xyz"))
     c.post("/v1/memory/recall", json=recall_body("s"), headers=as_jwt(tok))

@@ -242,7 +242,7 @@ def test_erasing_a_scope_leaves_no_copy_of_its_text_anywhere(erasable: Erasable)
     assert {"conversation_note", "agent_note", "tool_memory", "layered_memory", "knowledge_item", "graph"} <= set(
         counts["nodes_by_kind"]
     )
-    assert receipt["subject"]["kind"] == "scope" and len(receipt["subject"]["sha256"]) == 64
+    assert receipt["subject"]["kind"] == "scope" and len(receipt["subject"]["hmac_sha256"]) == 64
     for scope, links in chains(erasable).items():
         assert verify_chain(links) == [], scope
         assert any(link.erased for link in links)

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests.api.helpers import new_scope
-from tests.graph_rules.helpers import evaluate, rule, write_rules
+from tests.graph_rules.helpers import as_drafts, evaluate, rule, write_rules
 from tests.support.liveness import concurrently, health_watch
 
 THEN = {"tool": {"deny": ["shell"]}}
@@ -58,9 +58,10 @@ def test_rule_regex_bombs_are_answered_correctly_while_health_answers(client: ht
 def test_rule_writes_refuse_patterns_re2_cannot_run(client: httpx.Client, slots: dict[str, Any], field: str) -> None:
     scope = new_scope()
     good = rule("good", then=THEN, if_={"s": {"$regex": "^ok"}})
-    bad = {**rule("bad", then=THEN), "slots": {"then": THEN, "state": "active", **slots}}
+    bad = {**rule("bad", then=THEN), "slots": {"then": THEN, **slots}}
+    nodes, _ = as_drafts([good, bad])
     r = client.post(
-        "/v1/memory/write", json={"scope": scope, "input_text": "rules", "memory_lane": "shared", "nodes": [good, bad]}
+        "/v1/memory/write", json={"scope": scope, "input_text": "rules", "memory_lane": "shared", "nodes": nodes}
     )
     assert r.status_code == 400, r.text
     body = r.json()

@@ -34,7 +34,9 @@ def test_the_receipt_counts_nodes_by_the_surface_they_came_from() -> None:
     assert node_kind({}) == node_kind(None) == "graph"
 
 
-def test_the_subject_digest_never_holds_the_value() -> None:
+def test_the_subject_digest_never_holds_the_value_and_depends_on_the_key() -> None:
     subject = ErasureSubject("acme", "user", "alice@example.com")
-    receipt_subject = {"kind": subject.kind, "sha256": subject.sha256}
-    assert "alice" not in canonical_json(receipt_subject) and len(subject.sha256) == 64
+    digest = subject.digest(b"k" * 32)
+    assert "alice" not in digest and len(digest) == 64
+    assert digest == subject.digest(b"k" * 32) != subject.digest(b"j" * 32)
+    assert digest != ErasureSubject("acme", "user", "bob@example.com").digest(b"k" * 32)

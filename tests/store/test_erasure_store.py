@@ -52,7 +52,12 @@ def link(src: NodeUpsert, dst: NodeUpsert, type_: str) -> EdgeUpsert:
 
 async def erase(store: Store, kind: SubjectKind, value: str) -> dict[str, object]:
     receipt = await store.erase(
-        ErasureSubject("t1", kind, value), erasure_id=new_id(), actor="admin", now=NOW, knowledge_scope="kb"
+        ErasureSubject("t1", kind, value),
+        erasure_id=new_id(),
+        actor="admin",
+        now=NOW,
+        knowledge_scope="kb",
+        subject_digest="d" * 64,
     )
     return receipt.counts
 

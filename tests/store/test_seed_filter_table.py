@@ -5,7 +5,9 @@ SQLAlchemy conditions (``find_nodes``), PostgreSQL text (vector and keyword sear
 numpy masks (vector and keyword search on SQLite). Each row below is checked on all of them
 and on the Python evaluator, so a renderer that drifts (a NULL column read three-valued, a
 lane or layer rule left out) fails here by name. The nodes cover every column a filter
-reads, with NULLs where a column may be NULL.
+reads, with NULLs where a column may be NULL. A row that asks an instant (``valid_at``) also
+leaves out the nodes expired by then (``expires_at <= instant``); one that asks none (a
+history read) keeps them.
 """
 
 from __future__ import annotations
@@ -61,6 +63,11 @@ NODES: dict[str, dict[str, Any]] = {
     "until_2023": {"invalid_at": Y2023},
     "2020_to_2023": {"valid_at": Y2020, "invalid_at": Y2023},
     "from_later": {"valid_at": LATER},
+    # expiry (domain/validity.py, unexpired_term): long past, at the instant itself, later
+    "expired_2023": {"expires_at": Y2023},
+    "expires_now": {"expires_at": NOW},
+    "expires_later": {"expires_at": LATER, "layer": "project"},
+    "ended_and_expiring": {"invalid_at": Y2023, "expires_at": LATER},
 }
 ALL = frozenset(NODES)
 #: what the default tiers (hot, warm) and the draft-topic rule leave
@@ -68,7 +75,10 @@ ACTIVE = ALL - {"cold", "archive", "draft_topic"}
 PRIVATE = frozenset({"alice", "bob_red", "blue", "orphan", "alice_u1"})
 PERSONAL = frozenset({"u1", "u2", "user_nobody", "s1", "s2", "alice_u1"})
 #: the nodes with an interval that are not valid now
-ENDED_OR_FUTURE = frozenset({"until_2023", "2020_to_2023", "from_later"})
+ENDED_OR_FUTURE = frozenset({"until_2023", "2020_to_2023", "from_later", "ended_and_expiring"})
+#: the nodes expired at NOW (a memory expires at its expiry, so NOW itself counts)
+EXPIRED_NOW = frozenset({"expired_2023", "expires_now"})
+EXPIRING = EXPIRED_NOW | {"expires_later", "ended_and_expiring"}
 
 LANES = Visibility(lanes_enforced=True, personal_enforced=False)
 OPEN_LANES = Visibility(lanes_enforced=False)  # personal layers still enforced (the default)
@@ -102,14 +112,14 @@ TABLE = [
         exclude_draft_topics=False,
     ),
     row("layer user", {"u1", "u2", "user_nobody", "alice_u1"}, layers=("user",)),
-    row("layers workspace and project", {"workspace", "project_t1"}, layers=("workspace", "project")),
+    row("layers workspace and project", {"workspace", "project_t1", "expires_later"}, layers=("workspace", "project")),
     row("user u1", {"u1", "s1", "u1_loose", "alice_u1"}, user_id="u1"),
     row("session s1", {"s1", "u1_loose"}, session_id="s1"),
     row("task t1", {"project_t1", "u1_loose"}, task_id="t1"),
     row("user, session and task", {"u1_loose"}, user_id="u1", session_id="s1", task_id="t1"),
     row("an unknown user", set(), user_id="nobody"),
     # validity: None reads every interval, an instant the facts valid then
-    row("valid now", ACTIVE - ENDED_OR_FUTURE, valid_at=NOW),
+    row("valid now", ACTIVE - ENDED_OR_FUTURE - EXPIRED_NOW, valid_at=NOW),
     row("valid in 2021", ACTIVE - {"from_later"}, valid_at=datetime(2021, 6, 1, tzinfo=UTC)),
     row(
         "valid before 2020",
@@ -117,14 +127,30 @@ TABLE = [
         valid_at=datetime(2019, 1, 1, tzinfo=UTC),
     ),
     row("an interval begins at valid_at", ACTIVE - {"from_later"}, valid_at=Y2020),
-    row("and has ended at invalid_at", ACTIVE - ENDED_OR_FUTURE, valid_at=Y2023),
-    row("valid later", ACTIVE - {"until_2023", "2020_to_2023"}, valid_at=LATER),
+    row(
+        "and has ended at invalid_at (and expired at expires_at)",
+        ACTIVE - ENDED_OR_FUTURE - {"expired_2023"},
+        valid_at=Y2023,
+    ),
+    row(
+        "valid later: whatever has an expiry has expired",
+        ACTIVE - {"until_2023", "2020_to_2023"} - EXPIRING,
+        valid_at=LATER,
+    ),
     row(
         "valid now, lanes for alice, user u1",
-        (ACTIVE - {"bob_red", "blue", "orphan"} - PERSONAL - ENDED_OR_FUTURE) | {"u1", "alice_u1"},
+        (ACTIVE - {"bob_red", "blue", "orphan"} - PERSONAL - ENDED_OR_FUTURE - EXPIRED_NOW) | {"u1", "alice_u1"},
         Visibility(lanes_enforced=True, agent_id="alice", user_id="u1"),
         valid_at=NOW,
     ),
+    # expiry: part of the same instant's term, not of a sweep
+    row(
+        "as_of a second before an expiry: not expired yet",
+        ACTIVE - ENDED_OR_FUTURE - {"expired_2023"},
+        valid_at=NOW - timedelta(seconds=1),
+    ),
+    row("a layer read later: its expired memory is gone", {"project_t1"}, layers=("project",), valid_at=LATER),
+    row("a history read keeps expired memories", {"project_t1", "expires_later"}, layers=("project",)),
     # lanes
     row("lanes, anonymous: shared only (an orphan is no one's)", ACTIVE - PRIVATE, LANES),
     row(
@@ -156,7 +182,7 @@ TABLE = [
     ),
     row(
         "hidden workspace and project layers, personal enforced",
-        ACTIVE - {"workspace", "project_t1"} - PERSONAL,
+        ACTIVE - {"workspace", "project_t1", "expires_later"} - PERSONAL,
         Visibility(lanes_enforced=False, hidden_layers=("workspace", "project")),
     ),
     # personal layers
@@ -224,6 +250,8 @@ def test_the_table_covers_every_seed_filter_field() -> None:
     }
     assert used == fields
     assert any(r.flt.valid_at is not None for r in TABLE)
+    assert any(r.flt.valid_at is not None and r.expected & EXPIRING for r in TABLE), "an unexpired one is kept"
+    assert any(r.flt.valid_at is None and r.expected & EXPIRED_NOW for r in TABLE), "history keeps expired ones"
 
 
 @pytest.mark.parametrize("case", TABLE, ids=[r.name for r in TABLE])

@@ -47,7 +47,7 @@ def populate(server: LiveServer) -> None:
                     "type": "rule",
                     "title": "Review parsers",
                     "text_summary": "Every parser change needs two reviews",
-                    "slots": {"state": "active"},
+                    "slots": {"then": {"output": {"format": "markdown"}}},
                 },
             ],
             "edges": [

@@ -14,6 +14,8 @@ from tests.transfer.helpers import TENANT, H, populate
 ADMIN_KEY = "key-admin-acme"
 READER_KEY = "key-reader-acme"
 OTHER_ADMIN = "key-admin-globex"
+#: the media type of an export file (an import of any other type is a 415)
+JSONL = {"content-type": "application/x-ndjson"}
 KEYS = {
     ADMIN_KEY: {"tenant_id": TENANT, "agent_id": "ops", "role": "admin"},
     READER_KEY: {"tenant_id": TENANT, "agent_id": "reader"},
@@ -37,10 +39,10 @@ def test_a_tenant_moves_between_servers_over_http(tmp_path: Path) -> None:
         LiveServer.start(make_settings(f"sqlite:///{tmp_path / 'b.db'}")) as b,
         httpx.Client(base_url=b.url, timeout=30) as c,
     ):
-        first = c.post("/v1/admin/import", params={"tenant_id": TENANT}, content=dump.encode())
+        first = c.post("/v1/admin/import", params={"tenant_id": TENANT}, content=dump.encode(), headers=JSONL)
         assert first.status_code == 200, first.text
         assert first.json()["nodes_written"] == len(nodes_of(dump)) and first.json()["knowledge_written"] == 1
-        again = c.post("/v1/admin/import", params={"tenant_id": TENANT}, content=dump.encode()).json()
+        again = c.post("/v1/admin/import", params={"tenant_id": TENANT}, content=dump.encode(), headers=JSONL).json()
         assert again["nodes_written"] == again["edges_written"] == again["commits_restored"] == 0
         copy = c.get("/v1/admin/export", params={"tenant_id": TENANT}).text
         found = c.post("/v1/memory/recall_text", headers=H, json={"scope": "proj", "query_text": "Ada parser"})
@@ -62,7 +64,7 @@ def test_a_bad_file_is_a_400_naming_the_line(tmp_path: Path) -> None:
             (header + '\n{"record": "bogus", "tenant_id": "default"}\n', "invalid_export_record"),
             ("", "invalid_export_file"),
         ):
-            r = c.post("/v1/admin/import", content=body.encode())
+            r = c.post("/v1/admin/import", content=body.encode(), headers=JSONL)
             assert r.status_code == 400, (body, r.text)
             assert r.json()["error"] == code, (body, r.text)
 
@@ -90,7 +92,7 @@ def test_with_auth_on_only_an_admin_of_the_tenant_may_export_or_import(tmp_path:
             c.get("/v1/admin/export", headers={"X-API-Key": OTHER_ADMIN}, params={"tenant_id": TENANT}).status_code
             == 403
         )
-        r = c.post("/v1/admin/import", headers={"X-API-Key": OTHER_ADMIN}, content=own.text.encode())
+        r = c.post("/v1/admin/import", headers={"X-API-Key": OTHER_ADMIN, **JSONL}, content=own.text.encode())
         assert r.status_code == 400 and r.json()["error"] == "tenant_mismatch"
-        r = c.post("/v1/admin/import", headers={"X-API-Key": READER_KEY}, content=own.text.encode())
+        r = c.post("/v1/admin/import", headers={"X-API-Key": READER_KEY, **JSONL}, content=own.text.encode())
         assert r.status_code == 403

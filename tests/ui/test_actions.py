@@ -76,7 +76,7 @@ def test_archiving_is_refused_to_a_caller_the_api_refuses(secured: LiveServer, p
                    headers=alice, lane="private")  # fmt: skip
     page.goto(f"{secured.url}/ui/memory/{node}?scope={scope}")
     use(page, ALICE)
-    page.wait_for_function("document.querySelector('#tier') !== null", timeout=15000)
+    page.wait_for_function("() => document.querySelector('#tier') !== null", timeout=15000)
     # the session's credential changes under an open page (another tab, a rotated key): the
     # button is still there, and the API decides
     page.evaluate(f"sessionStorage.setItem('memlane.credential', '{BOB}')")
@@ -86,7 +86,7 @@ def test_archiving_is_refused_to_a_caller_the_api_refuses(secured: LiveServer, p
     assert seeds(secured, scope, "private entry", alice) == {node}, "still in its tier"
     screenshot(page, "archive-refused")
     use(page, BOB)
-    page.wait_for_function("document.querySelector('#memory').textContent.includes('404')", timeout=15000)
+    page.wait_for_function("() => document.querySelector('#memory').textContent.includes('404')", timeout=15000)
 
 
 def test_a_conversation_note_is_archived_from_its_page(server: LiveServer, page: Any) -> None:
@@ -115,7 +115,9 @@ def test_a_layered_memory_is_deleted_only_with_the_layers_rights(secured: LiveSe
     node = memory_id.removeprefix("mem_")
     page.goto(f"{secured.url}/ui/layers")
     use(page, BOB)
-    page.wait_for_function("document.querySelector('#layers').textContent.includes('Release train')", timeout=15000)
+    page.wait_for_function(
+        "() => document.querySelector('#layers').textContent.includes('Release train')", timeout=15000
+    )
     page.get_by_role("link", name="Release train").first.click()
     loaded(page, "#memory")
     confirm(page, "Delete this layered memory")
@@ -130,7 +132,7 @@ def test_a_layered_memory_is_deleted_only_with_the_layers_rights(secured: LiveSe
 
     assert still_there()
     use(page, MANAGER)
-    page.wait_for_function("document.querySelector('#tier') !== null", timeout=15000)
+    page.wait_for_function("() => document.querySelector('#tier') !== null", timeout=15000)
     confirm(page, "Delete this layered memory")
     assert result_of(page) == "done"
     assert not still_there()
@@ -155,7 +157,7 @@ def test_a_tool_memory_is_deleted_by_the_project_it_belongs_to(server: LiveServe
         assert found()
         page.goto(f"{server.url}/ui/layers")
         use(page, tenant=tenant)
-        page.wait_for_function("document.querySelector('#layers').textContent.includes('Apollo')", timeout=15000)
+        page.wait_for_function("() => document.querySelector('#layers').textContent.includes('Apollo')", timeout=15000)
         page.get_by_role("link", name="Apollo builds run on Fridays").click()
         loaded(page, "#memory")
         confirm(page, "Delete this tool memory")
@@ -164,7 +166,7 @@ def test_a_tool_memory_is_deleted_by_the_project_it_belongs_to(server: LiveServe
         assert found()
         screenshot(page, "tool-delete-refused")
         use(page, project="apollo")
-        page.wait_for_function("document.querySelector('#tier') !== null", timeout=15000)
+        page.wait_for_function("() => document.querySelector('#tier') !== null", timeout=15000)
         confirm(page, "Delete this tool memory")
         assert result_of(page) == "done"
         screenshot(page, "tool-deleted")
@@ -174,11 +176,14 @@ def test_a_tool_memory_is_deleted_by_the_project_it_belongs_to(server: LiveServe
 def test_rules_page_lists_state_feedback_and_promotion_suggestions(server: LiveServer, page: Any) -> None:
     scope = new_scope()
     then = {"then": {"tool": {"deny": ["shell"]}}}
-    earned = {**then, "stats": {"positive": 3, "negative": 0, "positive_run_ids": ["r1", "r2", "r3"]}}
-    write(server, scope, [
-        {"type": "rule", "title": "Cite sources", "text_summary": "always cite", "slots": earned},
+    cite_id, _ = write(server, scope, [
+        {"type": "rule", "title": "Cite sources", "text_summary": "always cite", "slots": then},
         {"type": "rule", "title": "Be brief", "text_summary": "short answers", "slots": {**then, "state": "shadow"}},
     ])  # fmt: skip
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        for run in ("r1", "r2", "r3"):  # counts are earned through feedback, never written
+            body = {"scope": scope, "rule_node_id": cite_id, "outcome": "positive", "run_id": run, "input_text": "ok"}
+            assert c.post("/v1/memory/feedback", json=body).status_code == 200
     page.goto(f"{server.url}/ui/rules?scope={scope}")
     loaded(page, "#rules")
     rows = {r.locator("td").nth(0).inner_text(): r for r in page.locator("#rule-list tbody tr").all()}
@@ -201,11 +206,13 @@ def test_erasure_needs_the_admin_role_and_shows_its_receipt(secured: LiveServer,
     page.select_option("#erasure-kind", "user")
     page.fill("#erasure-value", "u-erase")
     page.keyboard.press("Enter")  # the form submits from the keyboard
-    page.wait_for_function("!document.querySelector('#erasure-confirm').hidden", timeout=5000)
+    page.wait_for_function("() => !document.querySelector('#erasure-confirm').hidden", timeout=5000)
     assert page.evaluate("document.activeElement.id") == "erasure-cancel", "focus moves to the confirmation"
     assert "user “u-erase”" in page.locator("#erasure-summary").inner_text()
     page.click("#erasure-go")
-    page.wait_for_function("document.querySelector('#erasure-result').textContent.startsWith('refused')", timeout=15000)
+    page.wait_for_function(
+        "() => document.querySelector('#erasure-result').textContent.startsWith('refused')", timeout=15000
+    )
     refused = page.locator("#erasure-result").inner_text()
     assert refused.startswith("refused (403): erasure needs credentials with the admin role"), refused
     assert seeds(secured, scope, "Carol Elm", erased) == {node}, "nothing was erased"
@@ -213,12 +220,12 @@ def test_erasure_needs_the_admin_role_and_shows_its_receipt(secured: LiveServer,
     use(page, ADMIN)
     page.fill("#erasure-value", "u-erase")
     page.click("text=Review erasure")
-    page.wait_for_function("!document.querySelector('#erasure-confirm').hidden", timeout=5000)
+    page.wait_for_function("() => !document.querySelector('#erasure-confirm').hidden", timeout=5000)
     screenshot(page, "erasure-confirm")
     page.keyboard.press("Shift+Tab")  # from Cancel back to "Erase now"
     assert page.evaluate("document.activeElement.id") == "erasure-go"
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('#erasure-done') !== null", timeout=15000)
+    page.wait_for_function("() => document.querySelector('#erasure-done') !== null", timeout=15000)
     assert "user" in page.locator("#erasure-done").inner_text()
     counts = dict(zip(page.locator("#erasure-counts th").all_inner_texts(),
                       page.locator("#erasure-counts td").all_inner_texts(), strict=True))  # fmt: skip

@@ -12,7 +12,7 @@ from tests.api.helpers import new_scope
 from tests.conversation.helpers import ingest, msg, new_app
 from tests.support.server import LiveServer
 from tests.ui.conftest import screenshot
-from tests.ui.helpers import ALICE, BOB, confirm, loaded, result_of, write
+from tests.ui.helpers import ADMIN, ALICE, BOB, confirm, loaded, result_of, use, write
 
 
 def test_search_shows_a_freshly_written_memory_and_why_it_ranked(server: LiveServer, page: Any) -> None:
@@ -84,13 +84,17 @@ def test_a_rule_changes_state_from_its_page(server: LiveServer, page: Any) -> No
     page.get_by_role("button", name="Change state").click()
     assert result_of(page) == "done"
     page.wait_for_function(
-        "document.querySelector('#rule-state') && document.querySelector('#rule-state').textContent === 'shadow'",
+        "() => document.querySelector('#rule-state') && document.querySelector('#rule-state').textContent === 'shadow'",
         timeout=15000,
     )
     screenshot(page, "rule")
 
 
-def test_home_lists_scopes_with_counts_and_the_queue(server: LiveServer, page: Any) -> None:
+def test_home_lists_scopes_with_counts_and_keeps_the_queue_from_a_browser_without_admin_rights(
+    server: LiveServer, page: Any
+) -> None:
+    """With auth off a loopback client is on the admin channel, but a browser is not: a web
+    page on the same machine sends from loopback too (docs/security.md)."""
     scope = new_scope()
     write(server, scope, [{"type": "event", "title": "Count me", "text_summary": "one memory"}])
     page.goto(f"{server.url}/ui")
@@ -98,9 +102,19 @@ def test_home_lists_scopes_with_counts_and_the_queue(server: LiveServer, page: A
     loaded(page, "#queue")
     row = page.locator("#scopes tr", has_text=scope)
     assert row.locator("td").nth(1).inner_text() == "1"
-    assert "embed_nodes" in page.locator("#queue").inner_text()
-    assert page.locator("#backlog-pending").inner_text().isdigit()
+    assert "shown here to a credential with the admin role" in page.locator("#queue").inner_text()
+    assert page.locator("#backlog-pending").count() == 0
     screenshot(page, "home")
+
+
+def test_an_admin_sees_the_job_queue_and_the_backlog_on_the_home_page(secured: LiveServer, page: Any) -> None:
+    write(secured, new_scope(), [{"type": "event", "title": "Queue me", "text_summary": "one memory"}],
+          headers={"X-API-Key": ALICE})  # fmt: skip
+    page.goto(f"{secured.url}/ui")
+    use(page, ADMIN)
+    page.wait_for_function("() => document.querySelector('#queue').textContent.includes('embed_nodes')", timeout=15000)
+    assert page.locator("#backlog-pending").inner_text().isdigit()
+    screenshot(page, "home-admin")
 
 
 def test_with_auth_on_the_browser_shows_only_what_the_key_may_read(secured: LiveServer, page: Any) -> None:
@@ -115,7 +129,9 @@ def test_with_auth_on_the_browser_shows_only_what_the_key_may_read(secured: Live
     assert "401" in page.locator("#results").inner_text(), "no credential, no memory"
     page.fill("#credential", BOB)
     page.click("#session-form button[type=submit]")
-    page.wait_for_function("document.querySelector('#results').textContent.includes('Shared plan')", timeout=15000)
+    page.wait_for_function(
+        "() => document.querySelector('#results').textContent.includes('Shared plan')", timeout=15000
+    )
     assert "Alice private plan" not in page.locator("#results").inner_text()
     page.reload()  # kept for the session
     loaded(page, "#results")
@@ -124,7 +140,7 @@ def test_with_auth_on_the_browser_shows_only_what_the_key_may_read(secured: Live
     page.fill("#credential", ALICE)
     page.click("#session-form button[type=submit]")
     page.wait_for_function(
-        "document.querySelector('#results').textContent.includes('Alice private plan')", timeout=15000
+        "() => document.querySelector('#results').textContent.includes('Alice private plan')", timeout=15000
     )
 
 
@@ -163,8 +179,8 @@ def test_a_conversation_note_shows_its_evolution_and_can_be_deleted(server: Live
     page.goto(f"{server.url}/ui/memory/{new_id}?scope={app}")
     loaded(page, "#memory")
     confirm(page, "Delete this note")
-    page.wait_for_function("document.querySelector('#action-result').textContent === 'done'", timeout=15000)
-    page.wait_for_function("document.querySelector('#memory').textContent.includes('404')", timeout=15000)
+    page.wait_for_function("() => document.querySelector('#action-result').textContent === 'done'", timeout=15000)
+    page.wait_for_function("() => document.querySelector('#memory').textContent.includes('404')", timeout=15000)
     with httpx.Client(base_url=server.url, timeout=30) as c:
         assert c.get(f"/api/v1/memories/{new_id}", params={"app_id": app}).status_code == 404
 
@@ -187,7 +203,7 @@ def test_layers_and_knowledge_pages_list_what_the_caller_may_read(server: LiveSe
     page.goto(f"{server.url}/ui/layers")
     page.fill("#tenant", tenant)
     page.click("#session-form button[type=submit]")
-    page.wait_for_function("document.querySelector('#layers').textContent.includes('Stack')", timeout=15000)
+    page.wait_for_function("() => document.querySelector('#layers').textContent.includes('Stack')", timeout=15000)
     text = page.locator("#layers").inner_text()
     assert "User prefers tea" in text and "Scratch" not in text, "workspace memory is for system agents only"
     assert page.locator("#layers h3").all_inner_texts()[0].startswith("project")
@@ -196,3 +212,30 @@ def test_layers_and_knowledge_pages_list_what_the_caller_may_read(server: LiveSe
     loaded(page, "#knowledge")
     assert "Use Go" in page.locator("#knowledge").inner_text() and "adr-7" in page.locator("#knowledge").inner_text()
     screenshot(page, "knowledge")
+
+
+def test_every_page_works_under_its_content_security_policy(server: LiveServer, page: Any) -> None:
+    """The pages run only the UI's own script and style files: htmx fills every panel and the
+    browser reports no blocked script, style or handler."""
+    scope = new_scope()
+    [node] = write(server, scope, [{"type": "event", "title": "Kettle", "text_summary": "The kettle whistles"}])
+    blocked: list[str] = []
+    page.on("console", lambda m: blocked.append(m.text) if "Content Security Policy" in m.text else None)
+    for path, region in [
+        ("/ui", "#scopes"),
+        (f"/ui/search?scope={scope}&q=kettle", "#results"),
+        (f"/ui/memory/{node}?scope={scope}", "#memory"),
+        (f"/ui/rules?scope={scope}", "#rules"),
+        (f"/ui/notes?scope={scope}", "#notes"),
+        (f"/ui/layers?scope={scope}", "#layers"),
+        ("/ui/knowledge", "#knowledge"),
+        ("/ui/erasure", "#erasure-form"),
+    ]:
+        response = page.goto(f"{server.url}{path}")
+        assert response is not None and "frame-ancestors 'none'" in response.headers["content-security-policy"]
+        loaded(page, region)
+        # the stylesheet applied: the header's layout comes from ui.css
+        assert page.evaluate("() => getComputedStyle(document.querySelector('header')).display") == "flex", path
+    use(page, tenant="acme")  # ui.js handles the session form
+    assert page.locator("#session-status").inner_text() == "no credential (auth off), tenant acme"
+    assert blocked == []

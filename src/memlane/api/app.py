@@ -11,11 +11,14 @@ from fastapi import FastAPI
 from memlane import __version__
 from memlane.api import admin, conversation, erasure, graph, layers, lifecycle, mcp_http, metrics, rules, system, tools
 from memlane.api.auth import Authenticator
+from memlane.api.browser_boundary import BrowserBoundary, add_cors
+from memlane.api.browser_policy import BrowserPolicy
 from memlane.api.edge_middleware import EdgeMiddleware
 from memlane.api.errors import install_error_handlers
 from memlane.api.graph_dto import WriteRequest
 from memlane.api.json_body import document_body_models
 from memlane.api.openapi import install_openapi
+from memlane.api.slash_redirect import use_relative_slash_redirects
 from memlane.config import Settings
 from memlane.gc_freeze import freeze_startup_objects
 from memlane.services.container import Services, open_services
@@ -59,7 +62,14 @@ def create_app(
     if services is not None:
         app.state.services = services
 
+    # outermost last: the body limit and metrics, then CORS (when configured), then the browser
+    # boundary (Host, Origin, media type, security headers: browser_boundary.py)
+    browser = BrowserPolicy.parse(settings.allowed_hosts, settings.cors_origins)
+    app.add_middleware(BrowserBoundary, policy=browser)
+    if browser.origins.enabled:
+        add_cors(app, browser.origins)
     app.add_middleware(EdgeMiddleware, max_request_bytes=settings.max_request_bytes)
+    use_relative_slash_redirects(app.router)
 
     # Built here, not in the lifespan, so a bad key registry or secret stops start-up at once.
     app.state.authenticator = Authenticator(settings)
@@ -77,6 +87,6 @@ def create_app(
     app.include_router(tools.knowledge_router)
     app.include_router(erasure.router)
     mount_ui(app)
-    mcp_http.mount_mcp(app)
+    mcp_http.mount_mcp(app, browser)
     install_openapi(app, settings)
     return app

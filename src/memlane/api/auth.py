@@ -114,6 +114,7 @@ class Authenticator:
         self.keys = parse_key_registry(settings.api_keys_json)
         self.secret = settings.jwt_hs256_secret
         self.leeway = settings.jwt_clock_skew_sec
+        self.required_claims = ["exp"] if settings.jwt_require_exp else []
         if self.mode in ("api_key", "api_key_or_jwt") and not self.keys:
             raise ValueError(f"MEMORY_AUTH_MODE={self.mode} needs MEMORY_API_KEYS_JSON with at least one key")
         if self.mode in ("jwt", "api_key_or_jwt") and not self.secret:
@@ -154,12 +155,16 @@ class Authenticator:
                 self.secret,
                 algorithms=["HS256"],
                 leeway=self.leeway,
-                options={"require": [], "verify_aud": False},
+                options={"require": self.required_claims, "verify_aud": False},
             )
         except jwt.ExpiredSignatureError:
             raise Unauthorized("token has expired", code="token_expired") from None
         except jwt.ImmatureSignatureError:
             raise Unauthorized("token is not valid yet (nbf)", code="token_not_yet_valid") from None
+        except jwt.MissingRequiredClaimError as exc:
+            raise Unauthorized(
+                f"token has no {exc.claim!r} claim (MEMORY_JWT_REQUIRE_EXP)", code="invalid_token"
+            ) from None
         except jwt.InvalidTokenError as exc:
             raise Unauthorized(f"invalid token: {type(exc).__name__}", code="invalid_token") from None
         tenant = claims.get("tenant_id") or claims.get("tenant")

@@ -63,17 +63,25 @@ def is_loopback(request: Request) -> bool:
         return False
 
 
+def from_browser(request: Request) -> bool:
+    """A browser sent it: it carries ``Origin`` or a ``Sec-Fetch-*`` header, which browsers add
+    (every request of a current browser has ``Sec-Fetch-Site`` and ``Sec-Fetch-Mode``) and a
+    page can neither forge nor remove."""
+    return any(name == "origin" or name.startswith("sec-fetch-") for name in request.headers)
+
+
 def admin_authorized(request: Request) -> bool:
     """``X-Admin-Token`` matching ``ADMIN_TOKEN``, compared in constant time.
 
     Only with auth off, outside production and with no token configured, is a loopback
-    request admitted without one (the embedded quick start). With auth on the token is
-    always needed: behind a reverse proxy on the same host every request comes from
-    loopback, so the address proves nothing."""
+    request admitted without one (the embedded quick start), and only when no browser sent it:
+    a web page on the same machine sends from loopback too. With auth on the token is always
+    needed: behind a reverse proxy on the same host every request comes from loopback, so the
+    address proves nothing."""
     settings = get_services(request).settings
     given = request.headers.get("x-admin-token")
     if settings.admin_token:
         return given is not None and hmac.compare_digest(given.encode(), settings.admin_token.encode())
     if principal_of(request).authenticated:
         return False
-    return not settings.is_production and is_loopback(request)
+    return not settings.is_production and is_loopback(request) and not from_browser(request)

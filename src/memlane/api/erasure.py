@@ -6,12 +6,15 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from memlane.api.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_tenant
 from memlane.api.identity import header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
 from memlane.api.responses_graph import ErasureReply
+from memlane.api.schema_rules import given, one_of, with_rules
 from memlane.domain.erasure import ErasureSubject
 
 router = APIRouter(route_class=JsonBodyRoute, prefix="/v1", tags=["erasure"], dependencies=[Depends(authenticated)])
@@ -22,13 +25,19 @@ Name = Annotated[str, Field(min_length=1, max_length=256)]
 class ErasureRequest(BaseModel):
     """Exactly one subject: ``scope``, ``user_id``, ``agent_id``, or ``whole_tenant: true``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     tenant_id: Name | None = None
     scope: Name | None = None
     user_id: Name | None = None
     agent_id: Name | None = None
     whole_tenant: bool = False
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = super().__get_pydantic_json_schema__(core, handler)
+        whole = given("whole_tenant", {"const": True})
+        return with_rules(handler, schema, one_of(given("scope"), given("user_id"), given("agent_id"), whole))
 
     @model_validator(mode="after")
     def _one_subject(self) -> ErasureRequest:

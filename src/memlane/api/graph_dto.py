@@ -157,7 +157,7 @@ class RecallBase(TenantScoped, TimeQuestionIn):
     @classmethod
     def __get_pydantic_json_schema__(cls, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         schema = super().__get_pydantic_json_schema__(core, handler)
-        debug = both(value("return_debug", True), given("limit", {"maximum": DEBUG_MAX_LIMIT}))
+        debug = both(given("return_debug", {"const": True}), given("limit", {"maximum": DEBUG_MAX_LIMIT}))
         return with_rules(handler, schema, any_of(value("include_embeddings", False), debug))
 
     @model_validator(mode="after")

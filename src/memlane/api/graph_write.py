@@ -80,7 +80,8 @@ def write_command(body: WriteRequest, scope: str, writer: Viewer) -> WriteComman
         tenant_id=writer.tenant_id,
         scope=scope,
         input_sha256=body.input_sha256 or sha256_hex(body.input_text or ""),
-        actor=body.actor,
+        # as on rules/state and feedback: the credentials' agent when the body names no actor
+        actor=body.actor or (writer.agent_id if writer.authenticated else None),
         parent_commit_id=str(body.parent_commit_id) if body.parent_commit_id else None,
         model_version=body.model_version,
         prompt_version=body.prompt_version,

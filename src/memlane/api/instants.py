@@ -9,8 +9,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, ValidationInfo, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    Field,
+    GetJsonSchemaHandler,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
+from memlane.api.schema_rules import absent, any_of, value, with_rules
 from memlane.domain.clock import as_utc
 from memlane.domain.validity import ValidTime
 
@@ -58,6 +69,11 @@ class TimeQuestionIn(BaseModel):
 
     as_of: Instant | None = None
     include_invalid: bool = False
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = super().__get_pydantic_json_schema__(core, handler)
+        return with_rules(handler, schema, any_of(absent("as_of"), value("include_invalid", False)))
 
     @field_validator("include_invalid")
     @classmethod

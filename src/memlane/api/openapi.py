@@ -16,6 +16,7 @@ from typing import Any
 from fastapi import FastAPI
 from pydantic import TypeAdapter
 
+from memlane.api.browser_boundary import HOST_EXEMPT_PATHS, accepted_media_types
 from memlane.api.conversation_dto import HTTP_URL_PATTERN
 from memlane.api.errors import surface_of
 from memlane.api.responses_errors import ENVELOPES
@@ -35,10 +36,13 @@ _RETRY_AFTER = {
 ERROR_STATUSES: dict[int, str] = {
     400: "Invalid request: the message names the field (validation errors are 400, never 422)",
     401: "Missing or invalid credentials (auth modes api_key / jwt)",
-    403: "The credentials do not allow this (identity mismatch, admin-only option, role)",
+    403: "The credentials do not allow this (identity mismatch, admin-only option, role), or a browser sent a "
+    "state-changing request from another web origin",
     404: "Not found in the caller's tenant and scope",
     409: "Conflict with the stored state (duplicate id, idempotency key reused with another body)",
     413: "Request body larger than MEMLANE_MAX_REQUEST_BYTES",
+    415: "The body is not of a media type the request body names (application/json; JSONL for /v1/admin/import)",
+    421: "The Host header is not one this server answers to (loopback on its port, MEMLANE_ALLOWED_HOSTS)",
     429: "A quota or the embedding provider's rate limit; see Retry-After",
     500: "Internal error; the message carries a reference to the server log",
     502: "The embedding provider answered badly",
@@ -57,10 +61,14 @@ def error_statuses(path: str, method: str, operation: dict[str, Any]) -> list[in
     parameters can be invalid, an authenticated route can refuse, a body can be too large."""
     has_body = "requestBody" in operation or method in ("post", "put", "patch")
     statuses = {500}
+    if path not in HOST_EXEMPT_PATHS:
+        statuses.add(421)
     if has_body or operation.get("parameters"):
         statuses.add(400)
     if has_body:
-        statuses.add(413)
+        statuses |= {413, 415}
+    if method in WRITE_METHODS:
+        statuses.add(403)
     if path.startswith(SECURED_PREFIXES):
         statuses |= {401, 403, 404, 429, 502, 503}
         if method in WRITE_METHODS:
@@ -94,6 +102,17 @@ def _document_errors(schema: dict[str, Any]) -> None:
             responses.pop("422", None)
             for status in error_statuses(path, method, operation):
                 responses.setdefault(str(status), _error_response(status, envelope))
+
+
+def _document_media_types(schema: dict[str, Any]) -> None:
+    """Each request body lists exactly the media types the browser boundary accepts for it."""
+    for path, path_item in schema["paths"].items():
+        for operation in path_item.values():
+            content = operation.get("requestBody", {}).get("content")
+            if not content:
+                continue
+            body = next(iter(content.values()))
+            operation["requestBody"]["content"] = {media: body for media in accepted_media_types(path)}
 
 
 def _drop_unused(schema: dict[str, Any]) -> None:
@@ -183,6 +202,7 @@ def install_openapi(app: FastAPI, settings: Settings) -> None:
         schema = generate()
         _add_envelopes(schema)
         _document_errors(schema)
+        _document_media_types(schema)
         _drop_unused(schema)
         _plain_query_arrays(schema)
         _header_schemas(schema)

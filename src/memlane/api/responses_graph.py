@@ -287,10 +287,11 @@ class RehydrateReply(TypedDict):
 
 @closed
 class ErasureSubjectDigest(TypedDict):
-    """What was erased, named only by a digest: the receipt keeps no content."""
+    """What was erased, named only by an HMAC-SHA256 under the server's erasure key: the
+    receipt keeps no content, and holding it does not confirm a guessed id."""
 
     kind: str
-    sha256: str
+    hmac_sha256: str
 
 
 @closed

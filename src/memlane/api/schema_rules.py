@@ -51,6 +51,11 @@ def any_of(*rules: Rule) -> Rule:
     return {"anyOf": list(rules)}
 
 
+def one_of(*rules: Rule) -> Rule:
+    """Exactly one of the rules holds."""
+    return {"oneOf": list(rules)}
+
+
 def all_of(*rules: Rule) -> Rule:
     return {"allOf": list(rules)}
 

@@ -1,6 +1,10 @@
 """The tools surface over HTTP, for frameworks without MCP: ``GET /v1/tools`` (schemas, also as
 OpenAI functions), ``POST /v1/tools/{name}`` (body = the tool's arguments), and the knowledge
-repository's CRUD under ``/v1/knowledge``. Errors use the ToolError envelope."""
+repository's CRUD under ``/v1/knowledge``. Errors use the ToolError envelope.
+
+Each tool is its own operation in ``/openapi.json`` (``POST /v1/tools/memory_add``...), with
+its own request schema (api/tool_requests.py); a route for any other name, left out of the
+document, answers the ToolError 404 that lists the tools there are."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from memlane.api import responses_tools as t
 from memlane.api.deps import ServicesDep, authenticated, get_services, quota, resolve_tenant
 from memlane.api.identity import DIMENSIONS, NOUNS, header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
+from memlane.api.tool_requests import request_body
 from memlane.api.tools_dto import ImportIn, KnowledgeItemIn, KnowledgeItemPatch, item_dto, version_dto
 from memlane.domain.errors import InvalidRequest
 from memlane.services.knowledge.model import ItemInput
@@ -73,8 +78,7 @@ async def list_tools() -> dict[str, Any]:
     }
 
 
-@router.post("/{name}", response_model=t.ToolResult, summary="Call a tool; the body is its arguments object")
-async def call_tool(name: str, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def _call(name: str, request: Request, svc: ServicesDep) -> dict[str, Any]:
     ctx = tool_context(request)
     raw = await request.body()
     args: Any = {}
@@ -84,6 +88,32 @@ async def call_tool(name: str, request: Request, svc: ServicesDep) -> dict[str, 
         except ValueError:
             raise InvalidRequest("request body is not valid JSON", code="INVALID_INPUT") from None
     return await svc.tools.call(name, args, ctx)
+
+
+def _tool_route(name: str) -> None:
+    async def call(request: Request, svc: ServicesDep) -> dict[str, Any]:
+        return await _call(name, request, svc)
+
+    router.add_api_route(
+        f"/{name}",
+        call,
+        methods=["POST"],
+        name=f"tool_{name}",
+        response_model=t.ToolResult,
+        summary=f"Call {name}; the body is its arguments object",
+        description=DESCRIPTIONS[name],
+        openapi_extra=request_body(name),
+    )
+
+
+for _name in TOOL_NAMES:
+    _tool_route(_name)
+
+
+@router.post("/{name}", response_model=t.ToolResult, include_in_schema=False)
+async def call_unknown_tool(name: str, request: Request, svc: ServicesDep) -> dict[str, Any]:
+    """Any other name: the tool service's 404 naming the tools there are."""
+    return await _call(name, request, svc)
 
 
 # --- knowledge repository -------------------------------------------------------------------

@@ -46,9 +46,16 @@ def serve(
     from memlane.store import migrate
 
     migrate.upgrade(settings.resolved_database_url)
+    bind = host or settings.host
+    if bind not in ("127.0.0.1", "localhost", "::1") and not settings.allowed_hosts:
+        logging.getLogger("memlane.serve").warning(
+            "listening on %s, but answering only to localhost, 127.0.0.1 and [::1]: set MEMLANE_ALLOWED_HOSTS to "
+            "the names clients use (docs/security.md, 'Browsers')",
+            bind,
+        )
     uvicorn.run(
         "memlane.api.main:app",
-        host=host or settings.host,
+        host=bind,
         port=port or settings.port,
         workers=workers,
         log_level=settings.log_level,
@@ -105,10 +112,11 @@ def migrate_current() -> None:
     from sqlalchemy.ext.asyncio import create_async_engine
 
     from memlane.store import migrate
+    from memlane.store.error_text import ENGINE_OPTIONS
     from memlane.store.urls import async_url
 
     async def read() -> str | None:
-        engine = create_async_engine(async_url(Settings().resolved_database_url))
+        engine = create_async_engine(async_url(Settings().resolved_database_url), **ENGINE_OPTIONS)
         try:
             return await migrate.current_revision(engine)
         finally:

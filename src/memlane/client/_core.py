@@ -4,15 +4,17 @@ retried and how long to wait, credentials, and turning answers into typed result
 from __future__ import annotations
 
 import email.utils
+import math
 import time
 import uuid
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import Any, TypeVar
 
 import httpx
 from pydantic import BaseModel
 
-from memlane.client.errors import MemlaneAPIError, error_from
+from memlane.client.errors import MemlaneAPIError, MemlaneRedirectError, error_from
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -44,11 +46,11 @@ class RetryPolicy:
     max_wait_sec: float = 60.0
 
     def wait(self, attempt: int, retry_after: float | None) -> float:
-        """``Retry-After`` when the server sent one, else exponential backoff; never more than
-        ``max_wait_sec``."""
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self.max_wait_sec)
-        return float(min(self.backoff_sec * (2**attempt), self.max_wait_sec))
+        """``Retry-After`` when the server sent a usable one, else exponential backoff; never
+        more than ``max_wait_sec``."""
+        if retry_after is not None and math.isfinite(retry_after) and retry_after >= 0:
+            return min(retry_after, self.max_wait_sec)
+        return float(min(self.backoff_sec * (2 ** min(attempt, 64)), self.max_wait_sec))
 
     def retry_status(self, call: Call, status: int, attempt: int) -> bool:
         if attempt >= self.max_retries:
@@ -60,19 +62,33 @@ class RetryPolicy:
 
 
 def retry_after_of(response: httpx.Response) -> float | None:
-    """``Retry-After`` as seconds (it may be a number or an HTTP date)."""
-    raw = response.headers.get("retry-after")
+    """``Retry-After`` as seconds, or None when the answer has no usable one.
+
+    RFC 9110 allows a number of seconds or an HTTP date (a past date means now). Whatever
+    else a server or a proxy in front of it sends (``nan``, ``inf``, a negative number, a
+    date that is not one) is None, so the caller falls back to its own backoff instead of
+    raising from ``sleep``; ``RetryPolicy.wait`` bounds every wait by ``max_wait_sec``."""
+    raw = (response.headers.get("retry-after") or "").strip()
     if not raw:
         return None
+    seconds: float | None
     try:
-        return float(raw)
+        seconds = float(raw)
     except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(raw)
-    except (TypeError, ValueError):
+        seconds = _seconds_until(raw)
+    if seconds is None or not math.isfinite(seconds) or seconds < 0:
         return None
-    return max(0.0, when.timestamp() - time.time())
+    return seconds
+
+
+def _seconds_until(http_date: str) -> float | None:
+    try:
+        when = email.utils.parsedate_to_datetime(http_date)
+        if when.tzinfo is None:  # "-0000": UTC without a claim about the local zone
+            when = when.replace(tzinfo=UTC)
+        return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError, IndexError, OverflowError, OSError):
+        return None
 
 
 def auth_headers(api_key: str | None, jwt: str | None) -> dict[str, str]:
@@ -97,6 +113,8 @@ def with_idempotency_key(call: Call, key: str | None) -> Call:
 
 
 def checked(response: httpx.Response) -> httpx.Response:
+    if 300 <= response.status_code < 400:
+        raise MemlaneRedirectError(response.status_code, response.headers.get("location"))
     if response.status_code >= 400:
         raise error_from(response, retry_after_of(response))
     return response

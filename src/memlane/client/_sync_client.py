@@ -27,11 +27,17 @@ Messages = str | list[dict[str, Any]]
 
 class _Transport:
     """Sends calls, retrying rate-limited ones (honouring ``Retry-After``) and, for calls safe
-    to repeat, lost connections and 502/503/504; raises the error of the last answer."""
+    to repeat, lost connections and 502/503/504; raises the error of the last answer.
 
-    def __init__(self, http: httpx.Client, retry: RetryPolicy):
+    Credentials and identity headers go on each request, never onto the httpx client (a
+    caller's client keeps its own headers for its own requests), and redirects are never
+    followed, whatever the client says: a redirect is raised as ``MemlaneRedirectError``, so
+    credentials only ever go to the client's ``base_url``."""
+
+    def __init__(self, http: httpx.Client, retry: RetryPolicy, headers: dict[str, str]):
         self.http = http
         self.retry = retry
+        self.headers = headers
 
     def send(self, call: Call) -> httpx.Response:
         attempt = 0
@@ -42,8 +48,9 @@ class _Transport:
                     call.path,
                     json=call.json,
                     params=call.params,
-                    headers=call.headers,
+                    headers={**self.headers, **call.headers},
                     timeout=call.timeout if call.timeout is not None else httpx.USE_CLIENT_DEFAULT,
+                    follow_redirects=False,
                 )
             except httpx.TransportError as exc:
                 if not self.retry.retry_transport(call, attempt):
@@ -332,8 +339,7 @@ class MemlaneClient:
         default_headers.update(headers or {})
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout)
-        self._http.headers.update(default_headers)
-        self._t = _Transport(self._http, retry or RetryPolicy())
+        self._t = _Transport(self._http, retry or RetryPolicy(), default_headers)
         self.layers = Layers(self._t)
         self.tools = Tools(self._t)
         self.knowledge = Knowledge(self._t)

@@ -18,6 +18,21 @@ class MemlaneConnectionError(MemlaneError):
     """The server could not be reached (or did not answer in time), retries included."""
 
 
+class MemlaneRedirectError(MemlaneError):
+    """The answer was a redirect (3xx), which the SDK never follows: the credentials it sends
+    would go with it to wherever ``location`` points. memlane itself does not redirect; a
+    proxy in front of it might (``http://`` -> ``https://``): use the final address as the
+    ``base_url``."""
+
+    def __init__(self, status_code: int, location: str | None):
+        self.status_code = status_code
+        self.location = location
+        super().__init__(
+            f"{status_code} redirect to {location or '(no location)'} not followed: "
+            "the SDK sends credentials only to its base_url; point base_url at the final address"
+        )
+
+
 class MemlaneAPIError(MemlaneError):
     """The server answered with an error status.
 

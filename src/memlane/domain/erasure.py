@@ -16,17 +16,22 @@ On top of those nodes: the nodes derived from them (summaries citing them in
 ``slots.source_ids`` or by a ``derived_from`` edge), edges touching any of them, their vectors
 and keyword rows, commits naming them, jobs naming them that have finished, and recall audits
 whose seeds include them. The receipt counts what was removed per kind, names the subject only
-by its sha256, and is stored as an audit event.
+by an HMAC-SHA256 under a server secret, and is stored as an audit event. A plain sha256 of
+``{"tenant_id", "user_id"}`` would let anyone holding a receipt confirm a guessed user id;
+the HMAC can be recomputed only by whoever holds the key (MEMLANE_ERASURE_HASH_KEY, or the
+key the server generated and stored in ``server_secrets``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
 from memlane.domain.clock import iso
-from memlane.domain.hashing import canonical_json, sha256_hex
+from memlane.domain.hashing import canonical_json
 
 SubjectKind = Literal["scope", "user", "agent", "tenant"]
 SUBJECT_KINDS: tuple[str, ...] = ("scope", "user", "agent", "tenant")
@@ -45,10 +50,11 @@ class ErasureSubject:
     #: the scope, user id or agent id; the tenant id for a tenant
     value: str
 
-    @property
-    def sha256(self) -> str:
-        """How the receipt names the subject: a digest, never the value itself."""
-        return sha256_hex(canonical_json({"tenant_id": self.tenant_id, self.kind: self.value}))
+    def digest(self, key: bytes) -> str:
+        """How the receipt names the subject: an HMAC-SHA256 (hex) of the canonical
+        ``{"tenant_id": ..., "<kind>": value}`` under ``key``, never the value itself."""
+        message = canonical_json({"tenant_id": self.tenant_id, self.kind: self.value}).encode("utf-8")
+        return hmac.new(key, message, hashlib.sha256).hexdigest()
 
     def needles(self) -> tuple[str, ...]:
         """The subject as stored JSON names it, in canonical text (sorted keys, no spaces):
@@ -62,6 +68,8 @@ class ErasureSubject:
 class ErasureReceipt:
     id: str
     subject: ErasureSubject
+    #: ``subject.digest(key)``: the only way the receipt names the subject
+    subject_digest: str
     actor: str | None
     created_at: datetime
     #: removed (or, for commits, emptied) per kind; see ``counts_of``
@@ -69,11 +77,11 @@ class ErasureReceipt:
     scopes: int = 0
 
     def as_dict(self) -> dict[str, Any]:
-        """The receipt as answered and as stored: counts, and the subject as a sha256 only."""
+        """The receipt as answered and as stored: counts, and the subject as an HMAC only."""
         return {
             "erasure_id": self.id,
             "tenant_id": self.subject.tenant_id,
-            "subject": {"kind": self.subject.kind, "sha256": self.subject.sha256},
+            "subject": {"kind": self.subject.kind, "hmac_sha256": self.subject_digest},
             "counts": self.counts,
             "scopes": self.scopes,
             "erased_at": iso(self.created_at),

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from memlane.domain.filters import Eq, In, Not, Term, all_of
-from memlane.domain.validity import valid_term
+from memlane.domain.validity import current_term
 from memlane.domain.visibility import Visibility
 
 NodeType = Literal["event", "entity", "topic", "rule", "evidence", "concept", "procedure", "self_model"]
@@ -210,8 +210,9 @@ class SeedFilter:
     """
 
     visibility: Visibility
-    #: the instant whose facts are read (now, or a caller's ``as_of``); None reads every fact
-    #: whatever its interval. No default either: every read states it (domain/validity.py)
+    #: the instant whose facts are read (now, or a caller's ``as_of``): nodes valid then and
+    #: not expired by then; None reads every node whatever its interval or expiry. No
+    #: default either: every read states it (domain/validity.py)
     valid_at: datetime | None
     #: empty means every tier
     tiers: tuple[str, ...] = ACTIVE_TIERS
@@ -224,7 +225,7 @@ class SeedFilter:
     task_id: str | None = None
 
     def term(self) -> Term:
-        parts: list[Term] = [self.visibility.term(), valid_term(self.valid_at)]
+        parts: list[Term] = [self.visibility.term(), current_term(self.valid_at)]
         if self.tiers:
             parts.append(In("tier", tuple(self.tiers)))
         if self.exclude_draft_topics:
@@ -279,3 +280,5 @@ class NodeBrief:
     session_id: str | None = None
     valid_at: datetime | None = None
     invalid_at: datetime | None = None
+    #: an expired neighbour is gone like any other node (domain/validity.py)
+    expires_at: datetime | None = None

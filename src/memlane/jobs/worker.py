@@ -23,6 +23,7 @@ from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import MemlaneError
 from memlane.domain.model import Job
 from memlane.store.base import Store
+from memlane.store.error_text import loggable
 
 log = logging.getLogger(__name__)
 
@@ -244,7 +245,7 @@ class Worker:
         except Exception as exc:
             permanent = isinstance(exc, MemlaneError) and exc.status < 500 and exc.status != 429
             retry_at = None if permanent else self.clock.now() + timedelta(seconds=backoff_seconds(job.attempts))
-            message = f"{type(exc).__name__}: {exc}"
+            message = loggable(exc)  # a database error without the values it may quote
             log.warning("job %s (%s) attempt %d failed: %s", job.id, job.kind, job.attempts, message)
             await self.store.fail_job(job, message, retry_at=retry_at, now=self.clock.now())
             return

@@ -301,7 +301,14 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
             job_max_attempts=settings.job_max_attempts,
             notify=notify,
         ),
-        erasure=ErasureService(store, recall=recall, rules=rules, clock=clock, knowledge_scope=settings.default_scope),
+        erasure=ErasureService(
+            store,
+            recall=recall,
+            rules=rules,
+            clock=clock,
+            knowledge_scope=settings.default_scope,
+            hash_key=settings.erasure_hash_key,
+        ),
         retention=RetentionService(
             store,
             clock=clock,

@@ -6,9 +6,12 @@ actions, MCP and the UI all get their nodes here. Each method takes the ``Viewer
 way to read more is to be a wider viewer. Offline jobs that act for the system (decay,
 consolidation, knowledge sync, expiry) read the store directly with ``EVERYTHING``.
 
-Validity works the same way: searches and listings take the facts valid now unless the
-caller asks ``as_of`` another instant or for every interval (``ValidTime``,
-domain/validity.py); reading by id shows a node whatever its interval, as it shows any tier.
+Validity works the same way: searches and listings take the facts valid now, and not
+expired, unless the caller asks ``as_of`` another instant or for every interval (``ValidTime``,
+domain/validity.py). Reading by id shows a node whatever its interval, as it shows any tier,
+but never one expired at the read's instant: an expired memory is gone, whether or not the
+expiry sweep has deleted it yet, and only a history read (or one ``as_of`` before the expiry)
+still finds it.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 from memlane.domain.clock import Clock
 from memlane.domain.filters import Term, all_of, compiled
 from memlane.domain.model import Edge, Node, NodeBrief, ScoredId, SeedFilter
-from memlane.domain.validity import CURRENT, ValidTime, valid_term
+from memlane.domain.validity import CURRENT, ValidTime, current_term, unexpired_term, valid_term
 from memlane.domain.visibility import Viewer, Visibility, visibility_of
 from memlane.store.base import Store, Vector
 
@@ -51,16 +54,27 @@ class MemoryReader:
         return SeedFilter(visibility=visibility_of(viewer), valid_at=self.instant(when), **attrs)
 
     def valid(self, when: ValidTime = CURRENT) -> Term:
-        """``when`` as a term, for what recall checks in memory (neighbours and edges)."""
+        """``when`` as a term on edges, for the edges recall walks in memory."""
         return valid_term(self.instant(when))
 
-    async def nodes(self, viewer: Viewer, scope: str | None, ids: Sequence[str]) -> list[Node]:
-        """The nodes of ``ids`` the viewer may see, in the order asked (any tier or status:
-        reading by id is how a caller inspects what it was shown)."""
+    def current(self, when: ValidTime = CURRENT) -> Term:
+        """``when`` as a term on nodes (valid and not expired), for recall's neighbours."""
+        return current_term(self.instant(when))
+
+    def _by_id(self, viewer: Viewer, when: ValidTime) -> Term:
+        """What a read by id admits: what the viewer may see, not expired when asked."""
+        return all_of(visibility_of(viewer).term(), unexpired_term(self.instant(when)))
+
+    async def nodes(
+        self, viewer: Viewer, scope: str | None, ids: Sequence[str], when: ValidTime = CURRENT
+    ) -> list[Node]:
+        """The nodes of ``ids`` the viewer may see, in the order asked (any tier, status or
+        interval: reading by id is how a caller inspects what it was shown), except those
+        expired at ``when``'s instant (now by default)."""
         if not ids:
             return []
-        visible = compiled(visibility_of(viewer).term())
-        return [n for n in await self.store.get_nodes(viewer.tenant_id, scope, ids) if visible(n)]
+        admitted = compiled(self._by_id(viewer, when))
+        return [n for n in await self.store.get_nodes(viewer.tenant_id, scope, ids) if admitted(n)]
 
     async def client_ids(self, viewer: Viewer, scope: str, client_ids: Sequence[str]) -> dict[str, str]:
         """``client_id -> node id`` for the nodes the viewer may see: a client id that names
@@ -71,17 +85,20 @@ class MemoryReader:
         visible = {n.id for n in await self.nodes(viewer, scope, list(dict.fromkeys(mapping.values())))}
         return {cid: nid for cid, nid in mapping.items() if nid in visible}
 
-    async def node(self, viewer: Viewer, scope: str | None, node_id: str) -> Node | None:
-        found = await self.nodes(viewer, scope, [node_id])
+    async def node(self, viewer: Viewer, scope: str | None, node_id: str, when: ValidTime = CURRENT) -> Node | None:
+        found = await self.nodes(viewer, scope, [node_id], when)
         return found[0] if found else None
 
     async def lookup(self, viewer: Viewer, scope: str | None, node_id: str) -> Lookup:
         """``node`` plus the one reason a surface may state for not showing it: a layer hidden
         from the caller's role (the layered spec answers workspace requests by the user agent
         with ``workspace_restricted``). Lane and personal rules never say why: the node is
-        simply not found."""
+        simply not found; neither does an expired node (gone, as if deleted)."""
         vis = visibility_of(viewer)
+        unexpired = compiled(unexpired_term(self.clock.now()))
         for n in await self.store.get_nodes(viewer.tenant_id, scope, [node_id]):
+            if not unexpired(n):
+                break
             if compiled(vis.term())(n):
                 return Lookup(n)
             if n.layer in vis.hidden_layers:
@@ -91,10 +108,11 @@ class MemoryReader:
     async def briefs(
         self, viewer: Viewer, scope: str, ids: Sequence[str], when: ValidTime = CURRENT
     ) -> list[NodeBrief]:
-        """Briefs of the nodes the viewer may see that are valid when asked (recall's neighbours)."""
+        """Briefs of the nodes the viewer may see that are valid, and not expired, when asked
+        (recall's neighbours)."""
         if not ids:
             return []
-        admitted = compiled(all_of(visibility_of(viewer).term(), self.valid(when)))
+        admitted = compiled(all_of(visibility_of(viewer).term(), self.current(when)))
         return [b for b in await self.store.node_briefs(viewer.tenant_id, scope, ids) if admitted(b)]
 
     async def nearest(
@@ -131,17 +149,18 @@ class MemoryReader:
     async def scan(
         self, viewer: Viewer, scope: str, *, after_id: str | None, limit: int
     ) -> tuple[list[Node], str | None]:
-        """A page of the scope's nodes in id order, every tier and status, kept to what the
-        viewer may see (an export walks a scope with it). The next page starts after the last
+        """A page of the scope's nodes in id order, every tier, status and interval, kept to
+        what the viewer may see and not expired (an export walks a scope with it: an expired
+        memory is gone, not carried to another server). The next page starts after the last
         id *read*, which may be one the viewer was not shown: ``(page, last_id_read)``."""
         page = await self.store.scan_nodes(viewer.tenant_id, scope, after_id=after_id, limit=limit)
-        visible = compiled(visibility_of(viewer).term())
-        return [n for n in page if visible(n)], (page[-1].id if page else None)
+        admitted = compiled(self._by_id(viewer, CURRENT))
+        return [n for n in page if admitted(n)], (page[-1].id if page else None)
 
     async def edges(self, viewer: Viewer, scope: str, nodes: Sequence[Node]) -> list[Edge]:
         """Every edge touching ``nodes`` (nodes this reader returned) whose both ends the
-        viewer may see; an edge to a node hidden from the viewer is hidden too."""
-        visible = compiled(visibility_of(viewer).term())
+        viewer may see; an edge to a node hidden from the viewer, or expired, is hidden too."""
+        visible = compiled(self._by_id(viewer, CURRENT))
         ids = [n.id for n in nodes if visible(n)]
         if not ids:
             return []

@@ -4,8 +4,9 @@ The pipeline follows docs/api-graph.md ("Recall, in outline"), with hybrid ranki
 (docs/api-graph.md, "Ranking signals"): dense and keyword candidates fused (relative score
 or reciprocal rank fusion), boosted by the entities and the period the query names, then graph activation added
 on top. Each signal is switched by ``RankingConfig`` so its effect can be measured alone.
-Only ready nodes in the requested tiers that the consumer may see take part; draft topics
-never score but may be shown for explainability.
+Only ready nodes in the requested tiers that the consumer may see, valid and not expired at
+the recall's instant (seeds, neighbours and what is loaded whole alike), take part; draft
+topics never score but may be shown for explainability.
 """
 
 from __future__ import annotations
@@ -252,7 +253,7 @@ class RecallService:
         chosen_set = set(chosen_ids)
         sub_edges = [e for e in edges if e.src_id in chosen_set and e.dst_id in chosen_set]
         if drafts:
-            shown = {n.id: n for n in await self.reader.nodes(p.viewer, p.scope, list(drafts))}
+            shown = {n.id: n for n in await self.reader.nodes(p.viewer, p.scope, list(drafts), p.when)}
             chosen, sub_edges = self._explain_drafts(chosen, sub_edges, shown, edges, p)
         sub_edges = sorted(sub_edges, key=lambda e: (-(e.weight * e.confidence), e.id))[: p.max_edges]
 
@@ -304,10 +305,11 @@ class RecallService:
     async def _full_nodes(self, p: RecallParams, ids: list[str], index: dict[str, Node | NodeBrief]) -> dict[str, Node]:
         """Whole nodes for what the response shows; the neighbourhood was ranked on briefs.
 
-        A node deleted since its brief was read is left out, as if it had not been found."""
+        A node deleted since its brief was read is left out, as if it had not been found (and
+        so is one expired since: the instant is the recall's own, pinned once)."""
         full = {i: n for i in ids if isinstance(n := index.get(i), Node)}
         missing = [i for i in dict.fromkeys(ids) if i not in full]
-        for n in await self.reader.nodes(p.viewer, p.scope, missing):
+        for n in await self.reader.nodes(p.viewer, p.scope, missing, p.when):
             full[n.id] = n
         return full
 
@@ -374,7 +376,7 @@ class RecallService:
         while start < len(order) and len(base) < window:
             chunk = order[start : start + window]
             start += len(chunk)
-            for n in await self.reader.nodes(p.viewer, p.scope, chunk):
+            for n in await self.reader.nodes(p.viewer, p.scope, chunk, p.when):
                 # keyword hits are not filtered on readiness by the store; seeds must be ready
                 if n.id in sims or self._seedable(n):
                     index[n.id] = n

@@ -15,12 +15,14 @@ Choices made here:
   evaluator and the promotion helper read them there), ``positive_run_ids`` (distinct run ids
   of positive outcomes, the newest ``MAX_RUN_IDS`` kept: promotion to shadow needs distinct
   runs), and ``last_outcome`` / ``last_run_id`` / ``last_feedback_at`` / ``last_source``.
-* **Lifecycle.** draft -> shadow -> active, and any state -> disabled. Asking for the state a
-  rule is already in is a no-op (no commit). A rule may only enter shadow or active when it
-  could actually apply: a private rule needs an owner (``invalid_private_rule_owner``), and
-  ``then``, ``if``, ``exceptions`` and the rule scope must be valid
-  (``invalid_rule_definition``). Other transitions are ``invalid_rule_state_transition`` (409).
-  The last ``MAX_STATE_HISTORY`` transitions are kept in ``slots.state_history``.
+* **Lifecycle** (the transitions and checks are ``memlane.rules.lifecycle``'s, which every write
+  follows too: this is the only way a state changes). draft -> shadow -> active, and any state
+  -> disabled. Asking for the state a rule is already in is a no-op (no commit). A rule may
+  only enter shadow or active when it could actually apply: a private rule needs an owner
+  (``invalid_private_rule_owner``), and ``then``, ``if``, ``exceptions`` and the rule scope
+  must be valid (``invalid_rule_definition``). Other transitions are
+  ``invalid_rule_state_transition`` (409). The last transitions are kept in
+  ``slots.state_history``, each with its actor, and every change chains a commit with it.
 * **Lanes.** With a caller identity, a private rule of another agent or team is reported as
   not found, never as forbidden, so its existence does not leak.
 """
@@ -38,29 +40,19 @@ from memlane.domain.clock import Clock, iso
 from memlane.domain.errors import Conflict, InvalidRequest, NotFound
 from memlane.domain.model import Commit, CommitInfo, Node
 from memlane.domain.visibility import Viewer, Visibility, visibility_of
-from memlane.rules.conditions import rule_conditions, validate_condition
 from memlane.rules.evaluate import RULE_STATES, Evaluation, RuleMatch, evaluate, rule_state
-from memlane.rules.policy import parse_policy_patch
+from memlane.rules.lifecycle import TRANSITIONS, allowed_targets, definition_errors, with_transition
 from memlane.rules.promotion import PromotionCheck, PromotionThresholds, check_promotion
 from memlane.rules.tool_select import Selection, select_tools
-from memlane.rules.visibility import is_unowned_private, rule_scope_of
+from memlane.rules.visibility import is_unowned_private
 from memlane.services.writing import WriteService
 from memlane.store.base import NodePatch, Store, scan_all_nodes
 
 Outcome = Literal["positive", "negative", "neutral"]
 OUTCOMES: Final = ("positive", "negative", "neutral")
 MAX_RUN_IDS: Final = 100
-MAX_STATE_HISTORY: Final = 20
 MAX_NOTE_CHARS: Final = 2000
 CACHE_SCOPES: Final = 256
-#: lifecycle edges; ``disabled`` is reachable from every state and is terminal
-TRANSITIONS: Final = {("draft", "shadow"), ("shadow", "active")}
-
-
-def allowed_targets(state: str) -> list[str]:
-    """States ``state`` may move to, for error messages and docs."""
-    targets = [to for frm, to in sorted(TRANSITIONS) if frm == state]
-    return [*targets, "disabled"] if state != "disabled" else []
 
 
 def record_feedback(
@@ -87,29 +79,6 @@ def record_feedback(
     )
     out["stats"] = stats
     return out
-
-
-def definition_errors(node: Node) -> list[tuple[str, str]]:
-    """(field, reason) pairs that would keep a rule from ever applying."""
-    slots = node.slots
-    errors: list[tuple[str, str]] = []
-    check = parse_policy_patch(slots.get("then"))
-    if check.patch is None:
-        errors.append(("slots.then", check.error or "invalid"))
-    exceptions = slots.get("exceptions")
-    if exceptions is not None and not isinstance(exceptions, list | dict):
-        errors.append(("slots.exceptions", "must be an array of conditions"))
-    for where, condition in rule_conditions(slots):
-        limit = 3 if where == "slots.if" else 1
-        errors.extend((where, reason) for reason in validate_condition(condition)[:limit])
-    if rule_scope_of(slots).scope is None:
-        errors.append(
-            (
-                "slots.rule_scope",
-                "rule_scope must be global, team (with target_team_id) or agent (with target_agent_id)",
-            )
-        )
-    return errors
 
 
 @dataclass(slots=True)
@@ -369,11 +338,7 @@ class RulesService:
                         code="invalid_rule_definition",
                         details={"field": where, "problems": [{"field": f, "reason": r} for f, r in problems[:10]]},
                     )
-            slots = dict(node.slots)
-            history = slots.get("state_history")
-            entries = list(history) if isinstance(history, list) else []
-            entries.append({"from": current, "to": state, "at": iso(now), "actor": actor})
-            slots.update(state=state, state_changed_at=iso(now), state_history=entries[-MAX_STATE_HISTORY:])
+            slots = with_transition(node.slots, current, state, now=now, actor=actor)
             diff = {"rule_state": {"rule_node_id": node.id, "from": current, "to": state}}
             return [NodePatch(id=node.id, slots=slots)], diff
 

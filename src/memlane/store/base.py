@@ -336,12 +336,25 @@ class Store(Protocol):
 
     # --- erasure (domain/erasure.py) ----------------------------------------------------------
     async def erase(
-        self, subject: ErasureSubject, *, erasure_id: str, actor: str | None, now: datetime, knowledge_scope: str
+        self,
+        subject: ErasureSubject,
+        *,
+        erasure_id: str,
+        actor: str | None,
+        now: datetime,
+        knowledge_scope: str,
+        subject_digest: str,
     ) -> ErasureReceipt:
         """Remove everything of ``subject`` on every surface in one transaction, empty the
         commits that name it (hashes kept), record the receipt as an audit event, then make the
         removal physical (SQLite: keyword index merged, WAL truncated; PostgreSQL: VACUUM).
-        ``knowledge_scope`` is where knowledge items are synced: erasing it erases them."""
+        ``knowledge_scope`` is where knowledge items are synced: erasing it erases them.
+        ``subject_digest`` names the subject in the receipt (``ErasureSubject.digest``)."""
+        ...
+
+    # --- server secrets (not tenant data: the one kind of method without a tenant) -------------
+    async def server_secret(self, name: str) -> str:
+        """A secret every replica shares, generated and stored on first use."""
         ...
 
 

@@ -523,16 +523,15 @@ class KnowledgeStore(SideTables):
             count, synced, avg = (await conn.execute(q)).one()
         return {"total_syncs": int(count), "total_items_synced": int(synced), "avg_duration_ms": float(avg)}
 
-    # --- layered-memory expiry ----------------------------------------------------------
-    async def expired_layer_nodes(
-        self, tenant_id: str, layers: Sequence[str], *, now: datetime, limit: int
-    ) -> list[tuple[str, str]]:
-        """``(node_id, scope)`` of nodes in ``layers`` whose ``expires_at`` has passed."""
+    # --- expiry -------------------------------------------------------------------------
+    async def expired_nodes(self, tenant_id: str, *, now: datetime, limit: int) -> list[tuple[str, str]]:
+        """``(node_id, scope)`` of the tenant's nodes, of any layer or none, whose ``expires_at``
+        has passed (index ``ix_nodes_expires``). Reads already leave them out; the sweep
+        deletes them to reclaim the space."""
         q = (
             sa.select(nodes.c.id, nodes.c.scope)
             .where(
                 nodes.c.tenant_id == tenant_id,
-                nodes.c.layer.in_(list(layers)),
                 nodes.c.expires_at.is_not(None),
                 nodes.c.expires_at <= now,
             )

@@ -171,6 +171,16 @@ audit_events = sa.Table(
     sa.PrimaryKeyConstraint("tenant_id", "id", name="pk_audit_events"),
 )
 
+#: keys the server generates once and every replica shares (not tenant data: no tenant_id)
+server_secrets = sa.Table(
+    "server_secrets",
+    metadata,
+    sa.Column("name", sa.String(64), nullable=False),
+    sa.Column("value", sa.String(256), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.PrimaryKeyConstraint("name", name="pk_server_secrets"),
+)
+
 NODE_COLUMNS_NO_VECTOR = [c for c in nodes.c if c.name not in {"embedding"}]
 
 #: the columns of a ``NodeBrief`` (domain/model.py), in its field order

@@ -26,6 +26,8 @@ from memlane.ui import views
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=HERE / "templates")
+#: what a memory is at the read's instant (``now`` in the fragment's context): expired, ended, valid
+templates.env.globals.update(state_of=views.state_of, validity_of=views.validity_of)
 router = APIRouter(prefix="/ui", include_in_schema=False)
 
 ScopeQ = Annotated[str | None, Query(max_length=256)]
@@ -123,7 +125,7 @@ async def notes_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -
     async def build(viewer: Viewer) -> dict[str, Any]:
         chosen = resolve_scope(request, scope)
         chains = await views.note_chains(svc, viewer, chosen)
-        return {"chains": chains, "scope": chosen, "limit": views.NOTES_LIMIT}
+        return {"chains": chains, "scope": chosen, "limit": views.NOTES_LIMIT, "now": svc.clock.now()}
 
     return await fragment(request, "part_notes.html", build)
 
@@ -189,7 +191,13 @@ async def memory_part(request: Request, svc: ServicesDep, node_id: str, scope: S
         if found is None:
             raise NotFound(f"no memory {node_id} that you may see in this scope", code="node_not_found")
         promotion = check_promotion(found.node) if found.node.type == "rule" else None
-        return {"m": found, "n": found.node, "promotion": promotion, "kind": views.kind_of(found.node)}
+        return {
+            "m": found,
+            "n": found.node,
+            "promotion": promotion,
+            "kind": views.kind_of(found.node),
+            "now": svc.clock.now(),
+        }
 
     return await fragment(request, "part_memory.html", build)
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from memlane.domain.model import Commit, Edge, Node
-from memlane.domain.validity import HISTORY
+from memlane.domain.validity import HISTORY, is_expired
 from memlane.domain.visibility import Viewer
 from memlane.rules.promotion import PromotionCheck, check_promotion
 from memlane.services.container import Services
@@ -172,6 +173,37 @@ async def by_layer(svc: Services, viewer: Viewer, scope: str | None) -> list[tup
         if found:
             out.append((layer, found))
     return out
+
+
+def state_of(node: Node, now: datetime) -> str:
+    """What a memory is at ``now``, in a word or two: ``expired`` before anything else (the
+    pages show an expired memory only in a history view, and never as valid), then a status
+    other than active (``superseded``, ``contradicted``, ...), then its interval."""
+    if is_expired(node.expires_at, now):
+        return "expired"
+    if node.status != "active":
+        return node.status
+    if node.invalid_at is not None and node.invalid_at <= now:
+        return "ended"
+    if node.valid_at is not None and node.valid_at > now:
+        return "not yet valid"
+    return "valid"
+
+
+def validity_of(node: Node, now: datetime) -> str:
+    """``state_of`` with its reason, the memory's interval and its expiry, for a memory's page."""
+    expired = is_expired(node.expires_at, now)
+    text = f"expired {node.expires_at.isoformat()}" if expired and node.expires_at else state_of(node, now)
+    reason = node.slots.get("status_reason")
+    if reason:
+        text += f" ({reason})"
+    if node.valid_at is not None or node.invalid_at is not None:
+        begun = node.valid_at.isoformat() if node.valid_at else "…"
+        ended = node.invalid_at.isoformat() if node.invalid_at else "…"
+        text += f"; true {begun} to {ended}"
+    if expired:
+        return text
+    return text + (f"; expires {node.expires_at.isoformat()}" if node.expires_at else "; no expiry")
 
 
 def is_note(node: Node) -> bool:

@@ -314,7 +314,12 @@ class Writer:
         t.id = self.post(t.owner, "/v1/memory/write", body)["nodes"][0]["id"]
 
     def _create_rule(self, t: Target) -> None:
-        self._create_graph(t, {"state": "active", "if": {}, "then": {"tool": {"prefer": [f"tool_{t.name}"]}}})
+        """Written as a draft, then made active by its owner through rules/state: a write cannot
+        set a rule's state."""
+        self._create_graph(t, {"if": {}, "then": {"tool": {"prefer": [f"tool_{t.name}"]}}})
+        for state in ("shadow", "active"):
+            body = {"scope": t.scope, "rule_node_id": t.id, "state": state, "input_text": f"review {t.name}"}
+            self.post(t.owner, "/v1/memory/rules/state", body)
 
     def _create_note(self, t: Target) -> None:
         body = {

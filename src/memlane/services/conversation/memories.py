@@ -89,7 +89,7 @@ class MemoryService:
         )
         scale = self.embedding.relevance
         hits = [h for h in hits if scale(h.score) >= p.similarity_threshold]
-        index = {n.id: n for n in await self.reader.nodes(p.viewer, p.app_id, [h.id for h in hits])}
+        index = {n.id: n for n in await self.reader.nodes(p.viewer, p.app_id, [h.id for h in hits], p.when)}
         now = self.clock.now()
         scored = []
         for h in hits:

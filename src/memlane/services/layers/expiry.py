@@ -1,10 +1,17 @@
 """The expiry sweep: a durable, periodic job per tenant.
 
-Each run deletes memories whose ``expiry`` has passed (layered and tool layers alike) and
-workspace memories idle for ``MEMLANE_WORKSPACE_TTL_HOURS`` (a task's items go together, once
-none of them changed for that long), then enqueues the next run ``MEMLANE_LAYERS_SWEEP_INTERVAL_SEC``
-later. The idempotency key names the time slot, so any number of writers and workers
-scheduling the sweep produce one job per tenant per slot.
+Each run deletes memories whose ``expires_at`` has passed (a layered memory's ``expiry``, a tool
+memory's ``expiresAt``, any node that carries one) and workspace memories idle for
+``MEMLANE_WORKSPACE_TTL_HOURS`` (a task's items go together, once none of them changed for that
+long), then enqueues the next run ``MEMLANE_LAYERS_SWEEP_INTERVAL_SEC`` later. The idempotency
+key names the time slot, so any number of writers and workers scheduling the sweep produce one
+job per tenant per slot.
+
+Expiry itself does not wait for this job: every read leaves out a node expired at its instant
+(``unexpired_term``, domain/validity.py), so what a caller sees never depends on when the sweep
+last ran. Deleting expired rows only reclaims their space (and bumps the scopes' epochs, as any
+delete does). Before, reads checked expiry on some paths only, and graph recall and the UI
+returned expired memories for up to a sweep interval.
 """
 
 from __future__ import annotations
@@ -21,18 +28,6 @@ from memlane.services.writing import WriteService
 from memlane.store.base import Store
 from memlane.store.knowledge import KnowledgeStore
 
-#: every layer whose memories may carry an expiry
-EXPIRING_LAYERS: tuple[str, ...] = (
-    "identity",
-    "project",
-    "workspace",
-    "agent",
-    "user",
-    "session",
-    "team",
-    "org",
-    "company",
-)
 BATCH = 500
 
 
@@ -89,7 +84,7 @@ class ExpirySweeper:
         now = self.clock.now()
         expired = await self._delete_all(
             tenant_id,
-            lambda: self.kstore.expired_layer_nodes(tenant_id, EXPIRING_LAYERS, now=now, limit=BATCH),
+            lambda: self.kstore.expired_nodes(tenant_id, now=now, limit=BATCH),
             "expiry",
         )
         idle = await self._delete_all(

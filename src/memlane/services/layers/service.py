@@ -18,9 +18,10 @@ import numpy as np
 
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest, NotFound
+from memlane.domain.filters import matches
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, Node
-from memlane.domain.validity import CURRENT, ValidTime
+from memlane.domain.validity import CURRENT, HISTORY, ValidTime
 from memlane.domain.visibility import SYSTEM_AGENTS_TEAM, Viewer
 from memlane.services.embedding import EmbeddingService
 from memlane.services.layers import roles
@@ -216,6 +217,12 @@ class LayeredMemoryService:
             if not r.id:
                 raise InvalidRequest("mode 'id' needs id", code="invalid_request", details={"field": "id"})
             node = await self._get(caller, r.id, expect_layer=layer)
+            if not matches(self.reader.current(), node):
+                # a read takes the memories valid now, by id too (docs/api-layers.md); update and
+                # delete still reach one whose interval has ended, to reopen or remove it
+                raise NotFound(
+                    f"memory {r.id!r} is not valid now", code="memory_not_found", details={"id": r.id, "layer": layer}
+                )
             return [Hit(node, None, "id")]
         if mode == "task":
             task_id = r.task_id
@@ -255,8 +262,7 @@ class LayeredMemoryService:
             layers=(WORKSPACE,),
             task_id=task_id,
         )
-        now = self.clock.now()
-        live = [n for n in found if is_layered(n) and not _expired(n, now)]
+        live = [n for n in found if is_layered(n)]
         sims: dict[str, float] = {}
         if r.query and live:
             qvec = await self.embedding.query_vector(r.query)
@@ -312,16 +318,11 @@ class LayeredMemoryService:
         if keyword:
             kw = {h.id for h in await self.reader.keyword(caller, sc, query, k, when, **attrs)}
         ids = list(dict.fromkeys([*sims, *kw]))
-        nodes = await self.reader.nodes(caller, sc, ids)
+        nodes = await self.reader.nodes(caller, sc, ids, when)
         if kw - set(sims):
             vectors = await self.reader.embeddings(caller, [n for n in nodes if n.id not in sims])
             sims.update({nid: float(np.dot(v, qvec)) for nid, v in vectors.items() if len(v) == len(qvec)})
-        now = self.clock.now()
-        return [
-            Candidate(n, sims.get(n.id, 0.0), n.id in kw)
-            for n in nodes
-            if is_layered(n) and n.layer == layer and not _expired(n, now)
-        ]
+        return [Candidate(n, sims.get(n.id, 0.0), n.id in kw) for n in nodes if is_layered(n) and n.layer == layer]
 
     # --- update ---------------------------------------------------------------------------
     async def update(self, caller: Viewer, u: UpdateInput) -> Node:
@@ -408,7 +409,8 @@ class LayeredMemoryService:
         )
 
     async def complete_task(self, caller: Viewer, task_id: str) -> int:
-        """Marking a task complete deletes its workspace memories, in every scope."""
+        """Marking a task complete deletes its workspace memories, in every scope: all of them,
+        including those whose interval has ended or that have expired but are not swept yet."""
         roles.guard_workspace(caller.role, WORKSPACE)
         deleted = 0
         while True:
@@ -420,6 +422,7 @@ class LayeredMemoryService:
                 exclude_draft_topics=False,
                 layers=(WORKSPACE,),
                 task_id=task_id,
+                when=HISTORY,
             )
             if not found:
                 return deleted
@@ -438,14 +441,14 @@ class LayeredMemoryService:
 
     # --- helpers --------------------------------------------------------------------------
     async def _get(self, caller: Viewer, memory_id: str, *, expect_layer: str | None = None) -> Node:
-        """A live layered memory the caller may see. A workspace one answers
+        """A layered memory the caller may see, not expired (the reader leaves those out). A workspace one answers
         ``workspace_restricted`` to the user agent (the layered spec's answer to an attempted
         leak); anything else it may not see, or that does not exist, is ``memory_not_found``."""
         found = await self.reader.lookup(caller, None, to_node_id(memory_id))
         if found.hidden_layer is not None:
             roles.guard_workspace(caller.role, found.hidden_layer)
         node = found.node
-        if node is None or not is_layered(node) or _expired(node, self.clock.now()):
+        if node is None or not is_layered(node):
             raise NotFound(f"memory {memory_id!r} not found", code="memory_not_found", details={"id": memory_id})
         if expect_layer is not None and node.layer != expect_layer:
             raise NotFound(
@@ -489,10 +492,6 @@ class LayeredMemoryService:
 def memory_text(title: str | None, content: str | None) -> str:
     """The same text the store indexes (``Node.text``), so stored vectors match re-embedding."""
     return "\n".join(p for p in (title, content) if p)
-
-
-def _expired(n: Node, now: datetime) -> bool:
-    return n.expires_at is not None and n.expires_at <= now
 
 
 def _clean_tags(tags: list[str] | None) -> list[str]:

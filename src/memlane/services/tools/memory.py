@@ -219,7 +219,6 @@ class MemoryTools:
         when = ValidTime(as_of=as_of, include_invalid=include_invalid).pinned(self.clock.now())
         qvec = await self.embedding.query_vector(query)
         k = min(max(limit * 5, 50), 500)
-        now = self.clock.now()
         found: list[tuple[Node, float, float]] = []
         for layer in searched:
             hits = await self.reader.nearest(
@@ -236,10 +235,8 @@ class MemoryTools:
                 session_id=ctx.session_id if layer == "session" else None,
             )
             scores = {h.id: h.score for h in hits}
-            for n in await self.reader.nodes(ctx.viewer, self.scope, list(scores)):
+            for n in await self.reader.nodes(ctx.viewer, self.scope, list(scores), when):
                 if n.slots.get("kind") not in (KIND, KNOWLEDGE_KIND) or n.layer != layer or not addressed(n, ctx):
-                    continue
-                if n.expires_at is not None and n.expires_at <= now:
                     continue
                 if wanted_tags and not wanted_tags <= {t.lower() for t in n.tags}:
                     continue
@@ -264,6 +261,7 @@ class MemoryTools:
                 "memoryId": to_public(n.id),
                 "tags": list(n.tags),
                 **_interval(n),
+                **_expiry(n),
             }
             for n, s, cos in unique[:limit]
         ]
@@ -316,6 +314,12 @@ def _interval(n: Node) -> dict[str, Any]:
     if n.valid_at is None and n.invalid_at is None:
         return {}
     return {"validAt": iso(n.valid_at), "invalidAt": iso(n.invalid_at)}
+
+
+def _expiry(n: Node) -> dict[str, Any]:
+    """A memory with an expiry says when it expires (a history read shows expired ones, their
+    ``expiresAt`` in the past); others keep the spec's shape."""
+    return {} if n.expires_at is None else {"expiresAt": iso(n.expires_at)}
 
 
 def _wanted_tags(args: dict[str, Any]) -> set[str]:

@@ -8,6 +8,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from memlane.store.error_text import ENGINE_OPTIONS
 from memlane.store.schema import metadata
 from memlane.store.urls import async_url
 
@@ -31,7 +32,7 @@ def _run(connection: Connection) -> None:
 async def _run_async() -> None:
     url = config.get_main_option("sqlalchemy.url")
     assert url, "sqlalchemy.url must be set by memlane.store.migrate"
-    engine = create_async_engine(async_url(url))
+    engine = create_async_engine(async_url(url), **ENGINE_OPTIONS)
     try:
         async with engine.connect() as conn:
             await conn.run_sync(_run)

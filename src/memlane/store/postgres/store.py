@@ -39,6 +39,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
 from memlane.store.base import PendingEmbedding, Vector, job_from_row
+from memlane.store.error_text import ENGINE_OPTIONS
 from memlane.store.postgres import direct_reads, vector_codec
 from memlane.store.schema import jobs, scope_heads
 from memlane.store.sql.core import ScopeHead
@@ -168,6 +169,7 @@ class PostgresStore(SqlStore):
             pool_recycle=1800,
             # application_name only: poolers such as PgBouncer refuse other startup parameters.
             connect_args={"server_settings": {"application_name": "memlane"}},
+            **ENGINE_OPTIONS,
         )
 
         @event.listens_for(engine.sync_engine, "connect")

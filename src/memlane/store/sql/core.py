@@ -24,6 +24,7 @@ from memlane.domain.errors import Conflict, ServiceUnavailable
 from memlane.domain.hashing import commit_hash
 from memlane.domain.model import Commit, CommitInfo
 from memlane.store import migrate
+from memlane.store.error_text import install_log_redaction
 from memlane.store.schema import commits, scope_heads
 
 #: SQLite allows 32766 bound parameters; stay far below for IN lists and multi-row inserts.
@@ -102,6 +103,7 @@ class SqlCore:
         return self._engine
 
     async def open(self) -> None:
+        install_log_redaction()
         self._engine = self._create_engine()
         current = await migrate.current_revision(self._engine)
         head = migrate.head_revision()

@@ -91,7 +91,14 @@ def names_any(text: str, ids: set[str], needles: Sequence[str]) -> bool:
 
 class Erasure(SqlCore):
     async def erase(
-        self, subject: ErasureSubject, *, erasure_id: str, actor: str | None, now: datetime, knowledge_scope: str
+        self,
+        subject: ErasureSubject,
+        *,
+        erasure_id: str,
+        actor: str | None,
+        now: datetime,
+        knowledge_scope: str,
+        subject_digest: str,
     ) -> ErasureReceipt:
         tenant = subject.tenant_id
         counts: Counter[str] = Counter()
@@ -127,7 +134,7 @@ class Erasure(SqlCore):
             for sc in scopes:
                 diff = {"erasure": {"erasure_id": erasure_id}}
                 await self._chain_commit(conn, tenant, sc, heads[sc], info, diff, now, bump_rev=True, bump_epoch=True)
-            receipt = ErasureReceipt(erasure_id, subject, actor, now, scopes=len(scopes))
+            receipt = ErasureReceipt(erasure_id, subject, subject_digest, actor, now, scopes=len(scopes))
             receipt.counts = {
                 **{k: counts.get(k, 0) for k in ("nodes", "edges", "embeddings", "keyword_rows", "commits")},
                 "nodes_by_kind": dict(sorted(kinds.items())),
@@ -144,7 +151,7 @@ class Erasure(SqlCore):
                     kind="erasure",
                     actor=actor,
                     subject_kind=subject.kind,
-                    subject_sha256=subject.sha256,
+                    subject_sha256=subject_digest,  # the HMAC; the column keeps its first name
                     counts={**receipt.counts, "scopes": receipt.scopes},
                     created_at=now,
                 )

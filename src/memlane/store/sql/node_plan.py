@@ -10,7 +10,7 @@ be read, and tested, on its own.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -22,6 +22,7 @@ from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import Node, NodeUpsert
 from memlane.domain.validity import check_interval
 from memlane.domain.visibility import Visibility
+from memlane.rules.lifecycle import UNCHANGED, RuleReview, review_rule_write
 
 UnitVector = npt.NDArray[np.float32]
 
@@ -126,12 +127,16 @@ def plan_node_writes(
     now: datetime,
     commit_id: str,
     rev: int,
+    actor: str | None = None,
 ) -> NodePlan:
     """Every row is planned already stamped with the commit: a second UPDATE per row to
     stamp it halved bulk-write throughput, and on PostgreSQL re-inserted each row into every
     index. Raises ``Conflict`` for a stored node the writer may not see (lanes hold for
     writes), and ``InvalidRequest`` for a node given twice or one that would be stored
-    private with no owner (``check_owned``; an import restores what it finds)."""
+    private with no owner (``check_owned``; an import restores what it finds). Rule nodes
+    follow their lifecycle (rules/lifecycle.py), judged here against the stored node so that
+    no write, on any surface, sets a rule's state or feedback counts; ``actor`` (the commit's)
+    is recorded when a write moves a rule's state."""
     plan = NodePlan()
     seen: set[str] = set()
     for position, up in enumerate(ups):
@@ -154,7 +159,11 @@ def plan_node_writes(
                 details={"field": "nodes", "id": node.id},
             )
         seen.add(node.id)
+        where = f"nodes[{position}]"
+        review = UNCHANGED
         if prior is None:
+            review = review_rule_write(None, node, where=where, now=now, actor=actor, restore=up.restore)
+            apply_review(review, node, None)
             if not up.restore:
                 check_owned(node, position, writer, created=True)
                 node.created_at = node.updated_at = now
@@ -167,29 +176,47 @@ def plan_node_writes(
             status, op = row["embedding_status"], "create"
         else:
             given = up.node
+            # node_update changes ``prior`` in place: the lifecycle compares with a copy
+            before = replace(prior) if "rule" in (prior.type, given.type) else None
             values, node = node_update(prior, up, vectors[position], rev, now)
             values["commit_id"] = node.commit_id = commit_id
+            if before is not None:
+                review = review_rule_write(before, node, where=where, now=now, actor=actor, restore=up.restore)
+                apply_review(review, node, values)
             if up.restore:
                 restored_provenance(values, node, given)
             else:
                 check_owned(node, position, writer, created=False)
             plan.updates.append((prior.id, values))
             status, op = values.get("embedding_status", prior.embedding_status), "update"
-        check_interval(node.valid_at, node.invalid_at, f"nodes[{position}].invalid_at")
+        check_interval(node.valid_at, node.invalid_at, f"{where}.invalid_at")
         node.embedding_status = status
         if status == "pending":
             plan.pending.append(node.id)
         plan.written.append(node)
-        plan.diff.append(
-            {
-                "op": op,
-                "id": node.id,
-                "client_id": node.client_id,
-                "type": node.type,
-                "content_sha256": content_sha(node),
-            }
-        )
+        entry: dict[str, Any] = {
+            "op": op,
+            "id": node.id,
+            "client_id": node.client_id,
+            "type": node.type,
+            "content_sha256": content_sha(node),
+        }
+        if review.state_change is not None:
+            entry["rule_state"] = review.state_change
+        plan.diff.append(entry)
     return plan
+
+
+def apply_review(review: RuleReview, node: Node, values: dict[str, Any] | None) -> None:
+    """What the rule lifecycle decided, on the node and (an update) on its changed columns."""
+    if review.slots is not None:
+        node.slots = review.slots
+        if values is not None:
+            values["slots"] = review.slots
+    if review.type is not None:
+        node.type = review.type
+        if values is not None:
+            values["type"] = review.type
 
 
 def check_owned(node: Node, position: int, writer: Visibility | None, *, created: bool) -> None:
@@ -342,6 +369,7 @@ __all__ = [
     "UPDATABLE_NODE_FIELDS",
     "NodePlan",
     "StoredNodes",
+    "apply_review",
     "content_sha",
     "expired_at",
     "node_insert_row",

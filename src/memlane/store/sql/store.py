@@ -14,6 +14,7 @@ and job leasing.
 | audit.py | the recall audit log |
 | erasure.py | erase everything of a scope, user, agent or tenant |
 | history.py | a scope's commit chain read out and restored (export/import) |
+| secrets.py | server secrets every replica shares (the erasure receipt's HMAC key) |
 """
 
 from __future__ import annotations
@@ -24,10 +25,13 @@ from memlane.store.sql.erasure import Erasure
 from memlane.store.sql.history import CommitHistory
 from memlane.store.sql.lifecycle import Lifecycle
 from memlane.store.sql.reads import GraphReads
+from memlane.store.sql.secrets import ServerSecrets
 from memlane.store.sql.writes import GraphWrites
 
 
-class SqlStore(GraphWrites, GraphReads, EmbeddingWrites, Lifecycle, RecallAuditLog, CommitHistory, Erasure):
+class SqlStore(
+    GraphWrites, GraphReads, EmbeddingWrites, Lifecycle, RecallAuditLog, CommitHistory, Erasure, ServerSecrets
+):
     """The shared implementation; the backends subclass it."""
 
 

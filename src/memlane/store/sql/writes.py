@@ -105,6 +105,7 @@ class GraphWrites(JobQueue):
                 now=now,
                 commit_id=commit_id,
                 rev=rev,
+                actor=commit.actor,
             )
             await self._write_nodes(conn, tenant_id, plan)
             written_edges, diff_edges = await self._upsert_edges(

@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from memlane.domain.errors import ServiceUnavailable
 from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
 from memlane.store.base import Vector, job_from_row
+from memlane.store.error_text import ENGINE_OPTIONS
 from memlane.store.read_view import pinned_heads
 from memlane.store.schema import jobs, nodes, scope_heads
 from memlane.store.sql.core import READ_HEAD, ScopeHead
@@ -107,9 +108,11 @@ class SqliteStore(SqlStore):
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         # One writer connection: SQLite serialises writers anyway, and BEGIN IMMEDIATE takes the
         # lock up front so a read-then-write transaction never fails half-way with SQLITE_BUSY.
-        writer = create_async_engine(async_url(self.url), pool_size=1, max_overflow=0)
+        writer = create_async_engine(async_url(self.url), pool_size=1, max_overflow=0, **ENGINE_OPTIONS)
         _configure(writer, immediate=True, autocheckpoint=BACKSTOP_PAGES, synchronous=self._synchronous)
-        reader = create_async_engine(async_url(self.url), pool_size=self._read_pool_size, max_overflow=4)
+        reader = create_async_engine(
+            async_url(self.url), pool_size=self._read_pool_size, max_overflow=4, **ENGINE_OPTIONS
+        )
         _configure(reader, immediate=False)
         self._reader = reader
         self._direct_reader = DirectReader(self.path, size=self._read_pool_size)

@@ -107,10 +107,11 @@ class ScopeVectors:
     #: the text attributes, each kept as a small integer per row too (term_masks.py compares
     #: those): one distinct string object per value, and ~0.03 ms instead of ~3 ms to find
     #: the rows of one value at 100k rows, which every search pays after a write
-    #: the interval attributes (domain/validity.py), kept as float seconds per row too (NaN
-    #: for NULL) so a comparison is one numpy operation; "valid now" is asked at a new
-    #: instant on every read, so its masks are never remembered
-    TIMES = ("valid_at", "invalid_at")
+    #: the interval attributes and the expiry (domain/validity.py), kept as float seconds per
+    #: row too (NaN for NULL) so a comparison is one numpy operation; "valid and not expired
+    #: now" is asked at a new instant on every read, never answered from the last refresh, so a
+    #: memory that expires without any write to its scope is gone at once
+    TIMES = ("valid_at", "invalid_at", "expires_at")
     ENCODED = frozenset(ATTRS) - {"salience", "confidence", *TIMES}
 
     def covers(self, head: tuple[int, int]) -> bool:

@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from memlane.domain.errors import ServiceUnavailable
+from memlane.store.error_text import ENGINE_OPTIONS
 from memlane.store.sqlite.inline_driver import inline_url
 
 log = logging.getLogger(__name__)
@@ -99,7 +100,7 @@ class WriterThread:
         asyncio.set_event_loop(loop)
         self._loop = loop
         self._wake = asyncio.Event()
-        engine = create_async_engine(inline_url(self.path), pool_size=1, max_overflow=0)
+        engine = create_async_engine(inline_url(self.path), pool_size=1, max_overflow=0, **ENGINE_OPTIONS)
         self._configure(engine)
         ready.set()
         try:

@@ -28,6 +28,12 @@
 
   // error pages are fragments too: show them instead of dropping them
   htmx.config.responseHandling = [{ code: "204", swap: false }, { code: "...", swap: true }];
+  // The pages run under a Content-Security-Policy allowing only these files (script-src 'self',
+  // style-src 'self'): htmx must not add its own <style> element, evaluate attribute code or
+  // run scripts found in fragments. Set here, before htmx starts on DOMContentLoaded.
+  htmx.config.includeIndicatorStyles = false;
+  htmx.config.allowEval = false;
+  htmx.config.allowScriptTags = false;
 
   document.addEventListener("htmx:configRequest", function (e) {
     var h = credentialHeaders();
@@ -221,7 +227,7 @@
     var wrap = document.createElement("div");
     var head = document.createElement("p");
     head.id = "erasure-done";
-    head.textContent = "Erased: " + r.subject.kind + " (sha256 " + r.subject.sha256.slice(0, 12) + "…) of tenant "
+    head.textContent = "Erased: " + r.subject.kind + " (hmac " + r.subject.hmac_sha256.slice(0, 12) + "…) of tenant "
       + r.tenant_id + " at " + r.erased_at + ", " + r.scopes + " scope(s); receipt " + r.erasure_id + ".";
     wrap.appendChild(head);
     var table = document.createElement("table");
