@@ -63,6 +63,17 @@ def opposition(a: str, b: str) -> str | None:
     return None
 
 
+#: oppositions that only show two texts differ (two trips, two runs may both be true): they
+#: keep a pair from merging but do not make the newer close the older
+_ONLY_DIFFERENT = ("changed number", "changed name, place or date")
+
+
+def replaces_older(why: str) -> bool:
+    """Whether an opposition means the newer text ends the older (a negation, antonyms,
+    opposite facts or an exclusive value that changed), not only that they differ."""
+    return not why.startswith(_ONLY_DIFFERENT)
+
+
 def opposition_of_any(pairs: Iterable[tuple[str | None, str | None]]) -> str | None:
     """The first opposition among (a, b) pairs of texts, skipping pairs with a missing side:
     a node's title against the other's title, summary against summary."""

@@ -41,7 +41,7 @@ from memlane.domain.clock import Clock, iso, new_id
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, Node
 from memlane.services.lifecycle.closures import Closure, closure_patches, plan_closures
-from memlane.services.opposition import opposition_of_any
+from memlane.services.opposition import opposition_of_any, replaces_older
 from memlane.services.recall import is_compression_summary
 from memlane.services.writing import WriteService
 from memlane.store.base import NodePatch, Store, scan_all_nodes
@@ -334,7 +334,9 @@ class ConsolidationService:
                 report.groups.append(group)
         report.groups.sort(key=lambda g: g.canonical_id)
         report.skipped.sort(key=lambda p: (p.a, p.b))
-        report.closures = plan_closures(((p.a, p.b) for p in report.skipped if p.contradiction), by_id)
+        report.closures = plan_closures(
+            ((p.a, p.b) for p in report.skipped if p.contradiction and replaces_older(p.contradiction)), by_id
+        )
         return report, by_id, existing_aliases(nodes)
 
     async def _candidate_pairs(
