@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 
 from memlane.api import responses_tools as t
 from memlane.api.deps import ServicesDep, authenticated, get_services, quota, resolve_tenant
-from memlane.api.identity import DIMENSIONS, NOUNS, header_claims, viewer_of
+from memlane.api.identity import DIMENSIONS, NOUNS, header_claims, header_name, viewer_of
 from memlane.api.json_body import JsonBodyRoute
 from memlane.api.tools_dto import ImportIn, KnowledgeItemIn, KnowledgeItemPatch, item_dto, version_dto
 from memlane.domain.errors import InvalidRequest
@@ -51,16 +51,11 @@ def tool_context(request: Request) -> ToolContext:
         source = "headers" if named else "defaults"
     return ToolContext(
         viewer=viewer,
-        project_id=_header(request, "x-project-id"),
-        org_id=_header(request, "x-org-id"),
+        project_id=header_name(request, "X-Project-Id"),
+        org_id=header_name(request, "X-Org-Id"),
         source=source,
         defaulted=defaulted,
     )
-
-
-def _header(request: Request, name: str) -> str | None:
-    raw = request.headers.get(name)
-    return raw.strip() if raw and raw.strip() else None
 
 
 @router.get(
