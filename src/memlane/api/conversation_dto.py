@@ -26,19 +26,19 @@ _HEADER_NAME = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABC
 #: some character that is neither white space nor a control character, and no control
 #: character at all (domain/inputs.py: names)
 IDENT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
-#: no control character, then stripped, then 1..MAX_ID_CHARS (an app id is a scope)
+#: no control character (checked first, on the text as sent), then stripped, then 1..MAX_ID_CHARS
 Ident = Annotated[
     str,
-    BeforeValidator(check_name),
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ID_CHARS),
+    BeforeValidator(check_name),
     Field(json_schema_extra={"pattern": IDENT_PATTERN}),
 ]
 #: an absolute http(s) URL with a host (check_callback_url), as a pattern clients can read
 HTTP_URL_PATTERN = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9\-._~%!$&'()*+,;=]+(:[0-9]*)?([/?#][\x21-\x7e]*)?\s*$"
 OptIdent = Annotated[
     str | None,
-    BeforeValidator(check_name),
     StringConstraints(strip_whitespace=True, max_length=MAX_ID_CHARS),
+    BeforeValidator(check_name),
     Field(json_schema_extra={"pattern": r"^[^\x00-\x1f\x7f-\x9f]*$"}),
 ]
 
@@ -58,8 +58,8 @@ class MessageIn(BaseModel):
 
     role: Annotated[
         str,
-        BeforeValidator(check_name),
         StringConstraints(strip_whitespace=True, min_length=1, max_length=64),
+        BeforeValidator(check_name),
         Field(json_schema_extra={"pattern": IDENT_PATTERN}),
     ]
     content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
