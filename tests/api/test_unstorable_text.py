@@ -15,8 +15,11 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 import httpx
+import httpx2
 import pytest
+from mcp.client.streamable_http import streamable_http_client
 
+from mcp import ClientSession
 from tests.support.server import LiveServer
 
 NUL = "a\x00b"
@@ -43,7 +46,7 @@ def string_paths(schema: dict[str, Any], doc: dict[str, Any], at: Path = (), dep
         return
     kind = schema.get("type")
     kinds = set(kind) if isinstance(kind, list) else {kind}
-    if "string" in kinds or not kind and not schema.get("properties"):
+    if "string" in kinds or (not kind and not schema.get("properties")):
         yield at
     if "object" in kinds or schema.get("properties"):
         for name, sub in (schema.get("properties") or {}).items():
@@ -246,3 +249,16 @@ def test_a_scope_with_spaces_and_unicode_is_a_name(client: httpx.Client) -> None
     r = client.post("/api/v1/memory-batcher/messages", json={"app_id": "café app", "user_id": "ana@example.com",
                                                              "messages": []})  # fmt: skip
     assert r.status_code == 200, r.text
+
+
+async def test_a_nul_in_a_tool_call_over_mcp_is_a_tool_error_naming_the_argument(live_server: LiveServer) -> None:
+    async with (
+        httpx2.AsyncClient(timeout=60) as http,
+        streamable_http_client(f"{live_server.url}/mcp", http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        result = await session.call_tool("memory_add", {"content": "keep", "metadata": {"note": NUL}})
+    payload = result.structured_content
+    assert result.is_error and payload is not None, result
+    assert payload["errorCode"] == "INVALID_INPUT" and payload["details"]["field"] == "metadata.note", payload

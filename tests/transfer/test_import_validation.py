@@ -154,7 +154,7 @@ def test_an_imported_commit_is_history_recorded_by_the_importer(client: httpx.Cl
     assert local.status_code == 200
     forged = commit(scope, 7, actor="kb-admin of globex", commit_hash="f" * 64, parent_hash="e" * 64,
                     created_at="2001-01-01T00:00:00+00:00")  # fmt: skip
-    made = node(scope, commit_id=forged["id"], title="imported")
+    made = node(scope, commit_id=forged["id"], title="imported", producer_agent_id="kb-admin of globex")
     r = import_lines(client, [HEADER, forged, made])
     assert r.status_code == 200 and r.json()["commits_restored"] == 1, r.text
     commits = sorted(exported(client, scope)["commit"], key=lambda c: c["seq"])
@@ -180,6 +180,10 @@ def test_an_imported_commit_is_history_recorded_by_the_importer(client: httpx.Cl
     taken = {**commit(scope, 8), "id": local.json()["commit_id"]}
     r = import_lines(client, [HEADER, taken])
     assert r.status_code == 400 and "taken" in r.json()["message"], r.text
+    # the original actor is named inside the diff: erasing that agent (and its node) erases it there too
+    assert client.post("/v1/erasure", json={"agent_id": "kb-admin of globex"}).status_code == 200
+    kept = next(c for c in exported(client, scope)["commit"] if c["id"] == forged["id"])
+    assert kept["diff"] == {} and kept["erased_at"] is not None and "globex" not in json.dumps(kept)
 
 
 def test_a_client_id_names_one_node(client: httpx.Client) -> None:

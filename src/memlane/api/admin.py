@@ -22,7 +22,7 @@ from memlane.api.deps import ServicesDep, admin_authorized, resolve_tenant
 from memlane.api.identity import viewer_of
 from memlane.api.json_body import JsonBodyRoute
 from memlane.domain.errors import Forbidden
-from memlane.domain.inputs import NAME_PATTERN, SCOPE_MAX, TENANT_MAX
+from memlane.domain.inputs import MAX_SCOPE_LENGTH, MAX_TENANT_LENGTH, NAME_PATTERN
 from memlane.services.transfer.export import ExportRequest
 
 router = APIRouter(route_class=JsonBodyRoute, prefix="/v1/admin", tags=["admin"])
@@ -31,11 +31,11 @@ NDJSON = "application/x-ndjson"
 
 
 def TenantQ(description: str) -> Any:
-    return Query(min_length=1, max_length=TENANT_MAX, pattern=NAME_PATTERN, description=description)
+    return Query(min_length=1, max_length=MAX_TENANT_LENGTH, pattern=NAME_PATTERN, description=description)
 
 
 def ScopeQ(description: str) -> Any:
-    return Query(min_length=1, max_length=SCOPE_MAX, pattern=NAME_PATTERN, description=description)
+    return Query(min_length=1, max_length=MAX_SCOPE_LENGTH, pattern=NAME_PATTERN, description=description)
 
 
 def admin_tenant(request: Request, tenant_id: str | None) -> str:

@@ -24,7 +24,7 @@ from fastapi import Request
 
 from memlane.api.auth import Principal, bind_tenant, is_reserved_tenant, principal_of
 from memlane.domain.errors import Forbidden, InvalidRequest
-from memlane.domain.inputs import NAME_MAX, TENANT_MAX, check_name
+from memlane.domain.inputs import MAX_NAME_LENGTH, MAX_TENANT_LENGTH, check_name
 from memlane.domain.roles import canonical_role, credential_role
 from memlane.domain.visibility import Viewer
 
@@ -57,7 +57,7 @@ IDENTITY_HEADERS: dict[str, str] = {
 }
 
 
-def header_name(request: Request, header: str, max_length: int = NAME_MAX) -> str | None:
+def header_name(request: Request, header: str, max_length: int = MAX_NAME_LENGTH) -> str | None:
     """A name a request gives in a header (an identity, a project), stripped; None when absent
     or blank. Held to the rules of the same name in a body (domain/inputs.py): at most
     ``max_length`` characters and no control character (a header may carry a tab), else 400
@@ -93,7 +93,7 @@ def resolve_tenant(request: Request, body_tenant: str | None, default: str) -> s
     bound to the credentials, which the request may repeat but never change."""
     requested = body_tenant
     if not requested:
-        requested = header_name(request, "X-Tenant-Id", TENANT_MAX)
+        requested = header_name(request, "X-Tenant-Id", MAX_TENANT_LENGTH)
     if requested is not None and is_reserved_tenant(requested):
         raise InvalidRequest(
             "tenant ids starting with '_memlane' are reserved", code="reserved_tenant", details={"field": "tenant_id"}

@@ -53,14 +53,14 @@ _ID = re.compile(ID_PATTERN)
 UUID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 _UUID = re.compile(UUID_PATTERN)
 
-TENANT_MAX = 128
+MAX_TENANT_LENGTH = 128
 #: 256 (the column) less ``#workspace``, the suffix of the layered surface's workspace scope
-SCOPE_MAX = 200
-NAME_MAX = 256
-ID_MAX = 256
+MAX_SCOPE_LENGTH = 200
+MAX_NAME_LENGTH = 256
+MAX_ID_LENGTH = 256
 #: model and prompt versions (their columns hold 128)
-VERSION_MAX = 128
-TAG_MAX = 128
+MAX_VERSION_LENGTH = 128
+MAX_TAG_LENGTH = 128
 
 
 def describe(char: str) -> str:
@@ -205,8 +205,8 @@ def check_name(value: Any) -> Any:
 
 
 def is_id(value: str) -> bool:
-    """Whether ``value`` is an id in the one alphabet, 1 to ``ID_MAX`` characters."""
-    return 0 < len(value) <= ID_MAX and _ID.match(value) is not None
+    """Whether ``value`` is an id in the one alphabet, 1 to ``MAX_ID_LENGTH`` characters."""
+    return 0 < len(value) <= MAX_ID_LENGTH and _ID.match(value) is not None
 
 
 def check_id(value: Any) -> Any:
@@ -224,40 +224,44 @@ def check_uuid(value: str) -> str:
 #: a tenant id: its column holds 128 characters
 TenantName = Annotated[
     str,
-    Field(min_length=1, max_length=TENANT_MAX, json_schema_extra={"pattern": NAME_PATTERN}),
+    Field(min_length=1, max_length=MAX_TENANT_LENGTH, json_schema_extra={"pattern": NAME_PATTERN}),
     AfterValidator(check_name),
 ]
 #: a scope (the conversation surface's ``app_id``)
 ScopeName = Annotated[
     str,
-    Field(min_length=1, max_length=SCOPE_MAX, json_schema_extra={"pattern": NAME_PATTERN}),
+    Field(min_length=1, max_length=MAX_SCOPE_LENGTH, json_schema_extra={"pattern": NAME_PATTERN}),
     AfterValidator(check_name),
 ]
 #: an agent, team, user or session id, an actor, a run id, a model name...
 Name = Annotated[
     str,
-    Field(min_length=1, max_length=NAME_MAX, json_schema_extra={"pattern": NAME_PATTERN}),
+    Field(min_length=1, max_length=MAX_NAME_LENGTH, json_schema_extra={"pattern": NAME_PATTERN}),
     AfterValidator(check_name),
 ]
 #: a model or prompt version
 VersionName = Annotated[
     str,
-    Field(min_length=1, max_length=VERSION_MAX, json_schema_extra={"pattern": NAME_PATTERN}),
+    Field(min_length=1, max_length=MAX_VERSION_LENGTH, json_schema_extra={"pattern": NAME_PATTERN}),
     AfterValidator(check_name),
 ]
 #: a tag
 TagName = Annotated[
     str,
-    Field(min_length=1, max_length=TAG_MAX, json_schema_extra={"pattern": NAME_PATTERN}),
+    Field(min_length=1, max_length=MAX_TAG_LENGTH, json_schema_extra={"pattern": NAME_PATTERN}),
     AfterValidator(check_name),
 ]
 #: a caller's key for a node
 ClientId = Annotated[
-    str, Field(min_length=1, max_length=ID_MAX, json_schema_extra={"pattern": ID_PATTERN}), AfterValidator(check_id)
+    str,
+    Field(min_length=1, max_length=MAX_ID_LENGTH, json_schema_extra={"pattern": ID_PATTERN}),
+    AfterValidator(check_id),
 ]
 #: an id sent back to look something up (a memory, a task)
 IdText = Annotated[
-    str, Field(min_length=1, max_length=ID_MAX, json_schema_extra={"pattern": ID_PATTERN}), AfterValidator(check_id)
+    str,
+    Field(min_length=1, max_length=MAX_ID_LENGTH, json_schema_extra={"pattern": ID_PATTERN}),
+    AfterValidator(check_id),
 ]
 #: a server-made id (node, edge, commit, job) as text
 UuidText = Annotated[
@@ -289,12 +293,12 @@ FreeObject = Annotated[dict[str, Any], BeforeValidator(object_only), AfterValida
 FreeJson = Annotated[Any, AfterValidator(within_limits)]
 
 __all__ = [
-    "ID_MAX",
     "ID_PATTERN",
     "JSON_LIMITS",
+    "MAX_ID_LENGTH",
+    "MAX_SCOPE_LENGTH",
+    "MAX_TENANT_LENGTH",
     "NAME_PATTERN",
-    "SCOPE_MAX",
-    "TENANT_MAX",
     "UUID_PATTERN",
     "ClientId",
     "FreeJson",

@@ -21,7 +21,7 @@ from memlane.api.deps import ServicesDep, admin_authorized, quota, resolve_scope
 from memlane.api.identity import header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
 from memlane.domain.errors import MemlaneError, NotFound
-from memlane.domain.inputs import NAME_PATTERN, SCOPE_MAX
+from memlane.domain.inputs import MAX_SCOPE_LENGTH, NAME_PATTERN
 from memlane.domain.visibility import Viewer
 from memlane.rules.promotion import check_promotion
 from memlane.store.knowledge import ItemFilter
@@ -34,7 +34,7 @@ templates = Jinja2Templates(directory=HERE / "templates")
 templates.env.filters["segment"] = lambda value: quote(str(value), safe="")
 router = APIRouter(route_class=JsonBodyRoute, prefix="/ui", include_in_schema=False)
 
-ScopeQ = Annotated[str | None, Query(max_length=SCOPE_MAX, pattern=NAME_PATTERN)]
+ScopeQ = Annotated[str | None, Query(max_length=MAX_SCOPE_LENGTH, pattern=NAME_PATTERN)]
 
 
 def caller(request: Request) -> Viewer:

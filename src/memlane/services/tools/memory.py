@@ -25,7 +25,7 @@ from typing import Any
 from memlane.domain.clock import Clock, iso, parse_instant
 from memlane.domain.errors import Forbidden, InvalidRequest, NotFound
 from memlane.domain.hashing import canonical_json, sha256_hex
-from memlane.domain.inputs import TAG_MAX, JsonLimits, check_name, is_id
+from memlane.domain.inputs import MAX_TAG_LENGTH, JsonLimits, check_name, is_id
 from memlane.domain.model import CommitInfo, Node
 from memlane.domain.validity import ValidTime
 from memlane.services.embedding import EmbeddingService
@@ -61,8 +61,8 @@ def _tags(raw: list[str]) -> list[str]:
     for i, tag in enumerate(tags):
         try:
             check_name(tag)
-            if len(tag) > TAG_MAX:
-                raise ValueError(f"must be at most {TAG_MAX} characters")
+            if len(tag) > MAX_TAG_LENGTH:
+                raise ValueError(f"must be at most {MAX_TAG_LENGTH} characters")
         except ValueError as exc:
             raise InvalidRequest(f"tags[{i}]: {exc}", code="INVALID_INPUT", details={"field": f"tags[{i}]"}) from None
     return tags
