@@ -3,20 +3,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from memlane.api.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_tenant
 from memlane.api.identity import header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
 from memlane.api.responses_graph import ErasureReply
 from memlane.domain.erasure import ErasureSubject
+from memlane.domain.inputs import Name, TenantName
 
 router = APIRouter(route_class=JsonBodyRoute, prefix="/v1", tags=["erasure"], dependencies=[Depends(authenticated)])
-
-Name = Annotated[str, Field(min_length=1, max_length=256)]
 
 
 class ErasureRequest(BaseModel):
@@ -24,7 +23,7 @@ class ErasureRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    tenant_id: Name | None = None
+    tenant_id: TenantName | None = None
     scope: Name | None = None
     user_id: Name | None = None
     agent_id: Name | None = None

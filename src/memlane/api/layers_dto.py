@@ -15,7 +15,7 @@ from pydantic_core import CoreSchema
 from memlane.api.instants import IntervalIn, TimeQuestionIn
 from memlane.api.schema_rules import JsonInt, Rule, any_of, both, given, value, with_rules
 from memlane.domain.clock import iso
-from memlane.domain.inputs import Name, ScopeName, Strict, TagName, TenantName
+from memlane.domain.inputs import IdText, Name, ScopeName, Strict, TagName, TenantName
 from memlane.domain.model import Node
 from memlane.services.layers.ids import to_public
 from memlane.services.layers.roles import LAYERS, READ_MODES
@@ -67,7 +67,7 @@ class WriteIn(Scoped):
 class ReadIn(Scoped):
     layer: str = Field(..., json_schema_extra={"enum": list(LAYERS)})
     query: str | None = Field(None, min_length=1, max_length=20_000)
-    id: ShortText | None = None
+    id: IdText | None = None
     task_id: ShortText | None = None
     agent: ShortText | None = None
     mode: str | None = Field(
@@ -116,7 +116,7 @@ class SearchIn(Scoped, TimeQuestionIn):
 
 class UpdateIn(Strict):
     tenant_id: TenantName | None = None
-    id: ShortText
+    id: IdText
     new_title: Title | None = None
     new_content: Content | None = None
     new_metadata: MetadataIn | None = None
@@ -127,7 +127,7 @@ class UpdateIn(Strict):
 
 class DeleteIn(Strict):
     tenant_id: TenantName | None = None
-    id: ShortText
+    id: IdText
     user_instruction: bool = False
 
 

@@ -4,9 +4,9 @@ repository's CRUD under ``/v1/knowledge``. Errors use the ToolError envelope."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 
 from memlane.api import responses_tools as t
@@ -15,10 +15,13 @@ from memlane.api.identity import DIMENSIONS, NOUNS, header_claims, header_name, 
 from memlane.api.json_body import JsonBodyRoute
 from memlane.api.tools_dto import ImportIn, KnowledgeItemIn, KnowledgeItemPatch, item_dto, version_dto
 from memlane.domain.errors import InvalidRequest
-from memlane.services.knowledge.model import ItemInput
+from memlane.services.knowledge.model import ID_PATTERN, ItemInput
 from memlane.services.tools.context import IdentitySource, ToolContext
 from memlane.services.tools.schemas import DESCRIPTIONS, SCHEMAS, TOOL_NAMES, openai_functions
 from memlane.store.knowledge import ItemFilter
+
+#: a knowledge item id in a path (services/knowledge/model.py)
+ItemId = Annotated[str, Path(min_length=1, max_length=200, pattern=ID_PATTERN.pattern)]
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/v1/tools", tags=["agent tools"], dependencies=[Depends(authenticated)]
@@ -129,7 +132,9 @@ async def create_item(body: KnowledgeItemIn, request: Request, svc: ServicesDep)
 
 
 @knowledge_router.get("/items/{item_id}", response_model=t.ItemReply, summary="One knowledge item")
-async def get_item(item_id: str, request: Request, svc: ServicesDep, include_history: bool = False) -> dict[str, Any]:
+async def get_item(
+    item_id: ItemId, request: Request, svc: ServicesDep, include_history: bool = False
+) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     rec = await svc.knowledge.get(tenant, item_id)
     out: dict[str, Any] = {"success": True, "item": item_dto(rec)}
@@ -141,7 +146,7 @@ async def get_item(item_id: str, request: Request, svc: ServicesDep, include_his
 @knowledge_router.patch(
     "/items/{item_id}", response_model=t.ItemReply, summary="Change a knowledge item (a new version)"
 )
-async def update_item(item_id: str, body: KnowledgeItemPatch, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def update_item(item_id: ItemId, body: KnowledgeItemPatch, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     await quota(request, "write", tenant)
     changes = {k: v for k, v in body.model_dump(exclude_unset=True).items() if k != "message"}
@@ -150,7 +155,7 @@ async def update_item(item_id: str, body: KnowledgeItemPatch, request: Request, 
 
 
 @knowledge_router.delete("/items/{item_id}", response_model=t.ItemDeleted, summary="Delete a knowledge item")
-async def delete_item(item_id: str, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def delete_item(item_id: ItemId, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     await quota(request, "write", tenant)
     await svc.knowledge.delete(tenant, item_id)
@@ -160,7 +165,7 @@ async def delete_item(item_id: str, request: Request, svc: ServicesDep) -> dict[
 @knowledge_router.get(
     "/items/{item_id}/history", response_model=t.History, summary="Version history of a knowledge item"
 )
-async def item_history(item_id: str, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def item_history(item_id: ItemId, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     return {"success": True, "history": [version_dto(v) for v in await svc.knowledge.history(tenant, item_id)]}
 
