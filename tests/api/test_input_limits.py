@@ -79,6 +79,9 @@ def test_a_body_nested_100000_deep_is_invalid_json_on_every_operation(client: ht
             tried += 1
     r = client.post("/v1/tools/memory_add", content=deep, headers={"content-type": "application/json"})
     assert r.status_code == 400 and r.json()["errorCode"] == "INVALID_INPUT", r.text
+    mcp = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    r = client.post("/mcp", content=deep, headers=mcp)
+    assert r.status_code == 400, r.text  # the MCP SDK's JSON-RPC parse error
     assert tried >= 23
 
 

@@ -65,7 +65,10 @@ MAX_TAG_LENGTH = 128
 
 def describe(char: str) -> str:
     code = ord(char)
-    return f"U+{code:04X} (NUL)" if code == 0 else f"U+{code:04X} (a lone surrogate)"
+    if code == 0:
+        return "U+0000 (NUL)"
+    # a file or a line read with surrogate escapes holds its non-UTF-8 bytes as U+DC80-U+DCFF
+    return f"U+{code:04X} (a lone surrogate: text that is not UTF-8)"
 
 
 def unstorable(text: str) -> str | None:
@@ -289,8 +292,6 @@ def object_only(value: Any) -> Any:
 
 #: a free-form JSON object within ``JSON_LIMITS`` (a node's ``slots``, metadata)
 FreeObject = Annotated[dict[str, Any], BeforeValidator(object_only), AfterValidator(within_limits)]
-#: any free-form JSON value within ``JSON_LIMITS``
-FreeJson = Annotated[Any, AfterValidator(within_limits)]
 
 __all__ = [
     "ID_PATTERN",
@@ -301,7 +302,6 @@ __all__ = [
     "NAME_PATTERN",
     "UUID_PATTERN",
     "ClientId",
-    "FreeJson",
     "FreeObject",
     "IdText",
     "Instant",
