@@ -74,11 +74,12 @@ class JsonBodyRequest(Request):
         if not hasattr(self, "_json"):
             body = await self.body()
             try:
-                self._json = pydantic_core.from_json(body)
+                value = pydantic_core.from_json(body)
             except ValueError as exc:
                 # FastAPI turns JSONDecodeError (only) into its 400 validation response
                 raise json.JSONDecodeError(str(exc), body.decode("utf-8", errors="replace"), 0) from None
-            refuse_unstorable_body(body, self._json)
+            refuse_unstorable_body(body, value)
+            self._json = value
         return self._json
 
 

@@ -138,31 +138,32 @@ class JsonLimits:
 
     def problem(self, value: Any) -> str | None:
         """Why ``value`` is beyond these limits, or None. Iterative (no recursion), and stops
-        early: a value with more members than fit in ``max_bytes`` is not walked to its end."""
+        early: a value with more members than fit in ``max_bytes`` is not walked to its end.
+        Only containers are visited (a write checks the ``slots`` of every node it holds)."""
         # every JSON value takes at least two bytes with its separator ("0,")
         max_values = self.max_bytes // 2 + 1
-        stack: list[tuple[Any, int]] = [(value, 0)]
+        stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, dict | list) else []
         values = keys = 0
         while stack:
             item, depth = stack.pop()
-            values += 1
-            if values > max_values:
-                return self._too_big()
+            if depth > self.max_depth:
+                return f"is nested deeper than {self.max_depth} levels (MEMLANE_JSON_MAX_DEPTH)"
+            members: Any = item
             if isinstance(item, dict):
-                depth += 1
                 keys += len(item)
                 if keys > self.max_keys:
                     return f"has more than {self.max_keys} keys (MEMLANE_JSON_MAX_KEYS)"
-                stack.extend((member, depth) for member in item.values())
-            elif isinstance(item, list | tuple):
-                depth += 1
-                stack.extend((member, depth) for member in item)
-            if depth > self.max_depth:
-                return f"is nested deeper than {self.max_depth} levels (MEMLANE_JSON_MAX_DEPTH)"
+                members = item.values()
+            values += len(item)
+            if values > max_values:
+                return self._too_big()
+            for member in members:
+                if isinstance(member, dict | list):
+                    stack.append((member, depth + 1))
         try:
+            size = len(pydantic_core.to_json(value))
+        except pydantic_core.PydanticSerializationError:
             size = len(pydantic_core.to_json(value, fallback=str))
-        except (ValueError, pydantic_core.PydanticSerializationError):
-            return "is not JSON"
         return self._too_big() if size > self.max_bytes else None
 
     def _too_big(self) -> str:
