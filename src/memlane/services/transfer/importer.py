@@ -216,9 +216,9 @@ class Importer:
             raise rec.record_error(
                 line, "seq", f"{commit.seq} does not follow the scope's previous commit ({scope.last_seq})"
             )
-        for earlier, queued in scope.commits:
-            if queued["id"] == commit.id:
-                raise rec.record_error(line, "id", f"commit {commit.id} repeats line {earlier}")
+        earlier = next((n for n, queued in scope.commits if queued["id"] == commit.id), None)
+        if earlier is not None:
+            raise rec.record_error(line, "id", f"commit {commit.id} repeats line {earlier}")
         scope.last_seq = commit.seq
         original = {k: v for k, v in d.items() if k not in ("record", "tenant_id", "scope")}
         scope.commits.append((line, original))
