@@ -13,6 +13,8 @@ from typing import Literal
 from pydantic import AliasChoices, Field, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from memlane.domain.inputs import JsonLimits
+
 
 def _env(*names: str) -> AliasChoices:
     return AliasChoices(*names)
@@ -88,6 +90,11 @@ class Settings(BaseSettings):
     allowed_hosts: str = Field("", validation_alias=_env("MEMLANE_ALLOWED_HOSTS"))
     cors_origins: str = Field("", validation_alias=_env("MEMLANE_CORS_ORIGINS"))
     log_level: str = Field("info", validation_alias=_env("MEMLANE_LOG_LEVEL"))
+    # free-form JSON in requests and import records (a node's slots, metadata, planner contexts):
+    # nesting, object keys and compact size of one value (docs/api-graph.md, "Input limits")
+    json_max_depth: int = Field(32, ge=1, le=128, validation_alias=_env("MEMLANE_JSON_MAX_DEPTH"))
+    json_max_keys: int = Field(1000, ge=1, le=1_000_000, validation_alias=_env("MEMLANE_JSON_MAX_KEYS"))
+    json_max_bytes: int = Field(64 * 1024, ge=256, le=64 * 1024 * 1024, validation_alias=_env("MEMLANE_JSON_MAX_BYTES"))
 
     auth_mode: Literal["off", "api_key", "jwt", "api_key_or_jwt"] = Field(
         "off", validation_alias=_env("MEMORY_AUTH_MODE")
@@ -232,6 +239,11 @@ class Settings(BaseSettings):
     def is_production(self) -> bool:
         """Both the contract's NODE_ENV and memlane's own MEMLANE_ENV count."""
         return "production" in {(self.node_env or "").lower(), (self.memlane_env or "").lower()}
+
+    @cached_property
+    def json_limits(self) -> JsonLimits:
+        """The bounds of one free-form JSON value of a request or an import record."""
+        return JsonLimits(max_depth=self.json_max_depth, max_keys=self.json_max_keys, max_bytes=self.json_max_bytes)
 
     @cached_property
     def resolved_database_url(self) -> str:

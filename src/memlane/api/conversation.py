@@ -30,6 +30,7 @@ from memlane.api.json_body import JsonBodyRoute
 from memlane.domain.clock import iso
 from memlane.domain.errors import InvalidRequest, UpstreamError
 from memlane.domain.hashing import sha256_hex
+from memlane.domain.inputs import ID_PATTERN, NAME_PATTERN
 from memlane.domain.validity import ValidTime
 from memlane.domain.visibility import Viewer
 from memlane.jobs.conversation_kinds import (
@@ -46,8 +47,13 @@ router = APIRouter(
 )
 
 MAX_IDEMPOTENCY_KEY = 200
-AppId = Annotated[str, Query(min_length=1, max_length=200, description="Application id (a scope in your tenant)")]
-MemoryId = Annotated[str, Path(min_length=1, max_length=200)]
+AppId = Annotated[
+    str,
+    Query(min_length=1, max_length=200, pattern=NAME_PATTERN, description="Application id (a scope in your tenant)"),
+]
+MemoryId = Annotated[str, Path(min_length=1, max_length=200, pattern=ID_PATTERN)]
+#: a user or session id in a query (domain/inputs.py: a name)
+NameQ = Annotated[str | None, Query(max_length=200, pattern=NAME_PATTERN)]
 
 
 def _viewer(request: Request) -> Viewer:
@@ -149,8 +155,8 @@ async def query_memories(
     svc: ServicesDep,
     app_id: AppId,
     query: Annotated[str, Query(min_length=1, max_length=4000, description="Natural language query")],
-    user_id: Annotated[str | None, Query(max_length=200)] = None,
-    session_id: Annotated[str | None, Query(max_length=200)] = None,
+    user_id: NameQ = None,
+    session_id: NameQ = None,
     n_results: Annotated[int, Query(ge=1, le=100)] = 10,
     similarity_threshold: Annotated[float, Query(ge=0.0, le=1.0, allow_inf_nan=False)] = 0.0,
     as_of: Annotated[Instant | None, Query(description="ISO-8601: the notes valid then (default: now)")] = None,
@@ -311,8 +317,8 @@ async def batcher_buffer(
     request: Request,
     svc: ServicesDep,
     app_id: AppId,
-    user_id: Annotated[str, Query(min_length=1, max_length=200)],
-    session_id: Annotated[str | None, Query(max_length=200)] = None,
+    user_id: Annotated[str, Query(min_length=1, max_length=200, pattern=NAME_PATTERN)],
+    session_id: NameQ = None,
 ) -> dict[str, Any]:
     viewer = _viewer(request)
     await quota(request, "recall", viewer.tenant_id)
@@ -321,7 +327,7 @@ async def batcher_buffer(
 
 @router.get("/tasks/{task_id}", response_model=c.Task, summary="Status, error and result of a background task")
 async def get_task(
-    request: Request, svc: ServicesDep, task_id: Annotated[str, Path(min_length=1, max_length=64)]
+    request: Request, svc: ServicesDep, task_id: Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PATTERN)]
 ) -> dict[str, Any]:
     return await svc.conversation.tasks.view(_viewer(request), task_id)
 

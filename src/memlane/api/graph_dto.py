@@ -10,18 +10,20 @@ import re
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, model_validator
+from pydantic import Field, GetJsonSchemaHandler, model_validator
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from memlane.api.instants import IntervalIn, TimeQuestionIn
 from memlane.api.schema_rules import JsonInt, absent, any_of, both, given, value, with_rules
 from memlane.domain.clock import iso
+from memlane.domain.inputs import ClientId, FreeObject, Name, ScopeName, Strict, TenantName, VersionName
 from memlane.domain.model import Edge, Node
 from memlane.services.recall import DEBUG_MAX_LIMIT
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
-ShortText = Annotated[str, Field(min_length=1, max_length=256)]
+#: an agent, team or run id, an actor, a model name (domain/inputs.py: no control characters)
+ShortText = Name
 #: a vector component: beyond this, float32 sums of squares overflow and scores become NaN
 Component = Annotated[float, Field(ge=-1e6, le=1e6)]
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -31,13 +33,6 @@ LaneIn = Literal["private", "shared"]
 
 MAX_NODES_PER_WRITE = 5000
 MAX_EDGES_PER_WRITE = 10000
-
-
-class Strict(BaseModel):
-    """Unknown fields are refused: a misspelt bound should fail loudly, not be ignored. Values
-    are strict too: ``0`` is not ``false`` and ``2.0`` is not ``2``, as the schema says."""
-
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
 
 #: a UUID as JSON carries it (a string): strict mode alone would want a ``UUID`` object
@@ -63,14 +58,14 @@ class Provenance(Strict):
 
 
 class TenantScoped(Strict):
-    tenant_id: ShortText | None = None
-    scope: ShortText | None = None
+    tenant_id: TenantName | None = None
+    scope: ScopeName | None = None
 
 
 class WriteNodeIn(Strict, IntervalIn):
     id: UUIDIn | None = None
-    client_id: ShortText | None = None
-    scope: ShortText | None = None
+    client_id: ClientId | None = None
+    scope: ScopeName | None = None
     type: NodeTypeIn
     tier: TierIn | None = None
     memory_lane: LaneIn | None = None
@@ -79,7 +74,7 @@ class WriteNodeIn(Strict, IntervalIn):
     owner_team_id: ShortText | None = None
     title: str | None = Field(None, max_length=2000)
     text_summary: str | None = Field(None, max_length=100_000)
-    slots: dict[str, Any] | None = None
+    slots: FreeObject | None = None
     raw_ref: str | None = Field(None, max_length=4000)
     evidence_ref: str | None = Field(None, max_length=4000)
     embedding: list[Component] | None = Field(None, min_length=1, max_length=8192)
@@ -91,7 +86,7 @@ class WriteNodeIn(Strict, IntervalIn):
 
 class EdgeEndIn(Strict):
     id: UUIDIn | None = None
-    client_id: ShortText | None = None
+    client_id: ClientId | None = None
 
     @classmethod
     def __get_pydantic_json_schema__(cls, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
@@ -108,7 +103,7 @@ class EdgeEndIn(Strict):
 
 class WriteEdgeIn(Strict, IntervalIn):
     id: UUIDIn | None = None
-    scope: ShortText | None = None
+    scope: ScopeName | None = None
     type: Literal["part_of", "related_to", "derived_from"]
     src: EdgeEndIn
     dst: EdgeEndIn
@@ -120,8 +115,8 @@ class WriteEdgeIn(Strict, IntervalIn):
 class WriteRequest(TenantScoped, Provenance):
     actor: ShortText | None = None
     parent_commit_id: UUIDIn | None = None
-    model_version: ShortText | None = None
-    prompt_version: ShortText | None = None
+    model_version: VersionName | None = None
+    prompt_version: VersionName | None = None
     auto_embed: bool | None = None
     force_reembed: bool = False
     memory_lane: LaneIn | None = None

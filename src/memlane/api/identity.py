@@ -24,6 +24,7 @@ from fastapi import Request
 
 from memlane.api.auth import Principal, bind_tenant, is_reserved_tenant, principal_of
 from memlane.domain.errors import Forbidden, InvalidRequest
+from memlane.domain.inputs import MAX_NAME_LENGTH, MAX_TENANT_LENGTH, check_name
 from memlane.domain.roles import canonical_role, credential_role
 from memlane.domain.visibility import Viewer
 
@@ -56,13 +57,34 @@ IDENTITY_HEADERS: dict[str, str] = {
 }
 
 
+def header_name(request: Request, header: str, max_length: int = MAX_NAME_LENGTH) -> str | None:
+    """A name a request gives in a header (an identity, a project), stripped; None when absent
+    or blank. Held to the rules of the same name in a body (domain/inputs.py): at most
+    ``max_length`` characters and no control character (a header may carry a tab), else 400
+    naming the header."""
+    raw = request.headers.get(header)
+    value = raw.strip() if raw else ""
+    if not value:
+        return None
+    problem = None
+    if len(value) > max_length:
+        problem = f"must be at most {max_length} characters"
+    else:
+        try:
+            check_name(value)
+        except ValueError as exc:
+            problem = str(exc)
+    if problem is not None:
+        raise InvalidRequest(f"{header}: {problem}", details={"field": header})
+    return value
+
+
 def header_claims(request: Request) -> Claims:
     """The identity a request states in its ``X-Agent-Id``/``X-Team-Id``/``X-User-Id``/
     ``X-Session-Id`` headers."""
     values: dict[str, dict[str, str | None]] = {}
     for dimension, header in IDENTITY_HEADERS.items():
-        raw = request.headers.get(header)
-        values[dimension] = {header: raw.strip() if raw and raw.strip() else None}
+        values[dimension] = {header: header_name(request, header)}
     return Claims(**values)
 
 
@@ -71,8 +93,7 @@ def resolve_tenant(request: Request, body_tenant: str | None, default: str) -> s
     bound to the credentials, which the request may repeat but never change."""
     requested = body_tenant
     if not requested:
-        header = request.headers.get("x-tenant-id")
-        requested = header.strip() if header and header.strip() else None
+        requested = header_name(request, "X-Tenant-Id", MAX_TENANT_LENGTH)
     if requested is not None and is_reserved_tenant(requested):
         raise InvalidRequest(
             "tenant ids starting with '_memlane' are reserved", code="reserved_tenant", details={"field": "tenant_id"}

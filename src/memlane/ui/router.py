@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse
@@ -18,7 +19,9 @@ from fastapi.templating import Jinja2Templates
 
 from memlane.api.deps import ServicesDep, admin_authorized, quota, resolve_scope, resolve_tenant
 from memlane.api.identity import header_claims, viewer_of
+from memlane.api.json_body import JsonBodyRoute
 from memlane.domain.errors import MemlaneError, NotFound
+from memlane.domain.inputs import MAX_SCOPE_LENGTH, NAME_PATTERN
 from memlane.domain.visibility import Viewer
 from memlane.rules.promotion import check_promotion
 from memlane.store.knowledge import ItemFilter
@@ -28,9 +31,12 @@ HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=HERE / "templates")
 #: what a memory is at the read's instant (``now`` in the fragment's context): expired, ended, valid
 templates.env.globals.update(state_of=views.state_of, validity_of=views.validity_of)
-router = APIRouter(prefix="/ui", include_in_schema=False)
+#: a value as one path segment of a URL: Jinja's ``urlencode`` keeps ``/``, which would change
+#: the path (ids cannot hold one, domain/inputs.py; this is defence in depth)
+templates.env.filters["segment"] = lambda value: quote(str(value), safe="")
+router = APIRouter(route_class=JsonBodyRoute, prefix="/ui", include_in_schema=False)
 
-ScopeQ = Annotated[str | None, Query(max_length=256)]
+ScopeQ = Annotated[str | None, Query(max_length=MAX_SCOPE_LENGTH, pattern=NAME_PATTERN)]
 
 
 def caller(request: Request) -> Viewer:

@@ -25,6 +25,7 @@ from typing import Any
 from memlane.domain.clock import Clock, iso, parse_instant
 from memlane.domain.errors import Forbidden, InvalidRequest, NotFound
 from memlane.domain.hashing import canonical_json, sha256_hex
+from memlane.domain.inputs import MAX_TAG_LENGTH, JsonLimits, check_name, is_id
 from memlane.domain.model import CommitInfo, Node
 from memlane.domain.validity import ValidTime
 from memlane.services.embedding import EmbeddingService
@@ -43,11 +44,28 @@ NEEDS: dict[str, tuple[str, str]] = {
     "team": ("team_id", "X-Team-Id header (or credentials bound to a team)"),
 }
 MAX_CONTENT = 100_000
+#: tags of one memory (as on the layered surface)
+MAX_TAGS = 50
 FIELDS = frozenset(
     {"type", "tier", "text_summary", "slots", "memory_lane", "producer_agent_id", "owner_agent_id", "owner_team_id",
      "salience", "importance", "confidence", "status", "layer", "user_id", "session_id", "agent", "tags", "expires_at",
      "valid_at", "invalid_at"}
 )  # fmt: skip
+
+
+def _tags(raw: list[str]) -> list[str]:
+    """Distinct, stripped, non-empty tags: at most ``MAX_TAGS`` names of at most 128 characters."""
+    tags = list(dict.fromkeys(t.strip() for t in raw if t.strip()))
+    if len(tags) > MAX_TAGS:
+        raise InvalidRequest(f"tags: at most {MAX_TAGS} tags", code="INVALID_INPUT", details={"field": "tags"})
+    for i, tag in enumerate(tags):
+        try:
+            check_name(tag)
+            if len(tag) > MAX_TAG_LENGTH:
+                raise ValueError(f"must be at most {MAX_TAG_LENGTH} characters")
+        except ValueError as exc:
+            raise InvalidRequest(f"tags[{i}]: {exc}", code="INVALID_INPUT", details={"field": f"tags[{i}]"}) from None
+    return tags
 
 
 def _missing(ctx: ToolContext, layer: str) -> str | None:
@@ -92,7 +110,10 @@ class MemoryTools:
         clock: Clock,
         scope: str,
         on_write: Any = None,
+        json_limits: JsonLimits | None = None,
     ):
+        #: the stored ``slots`` (``metadata`` and the labels around it) stay within these
+        self.json_limits = json_limits or JsonLimits()
         self.reader = reader
         self.writes = writes
         self.embedding = embedding
@@ -120,12 +141,19 @@ class MemoryTools:
             )
         metadata = dict(args.get("metadata") or {})
         expires_at = self._expiry(metadata)
-        tags = list(dict.fromkeys(t.strip() for t in args.get("tags") or [] if t.strip()))
+        tags = _tags(args.get("tags") or [])
         slots: dict[str, Any] = {"kind": KIND, "metadata": metadata}
         for key in ("project_id", "team_id", "org_id"):
             value = getattr(ctx, key)
             if value and layer == key.removesuffix("_id"):
                 slots[key] = value
+        problem = self.json_limits.problem(slots)
+        if problem is not None:
+            raise InvalidRequest(
+                f"metadata: stored with the memory's labels, it {problem}",
+                code="INVALID_INPUT",
+                details={"field": "metadata"},
+            )
         valid_at, invalid_at = _instant(args, "validAt"), _instant(args, "invalidAt")
         if valid_at is not None and invalid_at is not None and invalid_at <= valid_at:
             raise InvalidRequest(
@@ -277,6 +305,12 @@ class MemoryTools:
 
     async def delete(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         memory_id = str(args["memoryId"])
+        if not is_id(memory_id):
+            raise InvalidRequest(
+                "memoryId: must be a memory id (letters, digits, '.', '_', ':' or '-', at most 256)",
+                code="INVALID_INPUT",
+                details={"field": "memoryId"},
+            )
         node = await self.reader.node(ctx.viewer, None, to_node_id(memory_id))
         if node is not None and node.slots.get("kind") == KNOWLEDGE_KIND:
             raise Forbidden(
