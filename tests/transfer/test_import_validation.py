@@ -16,6 +16,9 @@ from memlane.domain.hashing import ChainLink, verify_chain
 
 HEADER = {"record": "header", "format": "memlane-export", "version": 1, "embedding_dimension": 384}
 
+#: an import is JSON Lines (the browser boundary refuses any other body type)
+NDJSON = {"content-type": "application/x-ndjson"}
+
 
 def uid() -> str:
     return str(uuid.uuid4())
@@ -51,7 +54,7 @@ def commit(scope: str, seq: Any, **fields: Any) -> dict[str, Any]:
 
 def import_lines(client: httpx.Client, lines: list[Any], **params: str) -> httpx.Response:
     text = "\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n"
-    return client.post("/v1/admin/import", params=params, content=text.encode())
+    return client.post("/v1/admin/import", params=params, content=text.encode(), headers=NDJSON)
 
 
 def exported(client: httpx.Client, scope: str) -> dict[str, list[dict[str, Any]]]:
@@ -217,5 +220,5 @@ def test_other_records_are_checked_as_their_requests_are(client: httpx.Client) -
     assert r.status_code == 400 and r.json()["details"]["field"] == "messages[0].seq", r.text
     r = import_lines(client, [HEADER, node("s", tenant_id="globex")])
     assert r.status_code == 400 and r.json()["error"] == "tenant_mismatch", r.text
-    r = client.post("/v1/admin/import", content=json.dumps(HEADER).encode() + b"\n\xff\xfe\n")
+    r = client.post("/v1/admin/import", content=json.dumps(HEADER).encode() + b"\n\xff\xfe\n", headers=NDJSON)
     assert r.status_code == 400 and r.json()["details"] == {"line": 2, "field": "line"}, r.text

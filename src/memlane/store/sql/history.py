@@ -44,14 +44,21 @@ class CommitHistory(SqlCore):
             head = await self._lock_scope_head(conn, tenant_id, scope, now)
             stored: dict[str, Any] = {}
             for part in chunks([c.id for c in given]):
-                q = sa.select(commits.c.id, commits.c.scope, commits.c.diff, commits.c.erased_at).where(
+                q = sa.select(
+                    commits.c.id, commits.c.scope, commits.c.diff, commits.c.erased_at, commits.c.commit_hash
+                ).where(
                     commits.c.tenant_id == tenant_id, commits.c.id.in_(part)
                 )
                 stored.update({r.id: r for r in await conn.execute(q)})
             for commit in given:
                 row = stored.get(commit.id)
                 if row is not None:
-                    same = row.scope == scope and (row.erased_at is not None or row.diff == commit.diff)
+                    # stored by an earlier import, or the very commit the file was exported from
+                    original = commit.diff.get("imported") if isinstance(commit.diff, dict) else None
+                    exported_here = isinstance(original, dict) and original.get("commit_hash") == row.commit_hash
+                    same = row.scope == scope and (
+                        row.erased_at is not None or row.diff == commit.diff or exported_here
+                    )
                     if same:
                         continue
                     raise Conflict(
