@@ -19,13 +19,16 @@ from memlane.services.conversation.ingestion import SEARCH_TIERS
 from memlane.services.conversation.notes import ACTIVE, NOTE_TYPE, event_time, note_metadata
 from memlane.services.conversation.ranking import composite
 from memlane.services.embedding import EmbeddingService
+from memlane.services.ranking.calibration import DEFAULT_CUT, Background
 from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
 from memlane.store.base import Store
 
-#: how many nearest notes are re-ranked per result asked for (never fewer than MIN_POOL)
+#: how many nearest notes are re-ranked per result asked for (never fewer than MIN_POOL). An
+#: app user with fewer notes than the pool is read whole, and each note is judged against the
+#: others (services/ranking/calibration.py); 50, as memory_search's smallest depth
 POOL_FACTOR = 3
-MIN_POOL = 30
+MIN_POOL = 50
 MAX_POOL = 300
 MAX_CHAIN = 1000
 
@@ -38,7 +41,8 @@ class QueryParams:
     user_id: str | None = None
     session_id: str | None = None
     n_results: int = 10
-    similarity_threshold: float = 0.0
+    #: the least relevance a note needs; the same default cut as memory_search's threshold
+    similarity_threshold: float = DEFAULT_CUT
     #: which notes by their interval; asking about another time drops the "active" status
     #: rule, since a note closed later was active then (domain/validity.py)
     when: ValidTime = CURRENT
@@ -70,7 +74,8 @@ class MemoryService:
         self.half_life_days = half_life_days
 
     async def query(self, p: QueryParams) -> list[dict[str, Any]]:
-        """Active notes by composite score. Relevance is the cosine on the calibrated scale
+        """Active notes by composite score. Relevance is the cosine on the calibrated scale,
+        against the background of the other nearest notes when the pool holds them all
         (services/ranking/calibration.py); ``similarity_threshold`` applies to it, and the raw
         cosine is reported as ``cosine_similarity``."""
         vector = await self.embedding.query_vector(p.query)
@@ -88,7 +93,9 @@ class MemoryService:
             session_id=p.session_id,
         )
         scale = self.embedding.relevance
-        hits = [h for h in hits if scale(h.score) >= p.similarity_threshold]
+        background = Background.of((h.score for h in hits), whole=len(hits) < pool)
+        relevance = {h.id: scale(h.score, background) for h in hits}
+        hits = [h for h in hits if relevance[h.id] >= p.similarity_threshold]
         index = {n.id: n for n in await self.reader.nodes(p.viewer, p.app_id, [h.id for h in hits])}
         now = self.clock.now()
         scored = []
@@ -97,7 +104,7 @@ class MemoryService:
             if node is None:
                 continue
             s = composite(
-                scale(h.score),
+                relevance[h.id],
                 occurred_at=event_time(node),
                 importance=node.importance,
                 now=now,
