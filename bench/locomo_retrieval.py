@@ -600,7 +600,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         type=float,
         action="append",
         default=[],
-        help="similarity_threshold of the conversation query, one row each (repeatable; default: the server's)",
+        help="also ask the conversation query with this similarity_threshold, one row each (repeatable)",
     )
     ap.add_argument(
         "--validity",
@@ -755,7 +755,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"  {name}: tune R@5={t['R@5']} R@10={t['R@10']} | untouched R@5={h['R@5']} R@10={h['R@10']}",
                 flush=True,
             )
-            for threshold in (args.query_threshold or [None]) if cfg == "full" and args.conversation_api else []:
+            for threshold in [None, *args.query_threshold] if cfg == "full" and args.conversation_api else []:
                 name = "memlane /api/v1/memories/query"
                 if threshold is not None:
                     name += f" (similarity_threshold {threshold:g})"
