@@ -238,7 +238,9 @@ async def ask_update(client: LeanClient, case: UpdateCase, split: str) -> list[d
     rows: list[dict[str, Any]] = []
     for question in case.questions:
         notes = [m["document"] for m in await query_notes(client, case.id, question.text)]
-        every = await query_notes(client, case.id, question.text, include_invalid="true", n_results="100")
+        every = await query_notes(
+            client, case.id, question.text, include_invalid="true", n_results="100", similarity_threshold="0"
+        )  # the control: every note stored, whatever its relevance
         stale_notes = [m for m in every if states(m["document"], question.stale)]
         items = await recall_text_items(client, case.id, question.text)
         rows.append(

@@ -168,10 +168,10 @@ class Settings(BaseSettings):
         0.18, ge=-2, le=2, validation_alias=_env("MEMLANE_RELEVANCE_EXCESS_MIDPOINT")
     )
     relevance_excess_scale: float = Field(0.05, gt=0, le=10, validation_alias=_env("MEMLANE_RELEVANCE_EXCESS_SCALE"))
-    #: the conversation query's default ``similarity_threshold`` (the spec names none): the same
-    #: cut as memory_search's 0.7; 0 returns every note, as before issue #27
+    #: the conversation query's default ``similarity_threshold`` (the spec names none; see
+    #: ranking/calibration.py CONVERSATION_CUT); 0 returns every note, as before issue #27
     conversation_similarity_threshold: float = Field(
-        0.7, ge=0, le=1, validation_alias=_env("MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD")
+        0.5, ge=0, le=1, validation_alias=_env("MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD")
     )
 
     # SQLite durability (docs/operations.md "Durability"): NORMAL survives a crash of the process

@@ -40,7 +40,7 @@ from memlane.jobs.conversation_kinds import (
 from memlane.llm.errors import LLMBudgetExhausted, LLMOutputInvalid
 from memlane.services.conversation.memories import QueryParams, memory_view
 from memlane.services.conversation.messages import RAW_TEXT_ROLE, messages_from_payload, stamp_arrivals
-from memlane.services.ranking.calibration import DEFAULT_CUT
+from memlane.services.ranking.calibration import CONVERSATION_CUT
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/api/v1", tags=["conversation memory"], dependencies=[Depends(authenticated)]
@@ -161,7 +161,7 @@ async def query_memories(
             allow_inf_nan=False,
             description=(
                 "least relevance (calibrated, docs/retrieval.md) a note needs; 0 returns every note. "
-                f"Default MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD ({DEFAULT_CUT})"
+                f"Default MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD ({CONVERSATION_CUT})"
             ),
         ),
     ] = None,

@@ -49,9 +49,13 @@ DEFAULT_EXCESS_MIDPOINT = 0.18
 DEFAULT_EXCESS_SCALE = 0.05
 #: how many other memories make the background as trustworthy as the absolute scale
 BACKGROUND_PRIOR = 10.0
-#: the default cut: memory_search's ``threshold`` (the spec's 0.7), the conversation query's
-#: ``similarity_threshold`` and the browser's search (docs/retrieval.md, "Thresholds")
+#: the default cut of memory_search's ``threshold`` (the spec's 0.7) and of the browser's
+#: search (docs/retrieval.md, "Scores, thresholds")
 DEFAULT_CUT = 0.7
+#: the conversation query's default ``similarity_threshold`` (the spec names none): the highest
+#: cut that kept the memory truth suite's additive facts (list questions answered by notes that
+#: say it indirectly) at 95 % on its tune split; MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD
+CONVERSATION_CUT = 0.5
 
 
 @dataclass(frozen=True, slots=True)
