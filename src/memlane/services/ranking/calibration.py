@@ -9,12 +9,13 @@ A raw cosine of all-MiniLM-L6-v2 says little on its own, for two reasons.
   the tuning conversations of LoCoMo (26 and 30): a question against each of its evidence turns
   and against 20 other turns of the same conversation (bench/calibrate_relevance.py).
 * Its context: memories that share a subject look alike. Twenty short facts about Alice all
-  score 0.45-0.65 against "Where does Alice live?", because "Alice" is most of each sentence;
+  score 0.55-0.76 against "Where does Alice live?", because "Alice" is most of each sentence;
   on the absolute scale all twenty pass 0.7 (issue #27 item 6). What tells the answer apart is
   how far it stands above the *background*: the median cosine of the other memories the query
   looked among. The **background** scale's logit is ``(cosine - background - excess_midpoint)
-  / excess_scale``, fitted on the tune haystacks of bench/memory_truth.py's ``thresholds`` phase
-  (one person's facts, pooled conversation notes and fact sheets; docs/retrieval.md).
+  / excess_scale``, chosen on the tune haystacks of bench/memory_truth.py's ``thresholds`` phase
+  (one person's facts, pooled conversation notes and fact sheets; bench/calibrate_background.py,
+  docs/retrieval.md).
 
 Relevance blends the two logits by how much the background can be trusted:
 ``logit = (1 - w) * absolute + w * background`` with ``w = k / (k + BACKGROUND_PRIOR)``, ``k``
@@ -42,7 +43,8 @@ from dataclasses import dataclass
 
 from memlane.config import Settings
 
-#: fitted for the local all-MiniLM-L6-v2 (bench/calibrate_relevance.py)
+#: fitted for the local all-MiniLM-L6-v2 (bench/calibrate_relevance.py; the excess pair:
+#: bench/calibrate_background.py)
 DEFAULT_MIDPOINT = 0.22
 DEFAULT_SCALE = 0.123
 DEFAULT_EXCESS_MIDPOINT = 0.18
@@ -130,11 +132,6 @@ class RelevanceScale:
         weight = k / (k + self.background_prior)
         excess = (cosine - median - self.excess_midpoint) / self.excess_scale
         return _sigmoid((1.0 - weight) * logit + weight * excess)
-
-    def of_all(self, cosines: dict[str, float], *, whole: bool) -> dict[str, float]:
-        """Relevance of every candidate of one query, by id."""
-        bg = Background.of(cosines.values(), whole=whole)
-        return {key: self(c, bg) for key, c in cosines.items()}
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RelevanceScale:
