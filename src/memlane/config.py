@@ -176,6 +176,18 @@ class Settings(BaseSettings):
     rerank_timeout_sec: float = Field(2.0, gt=0, validation_alias=_env("MEMLANE_RERANK_TIMEOUT_SEC"))
     relevance_midpoint: float = Field(0.22, ge=-1, le=1, validation_alias=_env("MEMLANE_RELEVANCE_MIDPOINT"))
     relevance_scale: float = Field(0.123, gt=0, le=10, validation_alias=_env("MEMLANE_RELEVANCE_SCALE"))
+    #: relevance against the query's background (services/ranking/calibration.py): the cosine's
+    #: excess over the median of the other candidates, when the search saw all of them
+    relevance_background: bool = Field(True, validation_alias=_env("MEMLANE_RELEVANCE_BACKGROUND"))
+    relevance_excess_midpoint: float = Field(
+        0.18, ge=-2, le=2, validation_alias=_env("MEMLANE_RELEVANCE_EXCESS_MIDPOINT")
+    )
+    relevance_excess_scale: float = Field(0.05, gt=0, le=10, validation_alias=_env("MEMLANE_RELEVANCE_EXCESS_SCALE"))
+    #: the conversation query's default ``similarity_threshold`` (the spec names none; see
+    #: ranking/calibration.py CONVERSATION_CUT); 0 returns every note, as before issue #27
+    conversation_similarity_threshold: float = Field(
+        0.5, ge=0, le=1, validation_alias=_env("MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD")
+    )
 
     # SQLite durability (docs/operations.md "Durability"): NORMAL survives a crash of the process
     # with nothing lost; FULL also survives a power loss or OS crash without losing acknowledged writes

@@ -41,6 +41,7 @@ from memlane.jobs.conversation_kinds import (
 from memlane.llm.errors import LLMBudgetExhausted, LLMOutputInvalid
 from memlane.services.conversation.memories import QueryParams, memory_view
 from memlane.services.conversation.messages import RAW_TEXT_ROLE, messages_from_payload, stamp_arrivals
+from memlane.services.ranking.calibration import CONVERSATION_CUT
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/api/v1", tags=["conversation memory"], dependencies=[Depends(authenticated)]
@@ -158,7 +159,18 @@ async def query_memories(
     user_id: NameQ = None,
     session_id: NameQ = None,
     n_results: Annotated[int, Query(ge=1, le=100)] = 10,
-    similarity_threshold: Annotated[float, Query(ge=0.0, le=1.0, allow_inf_nan=False)] = 0.0,
+    similarity_threshold: Annotated[
+        float | None,
+        Query(
+            ge=0.0,
+            le=1.0,
+            allow_inf_nan=False,
+            description=(
+                "least relevance (calibrated, docs/retrieval.md) a note needs; 0 returns every note. "
+                f"Default MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD ({CONVERSATION_CUT})"
+            ),
+        ),
+    ] = None,
     as_of: Annotated[Instant | None, Query(description="ISO-8601: the notes valid then (default: now)")] = None,
     include_invalid: Annotated[bool, Query(description="every note, with its validity interval")] = False,
 ) -> dict[str, Any]:
@@ -178,7 +190,9 @@ async def query_memories(
             user_id=user_id or None,
             session_id=session_id or None,
             n_results=n_results,
-            similarity_threshold=similarity_threshold,
+            similarity_threshold=(
+                svc.settings.conversation_similarity_threshold if similarity_threshold is None else similarity_threshold
+            ),
             when=ValidTime(as_of=as_of, include_invalid=include_invalid),
         )
     )

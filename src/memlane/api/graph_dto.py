@@ -192,20 +192,27 @@ META_FIELDS = (
 META_TIMES = frozenset({"created_at", "updated_at", "last_activated"})
 
 
-def interval_dto(item: Node | Edge) -> dict[str, str | None]:
+def interval_dto(item: Node | Edge, *, shown: bool = True) -> dict[str, str | None]:
     """When a node or edge with an interval was true (null: that end is open), and when the
-    server learned that it ended (``expired_at``); nothing for one without, so responses about
-    facts that never had an interval keep the contract's shape."""
-    if item.valid_at is None and item.invalid_at is None:
+    server learned that it ended (``expired_at``); nothing for one without, or when the request
+    did not ask (``shown``: it asked about time, or for meta), so a response keeps the contract's
+    whitelist unless the caller asked for more."""
+    if not shown or (item.valid_at is None and item.invalid_at is None):
         return {}
     return {"valid_at": iso(item.valid_at), "invalid_at": iso(item.invalid_at), "expired_at": iso(item.expired_at)}
 
 
 def node_dto(
-    n: Node, *, include_meta: bool, include_slots: bool, include_slots_preview: bool, slots_preview_keys: int
+    n: Node,
+    *,
+    include_meta: bool,
+    include_slots: bool,
+    include_slots_preview: bool,
+    slots_preview_keys: int,
+    with_interval: bool = True,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"id": n.id, "type": n.type, "title": n.title, "text_summary": n.text_summary}
-    out.update(interval_dto(n))
+    out.update(interval_dto(n, shown=with_interval))
     if n.type == "topic":
         if n.topic_state is not None:
             out["topic_state"] = n.topic_state
@@ -224,17 +231,21 @@ def node_dto(
     return out
 
 
-def edge_dto(e: Edge, *, include_meta: bool) -> dict[str, Any]:
+def edge_dto(e: Edge, *, include_meta: bool, with_interval: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {"from_id": e.src_id, "to_id": e.dst_id, "type": e.type, "weight": e.weight}
-    out.update(interval_dto(e))
+    out.update(interval_dto(e, shown=with_interval))
     if include_meta:
         out["commit_id"] = e.commit_id
     return out
 
 
-def seed_dto(n: Node, similarity: float, relevance: float) -> dict[str, Any]:
-    """``similarity`` is the raw cosine; ``relevance`` the same on the calibrated 0..1 scale."""
-    return {
+def seed_dto(
+    n: Node, similarity: float, relevance: float, *, include_meta: bool, with_interval: bool
+) -> dict[str, Any]:
+    """The contract's seed whitelist (``similarity`` is the raw cosine). ``include_meta`` adds
+    ``relevance``, the same on the calibrated 0..1 scale (docs/retrieval.md); the interval
+    fields come as for nodes."""
+    out: dict[str, Any] = {
         "id": n.id,
         "type": n.type,
         "title": n.title,
@@ -243,6 +254,8 @@ def seed_dto(n: Node, similarity: float, relevance: float) -> dict[str, Any]:
         "salience": n.salience,
         "confidence": n.confidence,
         "similarity": round(similarity, 6),
-        "relevance": round(relevance, 6),
-        **interval_dto(n),
     }
+    if include_meta:
+        out["relevance"] = round(relevance, 6)
+    out.update(interval_dto(n, shown=with_interval))
+    return out

@@ -24,6 +24,7 @@ from memlane.domain.errors import MemlaneError, NotFound
 from memlane.domain.inputs import MAX_SCOPE_LENGTH, NAME_PATTERN
 from memlane.domain.visibility import Viewer
 from memlane.rules.promotion import check_promotion
+from memlane.services.ranking.calibration import DEFAULT_CUT
 from memlane.store.knowledge import ItemFilter
 from memlane.ui import views
 
@@ -78,11 +79,18 @@ async def home(request: Request) -> HTMLResponse:
     return page(request, "home.html", title="Scopes")
 
 
+#: the relevance a search result needs to be shown (the default threshold of memory_search)
+CutQ = Annotated[float, Query(ge=0.0, le=1.0, allow_inf_nan=False)]
+
+
 @router.get("/search", response_class=HTMLResponse)
 async def search_page(
-    request: Request, scope: ScopeQ = None, q: Annotated[str, Query(max_length=2000)] = ""
+    request: Request,
+    scope: ScopeQ = None,
+    q: Annotated[str, Query(max_length=2000)] = "",
+    min_relevance: CutQ = DEFAULT_CUT,
 ) -> HTMLResponse:
-    return page(request, "search.html", title="Search", scope=scope or "", q=q)
+    return page(request, "search.html", title="Search", scope=scope or "", q=q, cut=min_relevance)
 
 
 @router.get("/memory/{node_id}", response_class=HTMLResponse)
@@ -177,15 +185,20 @@ async def queue_part(request: Request, svc: ServicesDep) -> HTMLResponse:
 
 @router.get("/part/search", response_class=HTMLResponse)
 async def search_part(
-    request: Request, svc: ServicesDep, scope: ScopeQ = None, q: Annotated[str, Query(max_length=2000)] = ""
+    request: Request,
+    svc: ServicesDep,
+    scope: ScopeQ = None,
+    q: Annotated[str, Query(max_length=2000)] = "",
+    min_relevance: CutQ = DEFAULT_CUT,
 ) -> HTMLResponse:
     async def build(viewer: Viewer) -> dict[str, Any]:
         text = q.strip()
         chosen = resolve_scope(request, scope)
         if not text:
-            return {"hits": None, "scope": chosen, "q": ""}
+            return {"results": None, "scope": chosen, "q": "", "cut": min_relevance}
         await quota(request, "recall", viewer.tenant_id)
-        return {"hits": await views.search(svc, viewer, chosen, text), "scope": chosen, "q": text}
+        found = await views.search(svc, viewer, chosen, text, cut=min_relevance)
+        return {"results": found, "scope": chosen, "q": text, "cut": min_relevance}
 
     return await fragment(request, "part_search.html", build)
 

@@ -12,7 +12,8 @@ synced knowledge items, which memory_search also finds); project and org are lab
 narrow a search, not access boundaries.
 
 Ranking: ``score`` is the calibrated relevance (services/ranking/calibration.py, what
-``threshold`` compares; the raw cosine is ``similarity``); equal scores (to 3 decimals) follow layer precedence
+``threshold`` compares; the raw cosine is ``similarity``), each memory judged against the other
+memories the search looked among; equal scores (to 3 decimals) follow layer precedence
 agent > session > user > project > team > org > company, and when the same content is stored
 in several layers only the most specific one is returned.
 """
@@ -30,6 +31,7 @@ from memlane.domain.model import CommitInfo, Node
 from memlane.domain.validity import ValidTime
 from memlane.services.embedding import EmbeddingService
 from memlane.services.layers.ids import to_node_id, to_public
+from memlane.services.ranking.calibration import DEFAULT_CUT, Background
 from memlane.services.reading import MemoryReader
 from memlane.services.tools.context import ToolContext
 from memlane.services.writing import WriteCommand, WriteNodeSpec, WriteService
@@ -228,7 +230,7 @@ class MemoryTools:
         if not query:
             raise InvalidRequest("query must not be empty", code="INVALID_INPUT", details={"field": "query"})
         limit = int(args.get("limit", 10))
-        threshold = float(args.get("threshold", 0.7))
+        threshold = float(args.get("threshold", DEFAULT_CUT))
         wanted_tags = _wanted_tags(args)
         requested = list(dict.fromkeys(args.get("layers") or PRECEDENCE))
         searched = [layer for layer in PRECEDENCE if layer in requested and _missing(ctx, layer) is None]
@@ -247,7 +249,8 @@ class MemoryTools:
         when = ValidTime(as_of=as_of, include_invalid=include_invalid).pinned(self.clock.now())
         qvec = await self.embedding.query_vector(query)
         k = min(max(limit * 5, 50), 500)
-        found: list[tuple[Node, float, float]] = []
+        candidates: list[tuple[Node, float]] = []
+        whole = True
         for layer in searched:
             hits = await self.reader.nearest(
                 ctx.viewer,
@@ -262,15 +265,22 @@ class MemoryTools:
                 user_id=ctx.user_id if layer in ("user",) else None,
                 session_id=ctx.session_id if layer == "session" else None,
             )
+            whole = whole and len(hits) < k
             scores = {h.id: h.score for h in hits}
             for n in await self.reader.nodes(ctx.viewer, self.scope, list(scores), when):
                 if n.slots.get("kind") not in (KIND, KNOWLEDGE_KIND) or n.layer != layer or not addressed(n, ctx):
                     continue
                 if wanted_tags and not wanted_tags <= {t.lower() for t in n.tags}:
                     continue
-                score = self.embedding.relevance(scores[n.id])
-                if score >= threshold:
-                    found.append((n, score, scores[n.id]))
+                candidates.append((n, scores[n.id]))
+        # every candidate is judged against the others (the background of the query): what
+        # stands out of one person's many facts passes, what merely shares their subject does not
+        background = Background.of((cos for _, cos in candidates), whole=whole)
+        found: list[tuple[Node, float, float]] = []
+        for n, cos in candidates:
+            score = self.embedding.relevance(cos, background)
+            if score >= threshold:
+                found.append((n, score, cos))
         found.sort(key=lambda t: (-round(t[1], 3), PRECEDENCE.index(str(t[0].layer)), t[0].id))
         seen: set[str] = set()
         unique: list[tuple[Node, float, float]] = []
