@@ -11,6 +11,8 @@ tenant-wide key, a manager and an admin, on a real server with API-key auth, on 
   message filled the buffer;
 * an ``Idempotency-Key`` is its caller's: another caller's same key is a task of its own, and
   a 409 never names another caller's task.
+
+With auth off, the request is taken at its word: the user it names, or every user.
 """
 
 from __future__ import annotations
@@ -309,3 +311,37 @@ def test_an_idempotency_key_is_its_callers_own(c: httpx.Client) -> None:
     assert reused.status_code == 409 and task in reused.text
     # and u2 cannot read u1's task at all
     assert c.get(f"/api/v1/tasks/{task}", headers=key("k-u2")).status_code == 404
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def open_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+    url = database_url(request.param, tmp_path_factory.mktemp("users-open"), request)
+    with LiveServer.start(make_settings(url)) as server, httpx.Client(base_url=server.url, timeout=60) as client:
+        yield client
+
+
+def test_with_auth_off_a_request_is_taken_at_its_word(open_server: httpx.Client) -> None:
+    c = open_server
+    app = new_app()
+    notes = {}
+    for user, fact in (("u1", "u1 keeps bees"), ("u2", "u2 keeps goats")):
+        r = c.post("/api/v1/agent/memories", json={"app_id": app, "user_id": user, "messages": fact})
+        assert r.status_code == 202, r.text
+        task = c.get(f"/api/v1/tasks/{r.json()['task_id']}")
+        deadline = time.monotonic() + 60
+        while task.json()["status"] not in ("completed", "failed") and time.monotonic() < deadline:
+            time.sleep(0.05)
+            task = c.get(f"/api/v1/tasks/{r.json()['task_id']}")
+        notes[user] = task.json()["result"]["memories"][0]["memory_id"]
+
+    def found(**params: str) -> set[str]:
+        r = c.get("/api/v1/memories/query", params={"app_id": app, "query": "keeps", **params})
+        assert r.status_code == 200, r.text
+        return {m["memory_id"] for m in r.json()["memories"]}
+
+    assert found() == set(notes.values()), "naming no user, the request reads every user's notes"
+    assert found(user_id="u2") == {notes["u2"]}
+    r = c.get("/api/v1/memories/query", params={"app_id": app, "query": "keeps"}, headers={"X-User-Id": "u2"})
+    assert {m["memory_id"] for m in r.json()["memories"]} == {notes["u2"]}, "acting for u2 through the header"
+    other = c.get(f"/api/v1/memories/{notes['u1']}", params={"app_id": app, "user_id": "u2"})
+    assert other.status_code == 404
