@@ -13,34 +13,42 @@ import { type Body, type Fetch, type Query, Transport } from "./transport.js";
 
 export interface ClientOptions {
   /** The server, e.g. `http://127.0.0.1:8000` (the default); a path prefix is kept. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** Sent as `X-Api-Key`. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Sent as `Authorization: Bearer <jwt>`. */
-  jwt?: string;
+  jwt?: string | undefined;
   /** With auth off, sent as `X-Tenant-Id` on every call (with auth on, identity comes from the credentials). */
-  tenantId?: string;
+  tenantId?: string | undefined;
   /** `X-Agent-Id`. */
-  agentId?: string;
+  agentId?: string | undefined;
   /** `X-Team-Id`. */
-  teamId?: string;
+  teamId?: string | undefined;
   /** `X-User-Id`. */
-  userId?: string;
+  userId?: string | undefined;
   /** `X-Session-Id`. */
-  sessionId?: string;
+  sessionId?: string | undefined;
   /** Per request, in milliseconds. Default 30000. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries of 429s, and of 502/503/504 and lost connections for calls safe to repeat. */
-  retry?: RetryPolicy | RetryOptions;
+  retry?: RetryPolicy | RetryOptions | undefined;
   /** More headers on every request of the SDK. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** Your own `fetch` (proxies, TLS, tracing); the global `fetch` by default. */
-  fetch?: Fetch;
+  fetch?: Fetch | undefined;
 }
 
 /** Options of the calls that queue a task: the `Idempotency-Key` (a new one per call by default). */
 export interface IdempotentOptions {
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
+}
+
+/** How long `waitForTask` polls, and how often. */
+export interface WaitOptions {
+  /** Default 60000. */
+  timeoutMs?: number | undefined;
+  /** Default 100. */
+  pollMs?: number | undefined;
 }
 
 /** A new Idempotency-Key: the same one goes out on every retry of a call. */
@@ -214,7 +222,7 @@ export class Knowledge {
  * A memlane server. `apiKey` is sent as `X-Api-Key`, `jwt` as `Authorization: Bearer`. With
  * auth off the server takes `tenantId`, `agentId`, `teamId`, `userId` and `sessionId` (sent
  * as `X-Tenant-Id`, `X-Agent-Id`... headers) at their word; with auth on they come from the
- * credentials. Nothing to close: each call is one `fetch`.
+ * credentials. Nothing to close: the client holds no connection of its own.
  */
 export class MemlaneClient {
   readonly layers: Layers;
@@ -361,7 +369,7 @@ export class MemlaneClient {
   }
 
   /** Polls a task until it is `completed` or `failed`; `MemlaneTimeoutError` after `timeoutMs` (60000). */
-  async waitForTask(taskId: string, { timeoutMs = 60_000, pollMs = 100 } = {}): Promise<api.Task> {
+  async waitForTask(taskId: string, { timeoutMs = 60_000, pollMs = 100 }: WaitOptions = {}): Promise<api.Task> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const task = await this.getTask(taskId);

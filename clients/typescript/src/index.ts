@@ -3,7 +3,15 @@
  * surfaces (README.md). ES module, no dependency beyond `fetch`.
  */
 
-export { type ClientOptions, type IdempotentOptions, Knowledge, Layers, MemlaneClient, Tools } from "./client.js";
+export {
+  type ClientOptions,
+  type IdempotentOptions,
+  Knowledge,
+  Layers,
+  MemlaneClient,
+  Tools,
+  type WaitOptions,
+} from "./client.js";
 export {
   AuthenticationError,
   BadRequestError,

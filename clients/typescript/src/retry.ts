@@ -10,11 +10,11 @@ export const UNAVAILABLE: ReadonlySet<number> = new Set([502, 503, 504]);
 
 export interface RetryOptions {
   /** Retries after the first attempt (0 turns retries off). Default 3. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** The first backoff, doubled at each retry, when the answer has no usable Retry-After. Default 500. */
-  backoffMs?: number;
+  backoffMs?: number | undefined;
   /** No wait is longer than this, whatever Retry-After says. Default 60000. */
-  maxWaitMs?: number;
+  maxWaitMs?: number | undefined;
 }
 
 export class RetryPolicy {

@@ -58,13 +58,18 @@ test("the SDK's request and reply types are the ones the live document generates
   const committed = readFileSync(GENERATED, "utf8");
   const live = generate(doc);
   if (committed === live) return;
-  const before = new Set(committed.split("\n"));
-  const after = new Set(live.split("\n"));
-  const gone = [...before].filter((line) => !after.has(line)).slice(0, 20);
-  const added = [...after].filter((line) => !before.has(line)).slice(0, 20);
+  // the changed stretch: everything between the common beginning and the common end
+  const [was, is] = [committed.split("\n"), live.split("\n")];
+  let first = 0;
+  while (first < was.length && first < is.length && was[first] === is[first]) first++;
+  let [lastWas, lastIs] = [was.length, is.length];
+  while (lastWas > first && lastIs > first && was[lastWas - 1] === is[lastIs - 1]) [lastWas, lastIs] = [lastWas - 1, lastIs - 1];
+  const within = was.slice(0, first + 1).reverse().find((line) => /^(export|  "[A-Z]+ )/.test(line)) ?? "";
+  const gone = was.slice(first, Math.min(lastWas, first + 30)).map((line) => `- ${line}`);
+  const added = is.slice(first, Math.min(lastIs, first + 30)).map((line) => `+ ${line}`);
   assert.fail(
     "src/openapi.ts is not what the server's /openapi.json generates: run `npm run generate` in " +
       "clients/typescript, then adapt the SDK to what changed.\n" +
-      `only in src/openapi.ts:\n${gone.join("\n")}\nonly in the live document:\n${added.join("\n")}`,
+      `first difference at line ${first + 1}, in ${within.trim()}\n${[...gone, ...added].join("\n")}`,
   );
 });

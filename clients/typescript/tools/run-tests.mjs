@@ -49,7 +49,7 @@ async function main() {
     MEMLANE_TEST_KEYED_URL: keyed?.url ?? "",
     MEMLANE_TEST_KEYS_JSON: JSON.stringify(KEYS),
   };
-  const args = ["--test", "--test-concurrency=2", "--test-timeout=120000", ...testFiles()];
+  const args = ["--test", "--test-reporter=spec", "--test-concurrency=2", "--test-timeout=120000", ...testFiles()];
   const runner = spawn(process.execPath, args, { env, stdio: "inherit", cwd: ROOT });
   const stopRunner = () => runner.kill("SIGTERM");
   process.once("SIGINT", stopRunner);
