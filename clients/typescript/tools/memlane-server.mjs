@@ -87,7 +87,13 @@ export async function startMemlane(settings = {}) {
     process.removeListener("exit", onExit);
     if (exitCode === null) {
       killGroup("SIGTERM");
-      const stopped = await Promise.race([exited.then(() => true), sleep(15_000).then(() => false)]);
+      /** @type {NodeJS.Timeout | undefined} */
+      let timer;
+      const gaveUp = new Promise((done) => {
+        timer = setTimeout(() => done(false), 15_000);
+      });
+      const stopped = await Promise.race([exited.then(() => true), gaveUp]);
+      clearTimeout(timer);
       if (!stopped) killGroup("SIGKILL");
     }
     rmSync(dataDir, { recursive: true, force: true });
