@@ -672,7 +672,7 @@ export interface Seed {
   salience: number | null;
   confidence: number | null;
   similarity: number;
-  relevance: number;
+  relevance?: number;
 }
 
 export interface SelectionRules {
@@ -1009,6 +1009,7 @@ export interface Operations {
     };
     query: {
       app_id: string;
+      user_id?: string;
     };
     reply: Memory;
   };
@@ -1018,6 +1019,7 @@ export interface Operations {
     };
     query: {
       app_id: string;
+      user_id?: string;
     };
     reply: Deleted;
   };
@@ -1027,6 +1029,7 @@ export interface Operations {
     };
     query: {
       app_id: string;
+      user_id?: string;
     };
     reply: EvolutionReply;
   };
@@ -1053,6 +1056,9 @@ export interface Operations {
   "GET /api/v1/tasks/{task_id}": {
     path: {
       task_id: string;
+    };
+    query: {
+      user_id?: string;
     };
     reply: Task;
   };

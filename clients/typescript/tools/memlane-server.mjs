@@ -1,6 +1,7 @@
 // A real memlane server for the tests and the type generator: `memlane serve` from the
 // repository's .venv (scripts/setup.sh makes it) on a free loopback port with a fresh data
-// directory, the hashing embedder (fast, no model to load) and the settings the caller adds.
+// directory, the hashing embedder (fast, no model to load; no conversation query cut) and the
+// settings the caller adds.
 
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -56,6 +57,9 @@ export async function startMemlane(settings = {}) {
     MEMLANE_PORT: String(port),
     MEMLANE_DATA_DIR: dataDir,
     MEMLANE_EMBEDDER: "hashing",
+    // the conversation query's default cut is on the local model's scale; the hashing
+    // embedder's similarities mean nothing on it (tests/conftest.py does the same)
+    MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD: "0",
     MEMLANE_WORKER_POLL_INTERVAL_SEC: "0.05",
     MEMLANE_LOG_LEVEL: "warning",
     ...settings,
