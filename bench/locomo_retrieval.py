@@ -446,16 +446,21 @@ def ask_recall_text(api: Api, w: Written, args: argparse.Namespace) -> tuple[lis
     return rows, latencies
 
 
-def ask_conversation_api(api: Api, w: Written, n_results: int) -> tuple[list[Scored] | None, str]:
-    """``GET /api/v1/memories/query`` with ``app_id`` = the scope. Results map back to turns by
-    node id or client id in their metadata, else by their document text."""
+def ask_conversation_api(
+    api: Api, w: Written, n_results: int, threshold: float | None = None
+) -> tuple[list[Scored] | None, str]:
+    """``GET /api/v1/memories/query`` with ``app_id`` = the scope (and ``similarity_threshold``
+    when given; else the server's default). Results map back to turns by node id or client id
+    in their metadata, else by their document text."""
     by_text = {t.text.strip(): t.dia_id for t in w.conv.turns}
     dia_ids = {t.dia_id for t in w.conv.turns}
     rows: list[Scored] = []
     unmapped = 0
     how: collections.Counter[str] = collections.Counter()
     for q in w.conv.questions:
-        params: dict[str, str | int] = {"app_id": w.scope, "query": q.question, "n_results": n_results}
+        params: dict[str, str | int | float] = {"app_id": w.scope, "query": q.question, "n_results": n_results}
+        if threshold is not None:
+            params["similarity_threshold"] = threshold
         r = api.client.get("/api/v1/memories/query", params=params)
         if r.status_code == 404 and "memories" not in r.text:
             return None, f"GET /api/v1/memories/query is not served (404: {r.text[:200]})"
@@ -590,6 +595,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--limit", type=int, default=30, help="recall_text seeds (the API default)")
     ap.add_argument("--ranked-limit", type=int, default=100, help="recall_text ranked_limit (the API default)")
     ap.add_argument("--conversation-api", action="store_true", help="also query GET /api/v1/memories/query")
+    ap.add_argument(
+        "--query-threshold",
+        type=float,
+        action="append",
+        default=[],
+        help="also ask the conversation query with this similarity_threshold, one row each (repeatable)",
+    )
     ap.add_argument(
         "--validity",
         action="store_true",
@@ -743,12 +755,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"  {name}: tune R@5={t['R@5']} R@10={t['R@10']} | untouched R@5={h['R@5']} R@10={h['R@10']}",
                 flush=True,
             )
-            if cfg == "full" and args.conversation_api:
+            for threshold in [None, *args.query_threshold] if cfg == "full" and args.conversation_api else []:
                 name = "memlane /api/v1/memories/query"
+                if threshold is not None:
+                    name += f" (similarity_threshold {threshold:g})"
                 rows = []
                 note = ""
                 for w in written:
-                    got, note = ask_conversation_api(api, w, 20)
+                    got, note = ask_conversation_api(api, w, 20, threshold)
                     if got is None:
                         rows = []
                         break

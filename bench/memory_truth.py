@@ -25,6 +25,10 @@ LLM) through the public HTTP API only, on cases this project wrote (bench/memory
    ``recall_text``, the conversation query, the ``memory_search`` tool (threshold 0), layered
    read by id and by query, layered search, and the browser's ``/ui/part/search``,
    ``/ui/part/layers`` and ``/ui/part/memory/{id}`` (which must not call it valid).
+5. **thresholds** (bench/memory_truth_thresholds.py): one person's many facts (the cases pooled
+   eight at a time, and fact sheets of twenty short facts), written as tool memories and as
+   conversation notes; precision and recall of ``memory_search`` and the conversation query at
+   their default thresholds, and a sweep of other cuts.
 
 Every case belongs to the ``tune`` or the ``untouched`` split (catalog.py says how); tune on
 ``tune`` only.
@@ -32,6 +36,7 @@ Every case belongs to the ``tune`` or the ``untouched`` split (catalog.py says h
     .venv/bin/python bench/memory_truth.py                              # SQLite, both splits
     .venv/bin/python bench/memory_truth.py --backend postgres --out bench/results/memory-truth-pg.json
     .venv/bin/python bench/memory_truth.py --split tune --phases updates,additive
+    .venv/bin/python bench/memory_truth.py --phases thresholds
 """
 
 from __future__ import annotations
@@ -77,8 +82,9 @@ from bench.memory_truth_cases import (
     states,
 )
 from bench.memory_truth_cases.catalog import Catalog, load
+from bench.memory_truth_thresholds import summarize_thresholds, thresholds_phase, thresholds_table
 
-PHASES = ("updates", "additive", "consolidation", "expiry")
+PHASES = ("updates", "additive", "consolidation", "expiry", "thresholds")
 TENANT_CONVERSATION = "truth-conversation"
 TENANT_CONSOLIDATION = "truth-consolidation"
 TENANT_EXPIRY = "truth-expiry"
@@ -232,7 +238,9 @@ async def ask_update(client: LeanClient, case: UpdateCase, split: str) -> list[d
     rows: list[dict[str, Any]] = []
     for question in case.questions:
         notes = [m["document"] for m in await query_notes(client, case.id, question.text)]
-        every = await query_notes(client, case.id, question.text, include_invalid="true", n_results="100")
+        every = await query_notes(
+            client, case.id, question.text, include_invalid="true", n_results="100", similarity_threshold="0"
+        )  # the control: every note stored, whatever its relevance
         stale_notes = [m for m in every if states(m["document"], question.stale)]
         items = await recall_text_items(client, case.id, question.text)
         rows.append(
@@ -453,7 +461,8 @@ async def seen_on(
         body = {"query": item.query, "scope": item.scope, "top_k": 100}
         return has(await client.post("/v1/layers/search", body, headers=h))
     if surface == "ui search":
-        return has(await client.get("/ui/part/search", params={"scope": scope, "q": item.query}, headers=h))
+        params = {"scope": scope, "q": item.query, "min_relevance": "0"}  # every seed, as memory_search's threshold 0
+        return has(await client.get("/ui/part/search", params=params, headers=h))
     if surface == "ui layers":
         return has(await client.get("/ui/part/layers", params={"scope": scope}, headers=h))
     if surface == "ui memory page says valid":
@@ -608,6 +617,8 @@ def summarize(results: dict[str, Any], splits: Sequence[str]) -> dict[str, Any]:
             part["consolidation"] = summarize_pairs([r for r in results["consolidation"]["rows"] if keep(r)])
         if "expiry" in results:
             part["expiry"] = summarize_expiry([r for r in results["expiry"]["rows"] if keep(r)])
+        if "thresholds" in results:
+            part["thresholds"] = summarize_thresholds([r for r in results["thresholds"]["rows"] if keep(r)])
         out[split] = part
     return out
 
@@ -757,6 +768,13 @@ async def drive(server: MemlaneServer, catalog: Catalog, args: argparse.Namespac
             started = time.perf_counter()
             results["expiry"] = await expiry_phase(client, catalog.expiring, catalog.split, args.expiry_lead)
             results["expiry"]["seconds"] = round(time.perf_counter() - started, 1)
+        if "thresholds" in phases:
+            print("thresholds: persons and fact sheets ...", flush=True)
+            started = time.perf_counter()
+            cases = [*catalog.updates, *catalog.additive]
+            splits = ["tune", "untouched"] if args.split == "all" else [args.split]
+            results["thresholds"] = await thresholds_phase(client, cases, catalog.split, splits, args.concurrency)
+            results["thresholds"]["seconds"] = round(time.perf_counter() - started, 1)
     return results
 
 
@@ -854,7 +872,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"backend {args.backend}, split {args.split} (fingerprint {config['split_fingerprint']}), code "
         f"{config['commit']}, {res['seconds']} s, load {config['loadavg_1m_before_after']}"
     )
-    print(table(res["summary"]))
+    if any("thresholds" not in d or len(d) > 1 for d in res["summary"].values()):
+        print(table(res["summary"]))
+    if "thresholds" in res["results"]:
+        print(thresholds_table(res["summary"]))
     for warning in warnings(res["results"]):
         print(f"warning: {warning}")
     print(f"wrote {out}")

@@ -58,6 +58,11 @@ def make_settings(db_url: str, **env: Any) -> Settings:
         "MEMLANE_WORKER_POLL_INTERVAL_SEC": 0.05,
     }
     values.update(env)
+    if values["MEMLANE_EMBEDDER"] == "hashing":
+        # the relevance scale is fitted for the local model; a hashing vector's cosine says
+        # nothing on it, so a hashing server's conversation query keeps every note unless the
+        # test asks for a cut (the default cut is tested with the local model)
+        values.setdefault("MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD", 0.0)
     return Settings(**values)
 
 

@@ -28,12 +28,13 @@ def main() -> None:
         )
         print("commit", written.commit_id)
         for _ in range(100):  # nodes are embedded by a background job, usually within a second
-            recalled = client.recall_text(query_text="What did Alice climb?", scope="quickstart")
+            # include_meta: each seed's calibrated relevance too (the contract's seed has none)
+            recalled = client.recall_text(query_text="What did Alice climb?", scope="quickstart", include_meta=True)
             if recalled.seeds:
                 break
             time.sleep(0.1)
         for seed in recalled.seeds:
-            print(f"seed {seed.relevance or 0:.3f} {seed.title}: {seed.text_summary}")
+            print(f"seed {seed.relevance:.3f} {seed.title}: {seed.text_summary}")
 
         # agent tools: no identity needed with auth off (the configured defaults are used)
         added = client.tools.memory_add("User prefers functional programming patterns over OOP", tags=["style"])
@@ -54,7 +55,7 @@ def main() -> None:
         )
         client.wait_for_task(task.task_id)
         for note in client.query_memories(
-            app_id="quickstart", user_id="alice", query="Where does Alice live?"
+            app_id="quickstart", user_id="alice", query="Where does the user live?"
         ).memories:
             print(f"note {note.similarity_score:.2f} {note.document}")
 

@@ -13,6 +13,8 @@ from typing import Literal
 from pydantic import AliasChoices, Field, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from memlane.domain.inputs import JsonLimits
+
 
 def _env(*names: str) -> AliasChoices:
     return AliasChoices(*names)
@@ -88,6 +90,11 @@ class Settings(BaseSettings):
     allowed_hosts: str = Field("", validation_alias=_env("MEMLANE_ALLOWED_HOSTS"))
     cors_origins: str = Field("", validation_alias=_env("MEMLANE_CORS_ORIGINS"))
     log_level: str = Field("info", validation_alias=_env("MEMLANE_LOG_LEVEL"))
+    # free-form JSON in requests and import records (a node's slots, metadata, planner contexts):
+    # nesting, object keys and compact size of one value (docs/api-graph.md, "Input limits")
+    json_max_depth: int = Field(32, ge=1, le=128, validation_alias=_env("MEMLANE_JSON_MAX_DEPTH"))
+    json_max_keys: int = Field(1000, ge=1, le=1_000_000, validation_alias=_env("MEMLANE_JSON_MAX_KEYS"))
+    json_max_bytes: int = Field(64 * 1024, ge=256, le=64 * 1024 * 1024, validation_alias=_env("MEMLANE_JSON_MAX_BYTES"))
 
     auth_mode: Literal["off", "api_key", "jwt", "api_key_or_jwt"] = Field(
         "off", validation_alias=_env("MEMORY_AUTH_MODE")
@@ -169,6 +176,18 @@ class Settings(BaseSettings):
     rerank_timeout_sec: float = Field(2.0, gt=0, validation_alias=_env("MEMLANE_RERANK_TIMEOUT_SEC"))
     relevance_midpoint: float = Field(0.22, ge=-1, le=1, validation_alias=_env("MEMLANE_RELEVANCE_MIDPOINT"))
     relevance_scale: float = Field(0.123, gt=0, le=10, validation_alias=_env("MEMLANE_RELEVANCE_SCALE"))
+    #: relevance against the query's background (services/ranking/calibration.py): the cosine's
+    #: excess over the median of the other candidates, when the search saw all of them
+    relevance_background: bool = Field(True, validation_alias=_env("MEMLANE_RELEVANCE_BACKGROUND"))
+    relevance_excess_midpoint: float = Field(
+        0.18, ge=-2, le=2, validation_alias=_env("MEMLANE_RELEVANCE_EXCESS_MIDPOINT")
+    )
+    relevance_excess_scale: float = Field(0.05, gt=0, le=10, validation_alias=_env("MEMLANE_RELEVANCE_EXCESS_SCALE"))
+    #: the conversation query's default ``similarity_threshold`` (the spec names none; see
+    #: ranking/calibration.py CONVERSATION_CUT); 0 returns every note, as before issue #27
+    conversation_similarity_threshold: float = Field(
+        0.5, ge=0, le=1, validation_alias=_env("MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD")
+    )
 
     # SQLite durability (docs/operations.md "Durability"): NORMAL survives a crash of the process
     # with nothing lost; FULL also survives a power loss or OS crash without losing acknowledged writes
@@ -232,6 +251,11 @@ class Settings(BaseSettings):
     def is_production(self) -> bool:
         """Both the contract's NODE_ENV and memlane's own MEMLANE_ENV count."""
         return "production" in {(self.node_env or "").lower(), (self.memlane_env or "").lower()}
+
+    @cached_property
+    def json_limits(self) -> JsonLimits:
+        """The bounds of one free-form JSON value of a request or an import record."""
+        return JsonLimits(max_depth=self.json_max_depth, max_keys=self.json_max_keys, max_bytes=self.json_max_bytes)
 
     @cached_property
     def resolved_database_url(self) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 from tests.api.helpers import DIM, has_long_float_list, new_scope, unit, wait_until_recallable, write
 
-SEED_FIELDS = {"id", "type", "title", "text_summary", "tier", "salience", "confidence", "similarity", "relevance"}
+SEED_FIELDS = {"id", "type", "title", "text_summary", "tier", "salience", "confidence", "similarity"}
 NODE_BASE = {"id", "type", "title", "text_summary"}
 META = {
     "raw_ref",

@@ -114,7 +114,10 @@ def test_closing_a_fact_later_records_when_the_server_learned_it(client: httpx.C
     node = {"client_id": "job", "type": "event", "title": "Alice works at Acme", "valid_at": "2020-01-01T00:00:00Z"}
     first = write(client, scope, [node])
     wait_until_recallable(client, scope, "Alice works at Acme", {first["nodes"][0]["id"]})
-    current = _recall(client, scope, query_text="Alice works at Acme")
+    # the contract's seed by default; the interval with include_meta (or a time question)
+    assert "valid_at" not in _recall(client, scope, query_text="Alice works at Acme")["seeds"][0]
+    current = _recall(client, scope, query_text="Alice works at Acme", include_meta=True)
+    assert current["seeds"][0]["valid_at"] == "2020-01-01T00:00:00Z"
     assert current["seeds"][0]["expired_at"] is None
     # a later commit gives only the end: the start stays, and the server stamps expired_at
     write(client, scope, [{"client_id": "job", "type": "event", "invalid_at": "2024-02-01T00:00:00Z"}])

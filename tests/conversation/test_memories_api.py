@@ -7,6 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
+from memlane.services.ranking.calibration import RelevanceScale
 from tests.conversation.helpers import get_memory, ingest, msg, new_app, query, wait_task
 
 
@@ -66,7 +67,10 @@ def test_query_ranks_by_composite_score_and_returns_every_component(api: httpx.C
     top = found[0]
     assert "violin" in top["document"]
     assert top["query_status"] == "completed"
-    expected = top["similarity_score"] * (1 + top["recency_score"] + top["importance_score"])
+    # the composite ranks on the absolute relevance scale (the cosine alone), so a threshold on
+    # similarity_score (which also weighs the other notes) never changes the order
+    absolute = RelevanceScale().absolute(top["cosine_similarity"])
+    expected = absolute * (1 + top["recency_score"] + top["importance_score"])
     assert top["composite_score"] == pytest.approx(expected, abs=1e-5)
     assert 0 <= top["recency_score"] <= 0.1 and 0 <= top["importance_score"] <= 0.1
     composites = [m["composite_score"] for m in found]

@@ -159,6 +159,27 @@ async def test_private_events_are_summarised_per_owner(services: Services) -> No
     assert rollup.memory_lane == "private" and rollup.owner_agent_id == "alice"
 
 
+async def test_two_users_events_are_never_summarised_together(services: Services) -> None:
+    """Conversation notes of two users can share a session id; each user's rollup is the
+    user's own, so no other user's reader sees a word of it (domain/visibility.py)."""
+    svc = services
+    fields = frozenset({"text_summary", "memory_lane", "session_id", "user_id"})
+    nodes = [
+        WriteNodeSpec(
+            type="event", fields_set=fields, text_summary=t, memory_lane="shared", session_id="sess-1", user_id=user
+        )
+        for user in ("u1", "u2")
+        for t in TRIP
+    ]
+    await svc.writes.write(WriteCommand(tenant_id="t1", scope="chat", input_sha256="f" * 64, nodes=nodes))
+    await svc.lifecycle.compression.run("t1", "chat", CompressionOptions(), apply=True)
+    made = await rollups(svc, "chat")
+    assert sorted(str(r.user_id) for r in made) == ["u1", "u2"]
+    for r in made:
+        sources = {n.user_id for n in await svc.store.get_nodes("t1", "chat", r.slots["source_ids"])}
+        assert sources == {r.user_id}
+
+
 async def test_sessions_group_events_without_a_topic_and_the_job_runs_it(services: Services) -> None:
     svc = services
     fields = frozenset({"text_summary", "memory_lane", "session_id"})

@@ -162,6 +162,30 @@ async def test_only_same_type_ready_non_rule_nodes_with_similar_text_merge(servi
     assert report.candidates == 0 and report.groups == []
 
 
+async def test_one_users_fact_never_aliases_nor_closes_another_users(services: Services) -> None:
+    from datetime import UTC, datetime
+
+    svc = services
+    then, later = datetime(2023, 1, 1, tzinfo=UTC), datetime(2024, 6, 1, tzinfo=UTC)
+    dislike = "Alice does not prefer green tea in the morning"
+    ids = await write(
+        svc,
+        "s",
+        [
+            spec("u1-likes", TEA, near(1), user_id="u1", valid_at=then),
+            spec("u1-likes-too", TEA, near(1, 3), user_id="u1", valid_at=then),
+            spec("u2-likes", TEA, near(1, 4), user_id="u2", valid_at=then),
+            spec("u2-dislikes", dislike, near(1, 5), user_id="u2", valid_at=later),
+        ],
+    )
+    report = await svc.lifecycle.consolidation.run("t1", "s", ConsolidationOptions(), apply=False)
+    # u1's two facts are duplicates, u2's newer fact closes its older one; nothing crosses users
+    assert [sorted([g.canonical_id, *g.duplicate_ids]) for g in report.groups] == [
+        sorted([ids["u1-likes"], ids["u1-likes-too"]])
+    ]
+    assert [(c.id, c.by) for c in report.closures] == [(ids["u2-likes"], ids["u2-dislikes"])]
+
+
 async def test_a_run_heals_edges_left_by_an_interrupted_one(services: Services) -> None:
     svc = services
     ids = await write(

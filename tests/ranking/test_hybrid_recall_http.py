@@ -11,7 +11,7 @@ import pytest
 
 from tests.ranking.conftest import query_vector, recall_text, vector_with_cosine, write, write_everywhere
 
-SEED_FIELDS = {"id", "type", "title", "text_summary", "tier", "salience", "confidence", "similarity", "relevance"}
+SEED_FIELDS = {"id", "type", "title", "text_summary", "tier", "salience", "confidence", "similarity"}
 
 
 def distractors(query: str, n: int, *, start: float = 0.6, step: float = 0.02) -> list[dict[str, Any]]:

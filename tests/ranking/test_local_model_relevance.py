@@ -15,9 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from memlane.services.ranking.calibration import RelevanceScale
+from memlane.services.ranking.calibration import Background, RelevanceScale
 from tests.conftest import make_settings
-from tests.conversation.helpers import ingest, msg, new_app, query
+from tests.conversation.helpers import ingest, msg, new_app, query, wait_task
 from tests.support.server import LiveServer
 
 
@@ -72,8 +72,8 @@ def wait_embedded(client: httpx.Client, scope: str, n: int) -> None:
     raise AssertionError(f"{scope} was not embedded in time")
 
 
-def recall_text(client: httpx.Client, scope: str, text: str) -> dict[str, Any]:
-    r = client.post("/v1/memory/recall_text", json={"scope": scope, "query_text": text})
+def recall_text(client: httpx.Client, scope: str, text: str, **extra: Any) -> dict[str, Any]:
+    r = client.post("/v1/memory/recall_text", json={"scope": scope, "query_text": text, **extra})
     assert r.status_code == 200, r.text
     return dict(r.json())
 
@@ -106,14 +106,17 @@ def test_the_small_scope_case_ranks_meaning_first_when_its_memories_share_one_se
     assert hiking_ranks_above_camera(client, session="trip-chat")
 
 
-def test_seeds_report_raw_cosine_and_the_calibrated_relevance_of_it(client: httpx.Client) -> None:
+def test_seeds_report_raw_cosine_and_with_include_meta_the_calibrated_relevance_of_it(client: httpx.Client) -> None:
     scope, _ = write_scope(client, ["The team prefers PostgreSQL over MySQL", "Lunch is served at noon"])
-    seeds = recall_text(client, scope, "database preferences")["seeds"]
+    assert all("relevance" not in s for s in recall_text(client, scope, "database preferences")["seeds"])
+    seeds = recall_text(client, scope, "database preferences", include_meta=True)["seeds"]
     scale = RelevanceScale()
     assert len(seeds) == 2
+    # the two memories are the whole scope: each is judged against the other
+    background = Background.of([s["similarity"] for s in seeds], whole=True)
     for s in seeds:
         assert 0.0 <= s["relevance"] <= 1.0
-        assert s["relevance"] == pytest.approx(scale(s["similarity"]), abs=1e-5)
+        assert s["relevance"] == pytest.approx(scale(s["similarity"], background), abs=1e-5)
     by_text = {s["text_summary"]: s for s in seeds}
     assert by_text["The team prefers PostgreSQL over MySQL"]["relevance"] >= 0.7
     assert by_text["Lunch is served at noon"]["relevance"] < 0.6
@@ -139,8 +142,12 @@ def test_memory_search_default_threshold_finds_the_spec_example_and_leaves_out_u
     assert [x["content"] for x in results] == [relevant]
     hit = results[0]
     assert 0.7 <= hit["score"] <= 1.0
-    # the raw cosine stays available; on its own it would sit far below the threshold
-    assert hit["similarity"] < 0.5 and hit["score"] == pytest.approx(RelevanceScale()(hit["similarity"]), abs=1e-3)
+    # the raw cosine stays available; on its own it would sit far below the threshold. The score
+    # judges it against the other memories the search looked among (threshold 0 shows them all)
+    every = client.post("/v1/tools/memory_search", json={**spec_query, "threshold": 0}, headers=headers).json()
+    background = Background.of([x["similarity"] for x in every["results"]], whole=True)
+    assert hit["similarity"] < 0.5
+    assert hit["score"] == pytest.approx(RelevanceScale()(hit["similarity"], background), abs=1e-3)
 
 
 def test_conversation_query_threshold_keeps_relevant_notes_and_drops_unrelated_ones(client: httpx.Client) -> None:
@@ -150,7 +157,12 @@ def test_conversation_query_threshold_keeps_relevant_notes_and_drops_unrelated_o
     found = query(client, app, "fountain pen collection", similarity_threshold=0.6)
     assert len(found) == 1 and "fountain pens" in found[0]["document"]
     assert found[0]["similarity_score"] >= 0.6
-    assert found[0]["similarity_score"] == pytest.approx(RelevanceScale()(found[0]["cosine_similarity"]), abs=1e-5)
+    every = query(client, app, "fountain pen collection", similarity_threshold=0)
+    background = Background.of([m["cosine_similarity"] for m in every], whole=True)
+    expected = RelevanceScale()(found[0]["cosine_similarity"], background)
+    assert found[0]["similarity_score"] == pytest.approx(expected, abs=1e-5)
+    # the default cut keeps the same note and drops the other
+    assert [m["document"] for m in query(client, app, "fountain pen collection")] == [found[0]["document"]]
 
 
 def test_a_reply_written_alone_is_found_by_the_question_it_answers_through_its_context(
@@ -173,3 +185,70 @@ def test_a_reply_written_alone_is_found_by_the_question_it_answers_through_its_c
         ranks[name] = ranked.index(ids[1])
     assert ranks["context"] <= 1
     assert ranks["context"] < ranks["alone"]
+
+
+ALICE = [
+    "Alice lives in Berlin.",
+    "Alice works as a nurse at the Charité hospital.",
+    "Alice has a dog named Rex.",
+    "Alice is allergic to peanuts.",
+    "Alice's sister is called Emma.",
+    "Alice plays the cello.",
+    "Alice drives a red Fiat.",
+    "Alice's birthday is on 3 May.",
+    "Alice speaks Spanish and German.",
+    "Alice is vegetarian.",
+    "Alice runs 10 km every Sunday.",
+    "Alice's favourite book is Dune.",
+    "Alice studied biology in Leeds.",
+    "Alice is married to Tom.",
+    "Alice has two kids, Leo and Maya.",
+    "Alice drinks green tea every morning.",
+    "Alice is learning Japanese.",
+    "Alice's manager is Dr. Weber.",
+    "Alice goes to bed at 11 pm.",
+    "Alice volunteers at the food bank.",
+]
+#: questions and the facts that answer them (issue #27 item 6: with the absolute scale alone,
+#: all twenty facts passed 0.7 for every question)
+ALICE_ANSWERS = {
+    "Where does Alice live?": ["Alice lives in Berlin."],
+    "What is Alice allergic to?": ["Alice is allergic to peanuts."],
+    "When is Alice's birthday?": ["Alice's birthday is on 3 May."],
+    "What instrument does Alice play?": ["Alice plays the cello."],
+}
+
+
+def test_of_twenty_facts_about_one_person_memory_search_returns_the_ones_that_answer(client: httpx.Client) -> None:
+    headers = {**TOOL_HEADERS, "X-Tenant-Id": f"alice-{uuid.uuid4().hex[:8]}"}
+    for fact in ALICE:
+        r = client.post("/v1/tools/memory_add", json={"content": fact}, headers=headers)
+        assert r.status_code == 200, r.text
+    for question, answers in ALICE_ANSWERS.items():
+        found = client.post("/v1/tools/memory_search", json={"query": question}, headers=headers).json()
+        returned = [x["content"] for x in found["results"]]
+        # the answer first, and at most one look-alike with it, of twenty
+        assert returned[: len(answers)] == answers and len(returned) <= len(answers) + 1, (question, returned)
+        # what the absolute scale alone made of the same facts: every one of them passed
+        every = client.post("/v1/tools/memory_search", json={"query": question, "threshold": 0, "limit": 20},
+                            headers=headers).json()  # fmt: skip
+        assert len(every["results"]) == 20
+        assert all(RelevanceScale().absolute(x["similarity"]) >= 0.7 for x in every["results"])
+
+
+def test_of_twenty_notes_about_one_person_the_conversation_query_returns_the_ones_that_answer(
+    client: httpx.Client,
+) -> None:
+    app = new_app()
+    for fact in ALICE:
+        r = client.post("/api/v1/agent/memories", json={"app_id": app, "user_id": "alice", "messages": fact})
+        assert r.status_code == 202, r.text
+        wait_task(client, r.json()["task_id"])
+    for question, answers in ALICE_ANSWERS.items():
+        # memory_search's cut (0.7): the answer, and at most one look-alike
+        cut = [m["document"] for m in query(client, app, question, user_id="alice", similarity_threshold=0.7)]
+        assert cut[: len(answers)] == answers and len(cut) <= len(answers) + 1, (question, cut)
+        # the query's own default (0.5) leans to recall: the answer first, a few of twenty with it
+        returned = [m["document"] for m in query(client, app, question, user_id="alice")]
+        assert returned[: len(answers)] == answers and len(returned) <= 5, (question, returned)
+    assert len(query(client, app, "Where does Alice live?", user_id="alice", similarity_threshold=0)) == 10

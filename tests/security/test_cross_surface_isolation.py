@@ -52,7 +52,8 @@ def as_b() -> dict[str, str]:
 def wait_task(c: httpx.Client, task_id: str) -> dict[str, Any]:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        body = c.get(f"/api/v1/tasks/{task_id}", headers=as_a()).json()
+        # the manager acts for the user the task was submitted for (docs/security.md)
+        body = c.get(f"/api/v1/tasks/{task_id}", headers=as_a(), params={"user_id": "u1"}).json()
         if body.get("status") in ("completed", "done", "failed"):
             return dict(body)
         time.sleep(0.1)
@@ -103,7 +104,9 @@ def written(server: LiveServer) -> dict[str, Any]:
         )
         assert tool.status_code == 200, tool.text
         ids["tools"] = tool.json()["memoryId"]
-        found = c.get("/api/v1/memories/query", headers=as_a(), params={"app_id": scope, "query": SECRET_WORD})
+        found = c.get(
+            "/api/v1/memories/query", headers=as_a(), params={"app_id": scope, "query": SECRET_WORD, "user_id": "u1"}
+        )
         assert found.status_code == 200 and found.json()["count"] >= 1, found.text
     return {"scope": scope, "ids": ids}
 
@@ -113,7 +116,9 @@ def reads(c: httpx.Client, scope: str, headers: dict[str, str]) -> list[httpx.Re
     return [
         c.post("/v1/memory/recall_text", headers=headers, json={"scope": scope, "query_text": SECRET_WORD}),
         c.post("/v1/memory/recall", headers=headers, json={"scope": scope, "query_embedding": unit(3)}),
-        c.get("/api/v1/memories/query", headers=headers, params={"app_id": scope, "query": SECRET_WORD}),
+        c.get(
+            "/api/v1/memories/query", headers=headers, params={"app_id": scope, "query": SECRET_WORD, "user_id": "u1"}
+        ),
         c.post("/v1/layers/search", headers=headers, json={"scope": scope, "query": SECRET_WORD}),
         c.post("/v1/layers/read", headers=headers, json={"scope": scope, "layer": "project", "query": SECRET_WORD}),
         c.post("/v1/tools/memory_search", headers=headers, json={"query": SECRET_WORD, "threshold": 0}),

@@ -7,7 +7,14 @@ from dataclasses import dataclass
 
 import pytest
 
-from memlane.domain.visibility import EVERYTHING, SYSTEM_AGENTS_TEAM, Viewer, visibility_of
+from memlane.domain.visibility import (
+    EVERYTHING,
+    SYSTEM_AGENTS_TEAM,
+    VISIBILITY_COLUMNS,
+    Attribution,
+    Viewer,
+    visibility_of,
+)
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,10 @@ U2_IN_S1 = Row(layer="user", user_id="u2", session_id="s1")
 S1 = Row(layer="session", session_id="s1")
 S2 = Row(layer="session", session_id="s2")
 PROJECT_IN_S1 = Row(layer="project", session_id="s1")
+#: shared memories attributed to a user (conversation notes; writes of a caller acting for one)
+NOTE_U1 = Row(user_id="u1")
+NOTE_U2 = Row(user_id="u2")
+ALICE_PRIVATE_U1 = Row(memory_lane="private", owner_agent_id="alice", user_id="u1")
 
 
 def sees(viewer: Viewer, row: Row) -> bool:
@@ -80,3 +91,38 @@ def test_a_viewer_travels_with_a_job_and_reads_the_same_after() -> None:
         True,
     )
     assert Viewer.from_payload("t", {"authenticated": False}).authenticated is False
+
+
+@pytest.mark.parametrize(
+    ("viewer", "seen", "hidden"),
+    [
+        # a credential bound to a user: its user's memories and no user's, whatever the lane
+        (
+            Viewer("t", agent_id="alice", user_id="u1", authenticated=True),
+            [SHARED, NOTE_U1, ALICE_PRIVATE_U1],
+            [NOTE_U2],
+        ),
+        (Viewer("t", agent_id="bob", user_id="u1", authenticated=True), [NOTE_U1], [NOTE_U2, ALICE_PRIVATE_U1]),
+        (Viewer("t", agent_id="bob", user_id="u2", authenticated=True), [SHARED, NOTE_U2], [NOTE_U1]),
+        # another agent's key, a tenant-wide key, a manager acting for nobody: no user's memories
+        (Viewer("t", agent_id="carol", authenticated=True), [SHARED], [NOTE_U1, NOTE_U2]),
+        (Viewer("t", authenticated=True), [SHARED], [NOTE_U1, NOTE_U2]),
+        (Viewer("t", role="manager", authenticated=True), [SHARED], [NOTE_U1, NOTE_U2]),
+        (Viewer("t", role="manager", user_id="u2", authenticated=True), [SHARED, NOTE_U2], [NOTE_U1]),
+        (Viewer("t", role="admin", authenticated=True), [NOTE_U1, NOTE_U2, ALICE_PRIVATE_U1], []),
+        # auth off: the request is taken at its word; naming no user reads every user's notes
+        (Viewer("t"), [SHARED, NOTE_U1, NOTE_U2], []),
+        (Viewer("t", user_id="u2"), [SHARED, NOTE_U2], [NOTE_U1]),
+    ],
+)
+def test_a_memory_of_a_user_is_that_users_only(viewer: Viewer, seen: list[Row], hidden: list[Row]) -> None:
+    assert [r for r in seen if not sees(viewer, r)] == []
+    assert [r for r in hidden if sees(viewer, r)] == []
+
+
+def test_tasks_and_buffers_are_judged_on_the_same_columns_as_nodes() -> None:
+    assert tuple(Attribution.__dataclass_fields__) == VISIBILITY_COLUMNS
+    u1 = Viewer("t", agent_id="a1", user_id="u1", authenticated=True)
+    assert visibility_of(u1).can_see(Attribution(user_id="u1"))
+    assert not visibility_of(u1).can_see(Attribution(user_id="u2"))
+    assert not visibility_of(u1).can_see(Attribution(memory_lane="private", owner_agent_id="a2", user_id="u1"))

@@ -57,6 +57,8 @@ NODES: dict[str, dict[str, Any]] = {
     "s1": {"layer": "session", "session_id": "s1", "user_id": "u1"},
     "s2": {"layer": "session", "session_id": "s2"},
     "u1_loose": {"user_id": "u1", "session_id": "s1", "task_id": "t1"},
+    # a shared note of a user (conversation notes, writes of a caller acting for the user)
+    "u2_note": {"user_id": "u2"},
     "alice_u1": {"memory_lane": "private", "owner_agent_id": "alice", "layer": "user", "user_id": "u1"},
     # validity intervals (domain/validity.py): begun, ended, both, not begun yet
     "since_2020": {"valid_at": Y2020},
@@ -74,6 +76,8 @@ ALL = frozenset(NODES)
 ACTIVE = ALL - {"cold", "archive", "draft_topic"}
 PRIVATE = frozenset({"alice", "bob_red", "blue", "orphan", "alice_u1"})
 PERSONAL = frozenset({"u1", "u2", "user_nobody", "s1", "s2", "alice_u1"})
+#: nodes attributed to a user outside the personal layers
+USERS_LOOSE = frozenset({"u1_loose", "u2_note"})
 #: the nodes with an interval that are not valid now
 ENDED_OR_FUTURE = frozenset({"until_2023", "2020_to_2023", "from_later", "ended_and_expiring"})
 #: the nodes expired at NOW (a memory expires at its expiry, so NOW itself counts)
@@ -200,6 +204,27 @@ TABLE = [
         Visibility(lanes_enforced=False, user_id="u2", session_id="s1"),
     ),
     row("personal not enforced", ACTIVE, Visibility(lanes_enforced=False, personal_enforced=False, user_id="u9")),
+    # users: a memory attributed to a user is that user's, whatever its layer and lane
+    row(
+        "users, no user: the memories of no user",
+        ACTIVE - PERSONAL - USERS_LOOSE,
+        Visibility(lanes_enforced=False, users_enforced=True),
+    ),
+    row(
+        "users, user u2: its own and no user's",
+        ACTIVE - PERSONAL - {"u1_loose"} | {"u2"},
+        Visibility(lanes_enforced=False, user_id="u2", users_enforced=True),
+    ),
+    row(
+        "users, user u1 in session s1, lanes for alice",
+        (ACTIVE - PRIVATE - PERSONAL - {"u2_note"}) | {"alice", "alice_u1", "u1", "s1"},
+        Visibility(lanes_enforced=True, agent_id="alice", user_id="u1", session_id="s1", users_enforced=True),
+    ),
+    row(
+        "users without the personal rule: every memory of no user",
+        ACTIVE - {"u1", "u2", "s1", "alice_u1"} - USERS_LOOSE,
+        Visibility(lanes_enforced=False, personal_enforced=False, users_enforced=True),
+    ),
     # all rules at once, and with attribute filters
     row(
         "alice for u1, workspace hidden",

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from memlane.cli.main import app
+from memlane.domain.hashing import ChainLink, verify_chain
 from tests.api.helpers import wait_until_recallable
 from tests.conftest import make_settings
 from tests.support.server import LiveServer
@@ -37,6 +38,29 @@ def same_vectors(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> bool:
     vb = {n["id"]: n.get("embedding") for n in b}
     return va.keys() == vb.keys() and all(
         (va[k] is None) == (vb[k] is None) and (va[k] is None or np.allclose(va[k], vb[k], atol=1e-6)) for k in va
+    )
+
+
+def original_of(commit: dict[str, Any]) -> dict[str, Any]:
+    """The commit an ``imported`` commit holds, through every import it went through."""
+    while commit["kind"] == "imported":
+        commit = commit["diff"]["imported"]
+    return commit
+
+
+def chains_verify(commits: list[dict[str, Any]]) -> bool:
+    """Every scope's exported chain verifies (domain/hashing.py ``verify_chain``)."""
+    by_scope: dict[str, list[dict[str, Any]]] = {}
+    for x in commits:
+        by_scope.setdefault(x["scope"], []).append(x)
+    return not any(
+        verify_chain(
+            [
+                ChainLink(x["id"], x["parent_hash"], x["commit_hash"], x["diff"], x["erased_at"] is not None)
+                for x in sorted(scope, key=lambda x: x["seq"])
+            ]
+        )
+        for scope in by_scope.values()
     )
 
 
@@ -78,8 +102,14 @@ def test_sqlite_to_postgres_to_sqlite_keeps_every_record(
     assert [m["content"] for m in buffer["messages"]] == [m["content"] for m in BUFFERED]
     assert a["batcher_buffer"] == c["batcher_buffer"], "pending batcher messages travel verbatim"
     commits_after = {x["id"]: x for x in c["commit"]}
-    assert all(commits_after.get(x["id"]) == x for x in a["commit"]), "the history travels verbatim"
+    for x in a["commit"]:
+        kept = commits_after[x["id"]]
+        assert kept["kind"] == "imported" and kept["actor"] == "memlane import", "an import is recorded as one"
+        assert original_of(kept) == {k: v for k, v in x.items() if k not in ("record", "tenant_id", "scope")}, (
+            "the history travels: each hop keeps the commit it imported, fields and diff, inside its own"
+        )
     assert {n["commit_id"] for n in c["node"]} <= set(commits_after), "nodes still name the commits that made them"
+    assert chains_verify(c["commit"]), "imported commits are hashed into the store's own chain"
 
     # the restored store serves recall with the imported vectors, before any worker ran
     with (
@@ -172,4 +202,4 @@ def test_a_batcher_buffer_record_with_bad_messages_is_refused_naming_the_field(t
     buffer = {"record": "batcher_buffer", "tenant_id": TENANT, "app_id": "a", "user_id": "u", "messages": "hi",
               "next_seq": 1}  # fmt: skip
     output = refused_import(tmp_path, [json.dumps(header), json.dumps(buffer)])
-    assert "line 2: messages must be a list of objects" in output
+    assert "line 2: messages: Input should be a valid list" in output

@@ -20,12 +20,22 @@ from fastapi.responses import StreamingResponse
 from memlane.api.auth import principal_of
 from memlane.api.deps import ServicesDep, admin_authorized, resolve_tenant
 from memlane.api.identity import viewer_of
+from memlane.api.json_body import JsonBodyRoute
 from memlane.domain.errors import Forbidden
+from memlane.domain.inputs import MAX_SCOPE_LENGTH, MAX_TENANT_LENGTH, NAME_PATTERN
 from memlane.services.transfer.export import ExportRequest
 
-router = APIRouter(prefix="/v1/admin", tags=["admin"])
+router = APIRouter(route_class=JsonBodyRoute, prefix="/v1/admin", tags=["admin"])
 
 NDJSON = "application/x-ndjson"
+
+
+def TenantQ(description: str) -> Any:
+    return Query(min_length=1, max_length=MAX_TENANT_LENGTH, pattern=NAME_PATTERN, description=description)
+
+
+def ScopeQ(description: str) -> Any:
+    return Query(min_length=1, max_length=MAX_SCOPE_LENGTH, pattern=NAME_PATTERN, description=description)
 
 
 def admin_tenant(request: Request, tenant_id: str | None) -> str:
@@ -47,8 +57,8 @@ def admin_tenant(request: Request, tenant_id: str | None) -> str:
 async def export(
     request: Request,
     svc: ServicesDep,
-    tenant_id: Annotated[str | None, Query(description="default: X-Tenant-Id, then MEMORY_TENANT_ID")] = None,
-    scope: Annotated[str | None, Query(description="one scope; default every scope and the knowledge items")] = None,
+    tenant_id: Annotated[str | None, TenantQ(description="default: X-Tenant-Id, then MEMORY_TENANT_ID")] = None,
+    scope: Annotated[str | None, ScopeQ(description="one scope; default every scope and the knowledge items")] = None,
     embeddings: Annotated[bool, Query(description="include vectors, with the model recorded")] = False,
 ) -> StreamingResponse:
     tenant = admin_tenant(request, tenant_id)
@@ -73,19 +83,23 @@ async def export(
 async def import_(
     request: Request,
     svc: ServicesDep,
-    tenant_id: Annotated[str | None, Query(description="every record must be of this tenant")] = None,
+    tenant_id: Annotated[str | None, TenantQ(description="every record must be of this tenant")] = None,
 ) -> dict[str, Any]:
     tenant = admin_tenant(request, tenant_id)
+    principal = principal_of(request)
+    actor = viewer_of(request, tenant).actor if principal.authenticated else "admin channel"
 
     async def lines() -> AsyncIterator[str]:
+        # bytes that are not UTF-8 stay visible as such (surrogate escapes): the importer
+        # refuses the line instead of storing replacement characters
         pending = b""
         async for chunk in request.stream():
             pending += chunk
             *complete, pending = pending.split(b"\n")
             for line in complete:
-                yield line.decode("utf-8", errors="replace")
+                yield line.decode("utf-8", errors="surrogateescape")
         if pending:
-            yield pending.decode("utf-8", errors="replace")
+            yield pending.decode("utf-8", errors="surrogateescape")
 
-    report = await svc.importer.run(lines(), only_tenant=tenant)
+    report = await svc.importer.run(lines(), only_tenant=tenant, actor=actor)
     return report.to_dict()

@@ -24,12 +24,13 @@ from memlane.api.conversation_dto import (
     check_callback_url,
 )
 from memlane.api.deps import ServicesDep, admit_queued_write, authenticated, quota, resolve_tenant
-from memlane.api.identity import header_claims, viewer_of
+from memlane.api.identity import Claims, header_claims, viewer_of
 from memlane.api.instants import Instant, one_time_question
 from memlane.api.json_body import JsonBodyRoute
 from memlane.domain.clock import iso
 from memlane.domain.errors import InvalidRequest, UpstreamError
 from memlane.domain.hashing import sha256_hex
+from memlane.domain.inputs import ID_PATTERN, NAME_PATTERN
 from memlane.domain.validity import ValidTime
 from memlane.domain.visibility import Viewer
 from memlane.jobs.conversation_kinds import (
@@ -40,19 +41,46 @@ from memlane.jobs.conversation_kinds import (
 from memlane.llm.errors import LLMBudgetExhausted, LLMOutputInvalid
 from memlane.services.conversation.memories import QueryParams, memory_view
 from memlane.services.conversation.messages import RAW_TEXT_ROLE, messages_from_payload, stamp_arrivals
+from memlane.services.ranking.calibration import CONVERSATION_CUT
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/api/v1", tags=["conversation memory"], dependencies=[Depends(authenticated)]
 )
 
 MAX_IDEMPOTENCY_KEY = 200
-AppId = Annotated[str, Query(min_length=1, max_length=200, description="Application id (a scope in your tenant)")]
-MemoryId = Annotated[str, Path(min_length=1, max_length=200)]
+AppId = Annotated[
+    str,
+    Query(min_length=1, max_length=200, pattern=NAME_PATTERN, description="Application id (a scope in your tenant)"),
+]
+MemoryId = Annotated[str, Path(min_length=1, max_length=200, pattern=ID_PATTERN)]
+#: a user or session id in a query (domain/inputs.py: a name)
+NameQ = Annotated[str | None, Query(max_length=200, pattern=NAME_PATTERN)]
+#: the user a credential bound to no user acts for (admin or manager role); a key bound to a
+#: user may repeat its own
+ActingUser = Annotated[
+    str | None,
+    Query(
+        max_length=200,
+        pattern=NAME_PATTERN,
+        description="The user the request acts for; with auth on, your credentials' user, or any user "
+        "with the admin or manager role (docs/security.md)",
+    ),
+]
 
 
-def _viewer(request: Request) -> Viewer:
-    """The caller; ``app_id`` is a scope inside its tenant."""
-    return viewer_of(request, resolve_tenant(request, None), header_claims(request))
+def _viewer(request: Request, user_id: str | None = None, session_id: str | None = None) -> Viewer:
+    """The caller; ``app_id`` is a scope inside its tenant. The ``user_id`` and ``session_id``
+    a body or query names are who the request acts for, claims like ``X-User-Id`` and
+    ``X-Session-Id`` (api/identity.py): with auth on, a user the credentials do not carry is
+    ``403 identity_mismatch`` naming the field (unless the admin or manager role acts for it)."""
+    headers = header_claims(request)
+    claims = Claims(
+        agent_id=headers.agent_id,
+        team_id=headers.team_id,
+        user_id={"user_id": user_id, **headers.user_id},
+        session_id={"session_id": session_id, **headers.session_id},
+    )
+    return viewer_of(request, resolve_tenant(request, None), claims)
 
 
 def _idempotency_key(value: str | None) -> str | None:
@@ -126,7 +154,7 @@ async def add_memory(
     svc: ServicesDep,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> JSONResponse:
-    viewer = _viewer(request)
+    viewer = _viewer(request, body.user_id, body.session_id)
     key = _idempotency_key(idempotency_key)
     await quota(request, "write", viewer.tenant_id)
     await admit_queued_write(request)
@@ -149,14 +177,25 @@ async def query_memories(
     svc: ServicesDep,
     app_id: AppId,
     query: Annotated[str, Query(min_length=1, max_length=4000, description="Natural language query")],
-    user_id: Annotated[str | None, Query(max_length=200)] = None,
-    session_id: Annotated[str | None, Query(max_length=200)] = None,
+    user_id: NameQ = None,
+    session_id: NameQ = None,
     n_results: Annotated[int, Query(ge=1, le=100)] = 10,
-    similarity_threshold: Annotated[float, Query(ge=0.0, le=1.0, allow_inf_nan=False)] = 0.0,
+    similarity_threshold: Annotated[
+        float | None,
+        Query(
+            ge=0.0,
+            le=1.0,
+            allow_inf_nan=False,
+            description=(
+                "least relevance (calibrated, docs/retrieval.md) a note needs; 0 returns every note. "
+                f"Default MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD ({CONVERSATION_CUT})"
+            ),
+        ),
+    ] = None,
     as_of: Annotated[Instant | None, Query(description="ISO-8601: the notes valid then (default: now)")] = None,
     include_invalid: Annotated[bool, Query(description="every note, with its validity interval")] = False,
 ) -> dict[str, Any]:
-    viewer = _viewer(request)
+    viewer = _viewer(request, user_id or None, session_id or None)
     await quota(request, "recall", viewer.tenant_id)
     if not query.strip():
         raise InvalidRequest("query: must not be blank", details={"field": "query"})
@@ -172,7 +211,9 @@ async def query_memories(
             user_id=user_id or None,
             session_id=session_id or None,
             n_results=n_results,
-            similarity_threshold=similarity_threshold,
+            similarity_threshold=(
+                svc.settings.conversation_similarity_threshold if similarity_threshold is None else similarity_threshold
+            ),
             when=ValidTime(as_of=as_of, include_invalid=include_invalid),
         )
     )
@@ -180,15 +221,19 @@ async def query_memories(
 
 
 @router.get("/memories/{memory_id}", response_model=c.Memory, summary="Get one memory")
-async def get_memory(request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
-    viewer = _viewer(request)
+async def get_memory(
+    request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId, user_id: ActingUser = None
+) -> dict[str, Any]:
+    viewer = _viewer(request, user_id or None)
     await quota(request, "recall", viewer.tenant_id)
     return memory_view(await svc.conversation.memories.get(viewer, app_id, memory_id))
 
 
 @router.delete("/memories/{memory_id}", response_model=c.Deleted, summary="Delete one memory")
-async def delete_memory(request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
-    viewer = _viewer(request)
+async def delete_memory(
+    request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId, user_id: ActingUser = None
+) -> dict[str, Any]:
+    viewer = _viewer(request, user_id or None)
     await quota(request, "write", viewer.tenant_id)
     await svc.conversation.memories.delete(viewer, app_id, memory_id)
     return {"success": True, "message": f"Memory {memory_id} deleted successfully", "data": None}
@@ -199,8 +244,10 @@ async def delete_memory(request: Request, svc: ServicesDep, memory_id: MemoryId,
     response_model=c.EvolutionReply,
     summary="Follow a memory's evolution chain (oldest to newest)",
 )
-async def memory_evolution(request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId) -> dict[str, Any]:
-    viewer = _viewer(request)
+async def memory_evolution(
+    request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId, user_id: ActingUser = None
+) -> dict[str, Any]:
+    viewer = _viewer(request, user_id or None)
     await quota(request, "recall", viewer.tenant_id)
     chain = await svc.conversation.memories.evolution(viewer, app_id, memory_id)
     return {
@@ -220,7 +267,7 @@ async def add_agent_memory(
     svc: ServicesDep,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> JSONResponse:
-    viewer = _viewer(request)
+    viewer = _viewer(request, body.user_id, body.session_id)
     key = _idempotency_key(idempotency_key)
     await quota(request, "write", viewer.tenant_id)
     await admit_queued_write(request)
@@ -251,7 +298,7 @@ async def summarize_conversation(
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> JSONResponse:
     conv = svc.conversation
-    viewer = _viewer(request)
+    viewer = _viewer(request, body.user_id, body.session_id)
     await quota(request, "write", viewer.tenant_id)
     now = svc.clock.now()
     messages = _flexible_messages(body, svc.settings.max_messages, now, RAW_TEXT_ROLE)
@@ -293,7 +340,7 @@ async def summarize_conversation(
     summary="Buffer streamed messages; full or idle buffers become tasks",
 )
 async def batcher_messages(body: BatcherRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
-    viewer = _viewer(request)
+    viewer = _viewer(request, body.user_id, body.session_id)
     await quota(request, "write", viewer.tenant_id)
     limit = svc.settings.max_messages
     if len(body.messages) > limit:
@@ -311,19 +358,22 @@ async def batcher_buffer(
     request: Request,
     svc: ServicesDep,
     app_id: AppId,
-    user_id: Annotated[str, Query(min_length=1, max_length=200)],
-    session_id: Annotated[str | None, Query(max_length=200)] = None,
+    user_id: Annotated[str, Query(min_length=1, max_length=200, pattern=NAME_PATTERN)],
+    session_id: NameQ = None,
 ) -> dict[str, Any]:
-    viewer = _viewer(request)
+    viewer = _viewer(request, user_id, session_id or None)
     await quota(request, "recall", viewer.tenant_id)
     return (await svc.conversation.batcher.status(viewer, app_id, user_id, session_id or None)).view()
 
 
 @router.get("/tasks/{task_id}", response_model=c.Task, summary="Status, error and result of a background task")
 async def get_task(
-    request: Request, svc: ServicesDep, task_id: Annotated[str, Path(min_length=1, max_length=64)]
+    request: Request,
+    svc: ServicesDep,
+    task_id: Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PATTERN)],
+    user_id: ActingUser = None,
 ) -> dict[str, Any]:
-    return await svc.conversation.tasks.view(_viewer(request), task_id)
+    return await svc.conversation.tasks.view(_viewer(request, user_id or None), task_id)
 
 
 @router.get("/system/pool-stats", response_model=c.PoolStats, summary="Connection pool of the store")

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
+from memlane.domain.inputs import check_name
 from memlane.services.conversation.messages import parse_timestamp
 from memlane.services.conversation.webhook_targets import parse_target
 
@@ -22,15 +23,24 @@ FORBIDDEN_CALLBACK_HEADERS = frozenset(
 )
 _HEADER_NAME = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
-#: stripped, then 1..MAX_ID_CHARS: the schema says "some non-space character"
+#: some character that is neither white space nor a control character, and no control
+#: character at all (domain/inputs.py: names)
+IDENT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+#: no control character (checked first, on the text as sent), then stripped, then 1..MAX_ID_CHARS
 Ident = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ID_CHARS),
-    Field(json_schema_extra={"pattern": r"\S"}),
+    BeforeValidator(check_name),
+    Field(json_schema_extra={"pattern": IDENT_PATTERN}),
 ]
 #: an absolute http(s) URL with a host (check_callback_url), as a pattern clients can read
 HTTP_URL_PATTERN = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9\-._~%!$&'()*+,;=]+(:[0-9]*)?([/?#][\x21-\x7e]*)?\s*$"
-OptIdent = Annotated[str | None, StringConstraints(strip_whitespace=True, max_length=MAX_ID_CHARS)]
+OptIdent = Annotated[
+    str | None,
+    StringConstraints(strip_whitespace=True, max_length=MAX_ID_CHARS),
+    BeforeValidator(check_name),
+    Field(json_schema_extra={"pattern": r"^[^\x00-\x1f\x7f-\x9f]*$"}),
+]
 
 
 def _check_timestamp(value: str | None) -> str | None:
@@ -49,7 +59,8 @@ class MessageIn(BaseModel):
     role: Annotated[
         str,
         StringConstraints(strip_whitespace=True, min_length=1, max_length=64),
-        Field(json_schema_extra={"pattern": r"\S"}),
+        BeforeValidator(check_name),
+        Field(json_schema_extra={"pattern": IDENT_PATTERN}),
     ]
     content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
     timestamp: str | None = Field(

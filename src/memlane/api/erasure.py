@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, model_validator
+from pydantic import BaseModel, ConfigDict, GetJsonSchemaHandler, model_validator
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
@@ -16,10 +16,9 @@ from memlane.api.json_body import JsonBodyRoute
 from memlane.api.responses_graph import ErasureReply
 from memlane.api.schema_rules import given, one_of, with_rules
 from memlane.domain.erasure import ErasureSubject
+from memlane.domain.inputs import Name, TenantName
 
 router = APIRouter(route_class=JsonBodyRoute, prefix="/v1", tags=["erasure"], dependencies=[Depends(authenticated)])
-
-Name = Annotated[str, Field(min_length=1, max_length=256)]
 
 
 class ErasureRequest(BaseModel):
@@ -27,7 +26,7 @@ class ErasureRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    tenant_id: Name | None = None
+    tenant_id: TenantName | None = None
     scope: Name | None = None
     user_id: Name | None = None
     agent_id: Name | None = None

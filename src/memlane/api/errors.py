@@ -20,6 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from memlane.api.json_body import InputRefused
 from memlane.domain.errors import MemlaneError, Overloaded, RateLimited, UpstreamError
 from memlane.services.tools.errors import tool_envelope
 
@@ -104,6 +105,21 @@ def documented_methods(app: FastAPI, path: str) -> list[str]:
     return sorted(methods)
 
 
+def validation_response(request: Request, raw_errors: Sequence[Any]) -> JSONResponse:
+    """400 ``invalid_request`` naming each field (``invalid_json`` for a body that is not JSON)."""
+    errors = []
+    for err in raw_errors:
+        loc = err.get("loc", ())
+        if err.get("type") == "json_invalid":
+            return render(request.url.path, 400, "invalid_json", f"request body is not valid JSON: {err.get('msg')}")
+        errors.append({"field": field_path(loc), "message": err.get("msg", "invalid"), "type": err.get("type")})
+    first = errors[0] if errors else {"field": "body", "message": "invalid request"}
+    message = f"{first['field']}: {first['message']}"
+    if len(errors) > 1:
+        message += f" (and {len(errors) - 1} more)"
+    return render(request.url.path, 400, "invalid_request", message, {"errors": errors})
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(MemlaneError)
     async def _domain(request: Request, exc: MemlaneError) -> JSONResponse:
@@ -115,19 +131,11 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = []
-        for err in exc.errors():
-            loc = err.get("loc", ())
-            if err.get("type") == "json_invalid":
-                return render(
-                    request.url.path, 400, "invalid_json", f"request body is not valid JSON: {err.get('msg')}"
-                )
-            errors.append({"field": field_path(loc), "message": err.get("msg", "invalid"), "type": err.get("type")})
-        first = errors[0] if errors else {"field": "body", "message": "invalid request"}
-        message = f"{first['field']}: {first['message']}"
-        if len(errors) > 1:
-            message += f" (and {len(errors) - 1} more)"
-        return render(request.url.path, 400, "invalid_request", message, {"errors": errors})
+        return validation_response(request, exc.errors())
+
+    @app.exception_handler(InputRefused)
+    async def _refused(request: Request, exc: InputRefused) -> JSONResponse:
+        return validation_response(request, exc.errors)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

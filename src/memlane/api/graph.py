@@ -98,22 +98,27 @@ async def _params(body: RecallBase, request: Request, endpoint: str, query_text:
 
 
 def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str, Any]:
+    # intervals are shown to a caller who asked about time (as_of, include_invalid) or for meta;
+    # otherwise every DTO is the contract's whitelist (docs/api-graph.md)
+    with_interval = body.include_meta or body.as_of is not None or body.include_invalid
     opts: dict[str, Any] = {
         "include_meta": body.include_meta,
         "include_slots": body.include_slots,
         "include_slots_preview": body.include_slots_preview,
         "slots_preview_keys": body.slots_preview_keys,
+        "with_interval": with_interval,
     }
+    seed_opts = {"include_meta": body.include_meta, "with_interval": with_interval}
     response: dict[str, Any] = {
         "tenant_id": p.tenant_id,
         "scope": p.scope,
-        "seeds": [seed_dto(n, s, out.seed_relevance[n.id]) for n, s in out.seeds],
+        "seeds": [seed_dto(n, s, out.seed_relevance[n.id], **seed_opts) for n, s in out.seeds],
         "ranked": [
             {"id": nid, "activation": round(act, 6), "score": round(score, 6)} for nid, act, score in out.ranked
         ],
         "subgraph": {
             "nodes": [node_dto(n, **opts) for n in out.nodes],
-            "edges": [edge_dto(e, include_meta=body.include_meta) for e in out.edges],
+            "edges": [edge_dto(e, include_meta=body.include_meta, with_interval=with_interval) for e in out.edges],
         },
         "context": {"text": out.context_text, "items": out.context_items, "citations": out.citations},
     }

@@ -10,18 +10,20 @@ import re
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, model_validator
+from pydantic import Field, GetJsonSchemaHandler, model_validator
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from memlane.api.instants import IntervalIn, TimeQuestionIn
 from memlane.api.schema_rules import JsonInt, absent, any_of, both, given, value, with_rules
 from memlane.domain.clock import iso
+from memlane.domain.inputs import ClientId, FreeObject, Name, ScopeName, Strict, TenantName, VersionName
 from memlane.domain.model import Edge, Node
 from memlane.services.recall import DEBUG_MAX_LIMIT
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
-ShortText = Annotated[str, Field(min_length=1, max_length=256)]
+#: an agent, team or run id, an actor, a model name (domain/inputs.py: no control characters)
+ShortText = Name
 #: a vector component: beyond this, float32 sums of squares overflow and scores become NaN
 Component = Annotated[float, Field(ge=-1e6, le=1e6)]
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -31,13 +33,6 @@ LaneIn = Literal["private", "shared"]
 
 MAX_NODES_PER_WRITE = 5000
 MAX_EDGES_PER_WRITE = 10000
-
-
-class Strict(BaseModel):
-    """Unknown fields are refused: a misspelt bound should fail loudly, not be ignored. Values
-    are strict too: ``0`` is not ``false`` and ``2.0`` is not ``2``, as the schema says."""
-
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
 
 #: a UUID as JSON carries it (a string): strict mode alone would want a ``UUID`` object
@@ -63,14 +58,14 @@ class Provenance(Strict):
 
 
 class TenantScoped(Strict):
-    tenant_id: ShortText | None = None
-    scope: ShortText | None = None
+    tenant_id: TenantName | None = None
+    scope: ScopeName | None = None
 
 
 class WriteNodeIn(Strict, IntervalIn):
     id: UUIDIn | None = None
-    client_id: ShortText | None = None
-    scope: ShortText | None = None
+    client_id: ClientId | None = None
+    scope: ScopeName | None = None
     type: NodeTypeIn
     tier: TierIn | None = None
     memory_lane: LaneIn | None = None
@@ -79,7 +74,7 @@ class WriteNodeIn(Strict, IntervalIn):
     owner_team_id: ShortText | None = None
     title: str | None = Field(None, max_length=2000)
     text_summary: str | None = Field(None, max_length=100_000)
-    slots: dict[str, Any] | None = None
+    slots: FreeObject | None = None
     raw_ref: str | None = Field(None, max_length=4000)
     evidence_ref: str | None = Field(None, max_length=4000)
     embedding: list[Component] | None = Field(None, min_length=1, max_length=8192)
@@ -91,7 +86,7 @@ class WriteNodeIn(Strict, IntervalIn):
 
 class EdgeEndIn(Strict):
     id: UUIDIn | None = None
-    client_id: ShortText | None = None
+    client_id: ClientId | None = None
 
     @classmethod
     def __get_pydantic_json_schema__(cls, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
@@ -108,7 +103,7 @@ class EdgeEndIn(Strict):
 
 class WriteEdgeIn(Strict, IntervalIn):
     id: UUIDIn | None = None
-    scope: ShortText | None = None
+    scope: ScopeName | None = None
     type: Literal["part_of", "related_to", "derived_from"]
     src: EdgeEndIn
     dst: EdgeEndIn
@@ -120,8 +115,8 @@ class WriteEdgeIn(Strict, IntervalIn):
 class WriteRequest(TenantScoped, Provenance):
     actor: ShortText | None = None
     parent_commit_id: UUIDIn | None = None
-    model_version: ShortText | None = None
-    prompt_version: ShortText | None = None
+    model_version: VersionName | None = None
+    prompt_version: VersionName | None = None
     auto_embed: bool | None = None
     force_reembed: bool = False
     memory_lane: LaneIn | None = None
@@ -197,20 +192,27 @@ META_FIELDS = (
 META_TIMES = frozenset({"created_at", "updated_at", "last_activated"})
 
 
-def interval_dto(item: Node | Edge) -> dict[str, str | None]:
+def interval_dto(item: Node | Edge, *, shown: bool = True) -> dict[str, str | None]:
     """When a node or edge with an interval was true (null: that end is open), and when the
-    server learned that it ended (``expired_at``); nothing for one without, so responses about
-    facts that never had an interval keep the contract's shape."""
-    if item.valid_at is None and item.invalid_at is None:
+    server learned that it ended (``expired_at``); nothing for one without, or when the request
+    did not ask (``shown``: it asked about time, or for meta), so a response keeps the contract's
+    whitelist unless the caller asked for more."""
+    if not shown or (item.valid_at is None and item.invalid_at is None):
         return {}
     return {"valid_at": iso(item.valid_at), "invalid_at": iso(item.invalid_at), "expired_at": iso(item.expired_at)}
 
 
 def node_dto(
-    n: Node, *, include_meta: bool, include_slots: bool, include_slots_preview: bool, slots_preview_keys: int
+    n: Node,
+    *,
+    include_meta: bool,
+    include_slots: bool,
+    include_slots_preview: bool,
+    slots_preview_keys: int,
+    with_interval: bool = True,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"id": n.id, "type": n.type, "title": n.title, "text_summary": n.text_summary}
-    out.update(interval_dto(n))
+    out.update(interval_dto(n, shown=with_interval))
     if n.type == "topic":
         if n.topic_state is not None:
             out["topic_state"] = n.topic_state
@@ -229,17 +231,21 @@ def node_dto(
     return out
 
 
-def edge_dto(e: Edge, *, include_meta: bool) -> dict[str, Any]:
+def edge_dto(e: Edge, *, include_meta: bool, with_interval: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {"from_id": e.src_id, "to_id": e.dst_id, "type": e.type, "weight": e.weight}
-    out.update(interval_dto(e))
+    out.update(interval_dto(e, shown=with_interval))
     if include_meta:
         out["commit_id"] = e.commit_id
     return out
 
 
-def seed_dto(n: Node, similarity: float, relevance: float) -> dict[str, Any]:
-    """``similarity`` is the raw cosine; ``relevance`` the same on the calibrated 0..1 scale."""
-    return {
+def seed_dto(
+    n: Node, similarity: float, relevance: float, *, include_meta: bool, with_interval: bool
+) -> dict[str, Any]:
+    """The contract's seed whitelist (``similarity`` is the raw cosine). ``include_meta`` adds
+    ``relevance``, the same on the calibrated 0..1 scale (docs/retrieval.md); the interval
+    fields come as for nodes."""
+    out: dict[str, Any] = {
         "id": n.id,
         "type": n.type,
         "title": n.title,
@@ -248,6 +254,8 @@ def seed_dto(n: Node, similarity: float, relevance: float) -> dict[str, Any]:
         "salience": n.salience,
         "confidence": n.confidence,
         "similarity": round(similarity, 6),
-        "relevance": round(relevance, 6),
-        **interval_dto(n),
     }
+    if include_meta:
+        out["relevance"] = round(relevance, 6)
+    out.update(interval_dto(n, shown=with_interval))
+    return out

@@ -44,14 +44,15 @@ def author_of(writer: Viewer) -> Authorship:
 
 
 def node_spec(n: WriteNodeIn, user_id: str | None = None) -> WriteNodeSpec:
-    """``user_id``: the user the writer acts for, recorded on the node so that an erasure of
-    that user finds it (domain/erasure.py); a writer acting for no user leaves it as stored."""
-    fields = frozenset(n.model_fields_set) | ({"user_id"} if user_id else set())
+    """``user_id``: the user the writer acts for, recorded on a node the write creates, so that
+    an erasure of that user finds it (domain/erasure.py) and only that user's callers see it
+    (domain/visibility.py). Like the owners, it shapes a created node only: an update keeps the
+    stored user, so editing a node never hands it to the editor's user."""
     return WriteNodeSpec(
         **{name: getattr(n, name) for name in NODE_FIELDS},
         id=str(n.id) if n.id else None,
         user_id=user_id,
-        fields_set=fields,
+        fields_set=frozenset(n.model_fields_set),
     )
 
 

@@ -5,9 +5,12 @@ Least privilege, by one rule per identity field (agent, team, user, session):
 * With auth on, a field the credentials carry is the caller's; the request may repeat it, and
   any other value is ``403 identity_mismatch``. A field the credentials do not carry cannot be
   claimed at all (``403 identity_mismatch``), so naming a team, an agent or a user never widens
-  what a caller sees, except for a session under a user the credentials carry (a session only
-  narrows). The admin role may name any identity. The role is always the credentials' (no
-  role: the user-facing agent); ``X-Agent-Role`` is ignored.
+  what a caller sees, except for a session under the user the caller acts for (a session only
+  narrows). The admin role may name any identity; the manager role may act for a user (name a
+  ``user_id``: the conversation surface's bodies require one), as a backend serving its users
+  does. Naming two different values of a field the credentials leave open is refused too (the
+  request would not say whom it acts for). The role is always the credentials' (no role: the
+  user-facing agent); ``X-Agent-Role`` is ignored.
 * With auth off, the request is taken at its word (the embedded, single-user default): the
   identity fields it names, then the surface's configured defaults, and ``X-Agent-Role``.
 
@@ -24,12 +27,15 @@ from fastapi import Request
 
 from memlane.api.auth import Principal, bind_tenant, is_reserved_tenant, principal_of
 from memlane.domain.errors import Forbidden, InvalidRequest
-from memlane.domain.roles import canonical_role, credential_role
+from memlane.domain.inputs import MAX_NAME_LENGTH, MAX_TENANT_LENGTH, check_name
+from memlane.domain.roles import ADMIN, MANAGER, canonical_role, credential_role
 from memlane.domain.visibility import Viewer
 
 RESERVED_TEAM_PREFIX = "memlane:"
 DIMENSIONS = ("agent_id", "team_id", "user_id", "session_id")
 NOUNS = {"agent_id": "agent", "team_id": "team", "user_id": "user", "session_id": "session"}
+#: roles whose credentials, bound to no user, may act for any user of their tenant
+ACTS_FOR_USERS = (ADMIN, MANAGER)
 
 
 @dataclass(slots=True)
@@ -56,13 +62,34 @@ IDENTITY_HEADERS: dict[str, str] = {
 }
 
 
+def header_name(request: Request, header: str, max_length: int = MAX_NAME_LENGTH) -> str | None:
+    """A name a request gives in a header (an identity, a project), stripped; None when absent
+    or blank. Held to the rules of the same name in a body (domain/inputs.py): at most
+    ``max_length`` characters and no control character (a header may carry a tab), else 400
+    naming the header."""
+    raw = request.headers.get(header)
+    value = raw.strip() if raw else ""
+    if not value:
+        return None
+    problem = None
+    if len(value) > max_length:
+        problem = f"must be at most {max_length} characters"
+    else:
+        try:
+            check_name(value)
+        except ValueError as exc:
+            problem = str(exc)
+    if problem is not None:
+        raise InvalidRequest(f"{header}: {problem}", details={"field": header})
+    return value
+
+
 def header_claims(request: Request) -> Claims:
     """The identity a request states in its ``X-Agent-Id``/``X-Team-Id``/``X-User-Id``/
     ``X-Session-Id`` headers."""
     values: dict[str, dict[str, str | None]] = {}
     for dimension, header in IDENTITY_HEADERS.items():
-        raw = request.headers.get(header)
-        values[dimension] = {header: raw.strip() if raw and raw.strip() else None}
+        values[dimension] = {header: header_name(request, header)}
     return Claims(**values)
 
 
@@ -71,8 +98,7 @@ def resolve_tenant(request: Request, body_tenant: str | None, default: str) -> s
     bound to the credentials, which the request may repeat but never change."""
     requested = body_tenant
     if not requested:
-        header = request.headers.get("x-tenant-id")
-        requested = header.strip() if header and header.strip() else None
+        requested = header_name(request, "X-Tenant-Id", MAX_TENANT_LENGTH)
     if requested is not None and is_reserved_tenant(requested):
         raise InvalidRequest(
             "tenant ids starting with '_memlane' are reserved", code="reserved_tenant", details={"field": "tenant_id"}
@@ -110,7 +136,6 @@ def viewer_of(
 
 def _from_credentials(principal: Principal, tenant_id: str, claims: Claims) -> Viewer:
     role = credential_role(principal.role)
-    admin = role == "admin"
     values: dict[str, str | None] = {}
     for dimension in DIMENSIONS:
         own: str | None = getattr(principal, dimension)
@@ -121,16 +146,29 @@ def _from_credentials(principal: Principal, tenant_id: str, claims: Claims) -> V
                     raise _mismatch(name, f"{name} {value!r} does not match the identity bound to your credentials")
             values[dimension] = own
             continue
-        narrows = dimension == "session_id" and principal.user_id is not None
-        if given and not (admin or narrows):
+        if given and not _may_name(dimension, role, values):
             name = given[0][0]
+            extra = " (or carry the admin or manager role)" if dimension == "user_id" else ""
             raise _mismatch(
                 name,
                 f"{name} names a {NOUNS[dimension]}, but your credentials carry none: a key or token must be "
-                f"issued for that {NOUNS[dimension]}",
+                f"issued for that {NOUNS[dimension]}{extra}",
             )
+        for name, value in given[1:]:
+            if value != given[0][1]:
+                raise _mismatch(name, f"{name} {value!r} differs from {given[0][0]} {given[0][1]!r}; name one")
         values[dimension] = _first(given)
     return Viewer(tenant_id=tenant_id, role=role, authenticated=True, **values)
+
+
+def _may_name(dimension: str, role: str, settled: Mapping[str, str | None]) -> bool:
+    """Whether credentials that leave ``dimension`` open may name it: the admin anything, the
+    manager a user, anyone acting for a user a session (it only narrows within the user)."""
+    if role == ADMIN:
+        return True
+    if dimension == "user_id":
+        return role in ACTS_FOR_USERS
+    return dimension == "session_id" and settled.get("user_id") is not None
 
 
 def _first(given: list[tuple[str, str]]) -> str | None:

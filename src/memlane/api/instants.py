@@ -7,34 +7,15 @@ comparison with the stored, aware timestamps can never fail on a missing zone.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    Field,
-    GetJsonSchemaHandler,
-    ValidationInfo,
-    field_validator,
-)
+from pydantic import BaseModel, GetJsonSchemaHandler, ValidationInfo, field_validator
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from memlane.api.schema_rules import absent, any_of, value, with_rules
 from memlane.domain.clock import as_utc
+from memlane.domain.inputs import Instant
 from memlane.domain.validity import ValidTime
-
-
-def _iso_text(value: object) -> object:
-    """JSON carries an instant as an ISO-8601 string (a number is not read as epoch seconds)."""
-    if isinstance(value, str | datetime):
-        return value
-    raise ValueError("must be an ISO-8601 date-time string")
-
-
-#: not strict inside strict request models (a string must become a datetime), but only text
-Instant = Annotated[datetime, BeforeValidator(_iso_text), Field(strict=False), AfterValidator(as_utc)]
 
 
 def interval_end(valid_at: datetime | None, invalid_at: datetime | None) -> datetime | None:

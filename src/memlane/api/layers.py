@@ -16,6 +16,7 @@ from memlane.api.identity import header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
 from memlane.api.layers_dto import DeleteIn, ReadIn, SearchIn, UpdateIn, WriteIn, memory_object
 from memlane.domain.errors import Forbidden
+from memlane.domain.inputs import NAME_PATTERN
 from memlane.domain.visibility import Viewer
 from memlane.services.layers.service import Hit, ReadInput, SearchInput, UpdateInput, WriteInput
 from memlane.services.recall import embedding_preview
@@ -159,7 +160,7 @@ async def search(body: SearchIn, request: Request, svc: ServicesDep) -> dict[str
     summary="Mark a task complete: its workspace memories are deleted",
 )
 async def complete_task(
-    request: Request, svc: ServicesDep, task_id: str = Path(..., min_length=1, max_length=256)
+    request: Request, svc: ServicesDep, task_id: str = Path(..., min_length=1, max_length=256, pattern=NAME_PATTERN)
 ) -> dict[str, Any]:
     caller = caller_of(request, None)
     await quota(request, "write", caller.tenant_id)

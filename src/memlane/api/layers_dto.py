@@ -8,31 +8,28 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, GetJsonSchemaHandler
+from pydantic import AwareDatetime, Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from memlane.api.instants import IntervalIn, TimeQuestionIn
 from memlane.api.schema_rules import JsonInt, Rule, any_of, both, given, value, with_rules
 from memlane.domain.clock import iso
+from memlane.domain.inputs import IdText, Name, ScopeName, Strict, TagName, TenantName
 from memlane.domain.model import Node
 from memlane.services.layers.ids import to_public
 from memlane.services.layers.roles import LAYERS, READ_MODES
 from memlane.services.layers.service import MemoryMeta
 
-ShortText = Annotated[str, Field(min_length=1, max_length=256)]
-Tag = Annotated[str, Field(min_length=1, max_length=128)]
+ShortText = Name
+Tag = TagName
 Title = Annotated[str, Field(min_length=1, max_length=2000)]
 Content = Annotated[str, Field(min_length=1, max_length=100_000)]
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
-
-
 class Scoped(Strict):
-    tenant_id: ShortText | None = None
-    scope: ShortText | None = None
+    tenant_id: TenantName | None = None
+    scope: ScopeName | None = None
 
 
 class MetadataIn(Strict, IntervalIn):
@@ -70,7 +67,7 @@ class WriteIn(Scoped):
 class ReadIn(Scoped):
     layer: str = Field(..., json_schema_extra={"enum": list(LAYERS)})
     query: str | None = Field(None, min_length=1, max_length=20_000)
-    id: ShortText | None = None
+    id: IdText | None = None
     task_id: ShortText | None = None
     agent: ShortText | None = None
     mode: str | None = Field(
@@ -118,8 +115,8 @@ class SearchIn(Scoped, TimeQuestionIn):
 
 
 class UpdateIn(Strict):
-    tenant_id: ShortText | None = None
-    id: ShortText
+    tenant_id: TenantName | None = None
+    id: IdText
     new_title: Title | None = None
     new_content: Content | None = None
     new_metadata: MetadataIn | None = None
@@ -129,8 +126,8 @@ class UpdateIn(Strict):
 
 
 class DeleteIn(Strict):
-    tenant_id: ShortText | None = None
-    id: ShortText
+    tenant_id: TenantName | None = None
+    id: IdText
     user_instruction: bool = False
 
 

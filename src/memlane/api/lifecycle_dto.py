@@ -10,6 +10,7 @@ from pydantic_core import CoreSchema
 
 from memlane.api.graph_dto import Provenance, ShortText, TenantScoped, UUIDIn
 from memlane.api.schema_rules import any_of, given, with_rules
+from memlane.domain.inputs import ClientId
 
 Reason = Annotated[str, Field(max_length=1000)]
 
@@ -17,7 +18,7 @@ Reason = Annotated[str, Field(max_length=1000)]
 class NodeRefs(TenantScoped, Provenance):
     actor: ShortText | None = None
     node_ids: list[UUIDIn] | None = Field(None, min_length=1, max_length=200)
-    client_ids: list[ShortText] | None = Field(None, min_length=1, max_length=200)
+    client_ids: list[ClientId] | None = Field(None, min_length=1, max_length=200)
     reason: Reason | None = None
 
     @classmethod

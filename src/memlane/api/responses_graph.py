@@ -47,7 +47,8 @@ class GraphWriteReply(TypedDict):
 
 class Interval(TypedDict):
     """When a fact with an interval was true (null: that end is open) and when the server
-    learned that it ended; absent for facts that never had an interval."""
+    learned that it ended; absent for facts that never had an interval, and unless the request
+    asked about time (``as_of``, ``include_invalid``) or for ``include_meta``."""
 
     valid_at: NotRequired[str | None]
     invalid_at: NotRequired[str | None]
@@ -56,7 +57,8 @@ class Interval(TypedDict):
 
 @closed
 class Seed(Interval):
-    """``similarity`` is the raw cosine, ``relevance`` the same on the calibrated 0..1 scale."""
+    """``similarity`` is the raw cosine; ``relevance`` (with ``include_meta``) the same on the
+    calibrated 0..1 scale."""
 
     id: str
     type: str
@@ -66,7 +68,7 @@ class Seed(Interval):
     salience: float | None
     confidence: float | None
     similarity: float
-    relevance: float
+    relevance: NotRequired[float]
 
 
 @closed

@@ -12,15 +12,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from memlane.domain.inputs import ID_PATTERN, MAX_ID_LENGTH
 from memlane.services.tools.memory import MAX_CONTENT
 from memlane.services.tools.schemas import SCHEMAS
 
 #: text the service strips and then refuses when empty
 NOT_BLANK: dict[str, Any] = {"type": "string", "pattern": r"\S"}
 
+#: an id a caller sends back (domain/inputs.py)
+ID_TEXT: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH, "pattern": ID_PATTERN}
+
 #: per tool, what its service refuses that the served schema allows
 RULES: dict[str, list[dict[str, Any]]] = {
     "memory_add": [{"properties": {"content": {**NOT_BLANK, "maxLength": MAX_CONTENT}}}],
+    # a memory id is an id (domain/inputs.py): the service refuses any other text
+    "memory_delete": [{"properties": {"memoryId": ID_TEXT}}],
     "memory_search": [
         {"properties": {"query": NOT_BLANK}},
         # includeInvalid returns every interval: an asOf beside it is refused, not ignored

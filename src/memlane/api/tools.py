@@ -8,22 +8,25 @@ document, answers the ToolError 404 that lists the tools there are."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 
 from memlane.api import responses_tools as t
 from memlane.api.deps import ServicesDep, authenticated, get_services, quota, resolve_tenant
-from memlane.api.identity import DIMENSIONS, NOUNS, header_claims, viewer_of
+from memlane.api.identity import DIMENSIONS, NOUNS, header_claims, header_name, viewer_of
 from memlane.api.json_body import JsonBodyRoute
 from memlane.api.tool_requests import request_body
 from memlane.api.tools_dto import ImportIn, KnowledgeItemIn, KnowledgeItemPatch, item_dto, version_dto
 from memlane.domain.errors import InvalidRequest
-from memlane.services.knowledge.model import ItemInput
+from memlane.services.knowledge.model import ID_PATTERN, ItemInput
 from memlane.services.tools.context import IdentitySource, ToolContext
 from memlane.services.tools.schemas import DESCRIPTIONS, SCHEMAS, TOOL_NAMES, openai_functions
 from memlane.store.knowledge import ItemFilter
+
+#: a knowledge item id in a path (services/knowledge/model.py)
+ItemId = Annotated[str, Path(min_length=1, max_length=200, pattern=ID_PATTERN.pattern)]
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/v1/tools", tags=["agent tools"], dependencies=[Depends(authenticated)]
@@ -56,16 +59,11 @@ def tool_context(request: Request) -> ToolContext:
         source = "headers" if named else "defaults"
     return ToolContext(
         viewer=viewer,
-        project_id=_header(request, "x-project-id"),
-        org_id=_header(request, "x-org-id"),
+        project_id=header_name(request, "X-Project-Id"),
+        org_id=header_name(request, "X-Org-Id"),
         source=source,
         defaulted=defaulted,
     )
-
-
-def _header(request: Request, name: str) -> str | None:
-    raw = request.headers.get(name)
-    return raw.strip() if raw and raw.strip() else None
 
 
 @router.get(
@@ -164,7 +162,9 @@ async def create_item(body: KnowledgeItemIn, request: Request, svc: ServicesDep)
 
 
 @knowledge_router.get("/items/{item_id}", response_model=t.ItemReply, summary="One knowledge item")
-async def get_item(item_id: str, request: Request, svc: ServicesDep, include_history: bool = False) -> dict[str, Any]:
+async def get_item(
+    item_id: ItemId, request: Request, svc: ServicesDep, include_history: bool = False
+) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     rec = await svc.knowledge.get(tenant, item_id)
     out: dict[str, Any] = {"success": True, "item": item_dto(rec)}
@@ -176,7 +176,7 @@ async def get_item(item_id: str, request: Request, svc: ServicesDep, include_his
 @knowledge_router.patch(
     "/items/{item_id}", response_model=t.ItemReply, summary="Change a knowledge item (a new version)"
 )
-async def update_item(item_id: str, body: KnowledgeItemPatch, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def update_item(item_id: ItemId, body: KnowledgeItemPatch, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     await quota(request, "write", tenant)
     changes = {k: v for k, v in body.model_dump(exclude_unset=True).items() if k != "message"}
@@ -185,7 +185,7 @@ async def update_item(item_id: str, body: KnowledgeItemPatch, request: Request, 
 
 
 @knowledge_router.delete("/items/{item_id}", response_model=t.ItemDeleted, summary="Delete a knowledge item")
-async def delete_item(item_id: str, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def delete_item(item_id: ItemId, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     await quota(request, "write", tenant)
     await svc.knowledge.delete(tenant, item_id)
@@ -195,7 +195,7 @@ async def delete_item(item_id: str, request: Request, svc: ServicesDep) -> dict[
 @knowledge_router.get(
     "/items/{item_id}/history", response_model=t.History, summary="Version history of a knowledge item"
 )
-async def item_history(item_id: str, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def item_history(item_id: ItemId, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, None)
     return {"success": True, "history": [version_dto(v) for v in await svc.knowledge.history(tenant, item_id)]}
 

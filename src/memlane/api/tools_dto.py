@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from pydantic.config import JsonDict
 
+from memlane.domain.inputs import FreeObject, Strict, TagName
 from memlane.services.knowledge.model import (
     ID_PATTERN,
     LAYERS,
@@ -56,10 +57,6 @@ _CONSTRAINT: JsonDict = {
 }
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
-
-
 class KnowledgeItemIn(Strict):
     id: str = Field(..., min_length=1, max_length=200, json_schema_extra={"pattern": ID_PATTERN.pattern})
     type: str = Field(..., json_schema_extra=_TYPE)
@@ -69,9 +66,9 @@ class KnowledgeItemIn(Strict):
     content: str = Field("", max_length=1_000_000)
     status: str = Field("draft", json_schema_extra=_STATUS)
     severity: str = Field("warn", json_schema_extra=_SEVERITY)
-    tags: list[Annotated[str, Field(min_length=1, max_length=128)]] = Field(default_factory=list, max_length=100)
+    tags: list[TagName] = Field(default_factory=list, max_length=100)
     constraints: list[dict[str, Any]] = Field(default_factory=list, max_length=200, json_schema_extra=_CONSTRAINT)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: FreeObject = Field(default_factory=dict)
     supersedes: str | None = Field(None, max_length=200)
     message: str | None = Field(None, max_length=2000, description="version history message")
 
@@ -84,9 +81,9 @@ class KnowledgeItemPatch(Strict):
     content: str | None = Field(None, max_length=1_000_000, json_schema_extra=_NOT_NULL)
     status: str | None = Field(None, json_schema_extra=_STATUS)
     severity: str | None = Field(None, json_schema_extra=_SEVERITY)
-    tags: list[Annotated[str, Field(min_length=1, max_length=128)]] | None = Field(None, max_length=100)
+    tags: list[TagName] | None = Field(None, max_length=100)
     constraints: list[dict[str, Any]] | None = Field(None, max_length=200, json_schema_extra=_CONSTRAINT)
-    metadata: dict[str, Any] | None = None
+    metadata: FreeObject | None = None
     supersedes: str | None = Field(None, max_length=200)
     message: str | None = Field(None, max_length=2000)
 

@@ -91,7 +91,8 @@ def import_(
                     with file.open("rb") as f:
                         for raw in f:
                             bar.advance(task, len(raw))
-                            yield raw.decode("utf-8")
+                            # not UTF-8: the importer refuses the line, naming it
+                            yield raw.decode("utf-8", errors="surrogateescape")
 
                 report = await svc.importer.run(
                     lines(), on_record=lambda r: bar.update(task, detail=f"{r.records} records")

@@ -46,6 +46,7 @@ class Seed(Result):
     salience: float | None = None
     confidence: float | None = None
     similarity: float
+    #: the calibrated relevance, when the recall asked for ``include_meta``
     relevance: float | None = None
 
 

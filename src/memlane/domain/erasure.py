@@ -39,7 +39,8 @@ SUBJECT_KINDS: tuple[str, ...] = ("scope", "user", "agent", "tenant")
 SUBJECT_KEYS: dict[str, tuple[str, ...]] = {
     "scope": ("app_id", "scope"),
     "user": ("user_id",),
-    "agent": ("agent_id", "producer_agent_id", "owner_agent_id", "agent", "consumer_agent_id"),
+    # "actor": an imported commit keeps the original's actor in its diff (services/writing.py)
+    "agent": ("agent_id", "producer_agent_id", "owner_agent_id", "agent", "consumer_agent_id", "actor"),
 }
 
 

@@ -154,6 +154,17 @@ class CommitInfo:
 
 
 @dataclass(slots=True)
+class ImportedCommit:
+    """A commit of another store, appended to this store's chain by an import: under its own
+    id (the nodes it made name it), by ``info`` (the importing actor, kind ``imported``) at
+    the time of the import, with the original's fields kept in ``diff["imported"]``."""
+
+    id: str
+    info: CommitInfo
+    diff: dict[str, Any]
+
+
+@dataclass(slots=True)
 class Commit:
     tenant_id: str
     id: str

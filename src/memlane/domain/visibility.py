@@ -13,6 +13,13 @@ the tenant three rules apply, all at once, on every surface:
 * **Personal layers.** ``user`` and ``session`` memories are visible only to the reader acting
   for that user or session; a session memory of another user stays hidden even to a reader
   naming its session id (a session only narrows within the user).
+* **Users.** A memory attributed to a user (its ``user_id``: conversation notes, graph and
+  layered memories written by a caller acting for the user, personal tool memories) is visible
+  only to a reader acting for that user, whatever its lane; a memory attributed to no user
+  follows the lanes alone. The rule holds for every authenticated reader but the admin (a key
+  that acts for no user sees no user's memories), and, with auth off, once the request names a
+  user. Things that are not nodes but belong to a user (conversation tasks, memory batcher
+  buffers) are held to the same rule through ``Attribution``.
 
 A caller is a ``Viewer``; ``visibility_of(viewer)`` is the one function that decides what it
 may see. Every surface turns its request into a Viewer (api/identity.py: from the credentials,
@@ -57,9 +64,11 @@ class Visibility:
     personal_enforced: bool = True
     user_id: str | None = None
     session_id: str | None = None
+    #: memories attributed to another user are hidden (off by default: ``visibility_of`` decides)
+    users_enforced: bool = False
 
     def term(self) -> Term:
-        return all_of(self._lane_term(), self._layer_term(), self._personal_term())
+        return all_of(self._lane_term(), self._layer_term(), self._personal_term(), self._user_term())
 
     def can_see(self, node: Any) -> bool:
         """The same rule as ``term()``, on a node (or row) already in memory."""
@@ -93,9 +102,29 @@ class Visibility:
             own.append(all_of(*session))
         return any_of(*own)
 
+    def _user_term(self) -> Term:
+        if not self.users_enforced:
+            return TRUE
+        if self.user_id is None:
+            return Eq("user_id", None)
+        return any_of(Eq("user_id", None), Eq("user_id", self.user_id))
+
 
 #: offline jobs (decay, consolidation, sync, expiry) act for the system, not for a reader
-EVERYTHING = Visibility(lanes_enforced=False, personal_enforced=False)
+EVERYTHING = Visibility(lanes_enforced=False, personal_enforced=False, users_enforced=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Attribution:
+    """The visibility columns of something that is not a node but is held to the same rule
+    (a conversation task, a memory batcher buffer): ``Visibility.can_see`` reads it like a row."""
+
+    memory_lane: str = "shared"
+    owner_agent_id: str | None = None
+    owner_team_id: str | None = None
+    layer: str | None = None
+    user_id: str | None = None
+    session_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,4 +193,5 @@ def visibility_of(viewer: Viewer) -> Visibility:
         personal_enforced=True,
         user_id=viewer.user_id,
         session_id=viewer.session_id,
+        users_enforced=viewer.authenticated or viewer.user_id is not None,
     )

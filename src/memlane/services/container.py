@@ -213,7 +213,9 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         job_max_attempts=settings.job_max_attempts,
         notify=notify,
     )
-    knowledge = KnowledgeService(kstore, embedding, clock=clock, folder=settings.knowledge_dir)
+    knowledge = KnowledgeService(
+        kstore, embedding, clock=clock, folder=settings.knowledge_dir, json_limits=settings.json_limits
+    )
     sync = SyncService(
         writes=writes,
         kstore=kstore,
@@ -229,6 +231,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         clock=clock,
         scope=settings.default_scope,
         on_write=sweeper.ensure_scheduled,
+        json_limits=settings.json_limits,
     )
     recall = RecallService.from_settings(
         store, reader, settings, clock=clock, dimension=embedder.dimension, reranker=build_reranker(settings)
@@ -288,7 +291,13 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
             dimension=embedder.dimension,
         ),
         importer=Importer(
-            reader, writes, knowledge, conversation.batcher, model_id=embedder.model_id, dimension=embedder.dimension
+            reader,
+            writes,
+            knowledge,
+            conversation.batcher,
+            model_id=embedder.model_id,
+            dimension=embedder.dimension,
+            json_limits=settings.json_limits,
         ),
         tools=ToolService(
             store,

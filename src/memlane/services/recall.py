@@ -32,7 +32,7 @@ from memlane.domain.visibility import Viewer
 from memlane.metrics import observe_stage, recall_stage
 from memlane.rerank.base import Reranker, RerankFailed
 from memlane.services.ranking.activation import EDGE_TYPE_FACTOR, HOP_DECAY, spread
-from memlane.services.ranking.calibration import RelevanceScale
+from memlane.services.ranking.calibration import Background, RelevanceScale
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import Candidates, fuse
 from memlane.services.ranking.query_text import keyword_query
@@ -96,7 +96,8 @@ class RecallOutcome:
     context_items: list[dict[str, Any]]
     citations: list[dict[str, Any]]
     neighborhood_counts: dict[str, int]
-    #: each seed's cosine on the calibrated relevance scale (ranking/calibration.py), by id
+    #: each seed's cosine on the calibrated relevance scale, against the query's background
+    #: (ranking/calibration.py), by id
     seed_relevance: dict[str, float]
     debug_embeddings: list[dict[str, Any]] | None = None
     #: why each seed ranked: similarity, keyword score, their fusion, the entity and time
@@ -221,7 +222,7 @@ class RecallService:
         p.when = p.when.pinned(self.clock.now())
         seed_index: dict[str, Node] = {}
         signals: dict[str, dict[str, float]] = {}
-        seeds, base = await self._seeds(query, p, seed_index, signals)
+        seeds, base, pool = await self._seeds(query, p, seed_index, signals)
         index: dict[str, Node | NodeBrief] = dict(seed_index)
 
         with recall_stage("graph"):
@@ -269,7 +270,7 @@ class RecallService:
             context_items=items,
             citations=citations,
             neighborhood_counts={"nodes": len(activation) + len(drafts), "edges": len(edges)},
-            seed_relevance={n.id: self.relevance(s) for n, s in seeds},
+            seed_relevance=self._seed_relevance(seeds, pool),
             signals=signals,
         )
         observe_stage("rank", time.perf_counter() - ranking_started)
@@ -277,6 +278,14 @@ class RecallService:
             outcome.debug_embeddings = await self._debug_embeddings(p, [n for n, _ in seeds[:DEBUG_MAX_SEEDS]])
         self._audit(p, [n.id for n, _ in seeds], len(chosen))
         return outcome
+
+    def _seed_relevance(self, seeds: list[tuple[Node, float]], pool: tuple[dict[str, float], bool]) -> dict[str, float]:
+        """Each seed's cosine on the calibrated scale, against the dense candidates of the query
+        (its background, when they are the whole visible scope); a keyword-only seed is not
+        one of them."""
+        cosines, whole = pool
+        background = Background.of(cosines.values(), whole=whole)
+        return {n.id: self.relevance(s, background, member=n.id in cosines) for n, s in seeds}
 
     async def _rerank(
         self,
@@ -315,8 +324,9 @@ class RecallService:
 
     async def _seeds(
         self, query: Vector, p: RecallParams, index: dict[str, Node], why: dict[str, dict[str, float]]
-    ) -> tuple[list[tuple[Node, float]], dict[str, float]]:
-        """The ``limit`` best candidates with their true cosine similarity, and their base score.
+    ) -> tuple[list[tuple[Node, float]], dict[str, float], tuple[dict[str, float], bool]]:
+        """The ``limit`` best candidates with their true cosine similarity, their base score,
+        and the dense candidates' cosines (with whether they are every visible node).
 
         Without query text or any signal the base score is the cosine similarity itself (pure
         dense recall). With keyword fusion it is the fusion (relative scores, or reciprocal
@@ -347,6 +357,7 @@ class RecallService:
                 with contextlib.suppress(BaseException):
                     await keyword_task
         sims = {h.id: h.score for h in dense_hits}
+        pool = (dict(sims), len(dense_hits) < depth)
         dense = [(h.id, h.score) for h in dense_hits]
         if fusing:
             # A dense list cut at ``depth`` is anchored at its last hit; one that holds the
@@ -404,7 +415,7 @@ class RecallService:
                     "question": base[nid] - boosted[nid],
                     "base": base[nid],
                 }
-        return seeds, {nid: base[nid] for nid in chosen}
+        return seeds, {nid: base[nid] for nid in chosen}, pool
 
     def _question_aware(
         self, text: str, base: dict[str, float], index: dict[str, Node], sims: dict[str, float]

@@ -10,6 +10,7 @@ from typing import Any
 
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import InvalidRequest
+from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import (
     CLIENT_EMBEDDING_MODEL,
     Commit,
@@ -17,6 +18,7 @@ from memlane.domain.model import (
     Edge,
     EdgeRef,
     EdgeUpsert,
+    ImportedCommit,
     Job,
     Node,
     NodeUpsert,
@@ -27,6 +29,9 @@ from memlane.jobs.kinds import EMBED_NODES
 from memlane.rules.conditions import regex_errors, rule_conditions
 from memlane.store.base import EdgeRedirectResult, NodeMutation, Store
 from memlane.store.sql.node_plan import UPDATABLE_NODE_FIELDS
+
+#: the kind of a commit appended by an import (``import_history``)
+IMPORTED = "imported"
 
 
 @dataclass(slots=True)
@@ -262,10 +267,24 @@ class WriteService:
 
         return follow_up
 
-    async def restore_history(self, tenant_id: str, scope: str, rows: Sequence[dict[str, Any]]) -> int:
-        """Exported commits, verbatim, into a scope with no history yet (so imported nodes
-        still name the commits that made them); 0 when the scope has its own history."""
-        return await self.store.restore_commits(tenant_id, scope, rows, now=self.clock.now())
+    async def import_history(
+        self, tenant_id: str, scope: str, originals: Sequence[dict[str, Any]], *, actor: str
+    ) -> int:
+        """Commits exported from another store (their fields as JSON), appended to the scope's
+        chain as history: each keeps its id (nodes name it), is recorded as ``imported`` by
+        ``actor`` (who imports) at this time, hashed onto this chain's head, and holds the
+        original's fields in ``diff["imported"]`` (its actor, hash, time, kind and diff). An
+        import can therefore neither pass for another actor's commit nor rewrite the head.
+        Commits stored by an earlier run are skipped (``Store.import_commits``)."""
+        given = [
+            ImportedCommit(
+                id=str(original["id"]),
+                info=CommitInfo(actor=actor, input_sha256=sha256_hex(canonical_json(original)), kind=IMPORTED),
+                diff={"imported": dict(original)},
+            )
+            for original in originals
+        ]
+        return await self.store.import_commits(tenant_id, scope, given, now=self.clock.now())
 
     async def mutate(
         self, tenant_id: str, scope: str, ids: Sequence[str], mutation: NodeMutation, info: CommitInfo

@@ -21,6 +21,7 @@ from memlane.domain.model import (
     CommitInfo,
     Edge,
     EdgeUpsert,
+    ImportedCommit,
     Job,
     Node,
     NodeBrief,
@@ -255,11 +256,13 @@ class Store(Protocol):
         """The scope's commits as column dicts, oldest first, after sequence ``after_seq``."""
         ...
 
-    async def restore_commits(
-        self, tenant_id: str, scope: str, rows: Sequence[dict[str, Any]], *, now: datetime
+    async def import_commits(
+        self, tenant_id: str, scope: str, commits: Sequence[ImportedCommit], *, now: datetime
     ) -> int:
-        """Insert exported commit rows verbatim and move the head to the last; only into a
-        scope with no history (returns 0 and writes nothing otherwise)."""
+        """Append commits of another store to the scope's chain, in order, each hashed onto
+        the head. A commit whose id is stored already is skipped when it is the same import
+        (same diff, or erased since); any other commit with that id is ``Conflict``
+        ``commit_id_taken`` (``details.commit_id``). Returns how many were appended."""
         ...
 
     # --- audit --------------------------------------------------------------------------

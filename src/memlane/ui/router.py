@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse
@@ -18,9 +19,12 @@ from fastapi.templating import Jinja2Templates
 
 from memlane.api.deps import ServicesDep, admin_authorized, quota, resolve_scope, resolve_tenant
 from memlane.api.identity import header_claims, viewer_of
+from memlane.api.json_body import JsonBodyRoute
 from memlane.domain.errors import MemlaneError, NotFound
+from memlane.domain.inputs import MAX_SCOPE_LENGTH, NAME_PATTERN
 from memlane.domain.visibility import Viewer
 from memlane.rules.promotion import check_promotion
+from memlane.services.ranking.calibration import DEFAULT_CUT
 from memlane.store.knowledge import ItemFilter
 from memlane.ui import views
 
@@ -28,9 +32,12 @@ HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=HERE / "templates")
 #: what a memory is at the read's instant (``now`` in the fragment's context): expired, ended, valid
 templates.env.globals.update(state_of=views.state_of, validity_of=views.validity_of)
-router = APIRouter(prefix="/ui", include_in_schema=False)
+#: a value as one path segment of a URL: Jinja's ``urlencode`` keeps ``/``, which would change
+#: the path (ids cannot hold one, domain/inputs.py; this is defence in depth)
+templates.env.filters["segment"] = lambda value: quote(str(value), safe="")
+router = APIRouter(route_class=JsonBodyRoute, prefix="/ui", include_in_schema=False)
 
-ScopeQ = Annotated[str | None, Query(max_length=256)]
+ScopeQ = Annotated[str | None, Query(max_length=MAX_SCOPE_LENGTH, pattern=NAME_PATTERN)]
 
 
 def caller(request: Request) -> Viewer:
@@ -72,11 +79,18 @@ async def home(request: Request) -> HTMLResponse:
     return page(request, "home.html", title="Scopes")
 
 
+#: the relevance a search result needs to be shown (the default threshold of memory_search)
+CutQ = Annotated[float, Query(ge=0.0, le=1.0, allow_inf_nan=False)]
+
+
 @router.get("/search", response_class=HTMLResponse)
 async def search_page(
-    request: Request, scope: ScopeQ = None, q: Annotated[str, Query(max_length=2000)] = ""
+    request: Request,
+    scope: ScopeQ = None,
+    q: Annotated[str, Query(max_length=2000)] = "",
+    min_relevance: CutQ = DEFAULT_CUT,
 ) -> HTMLResponse:
-    return page(request, "search.html", title="Search", scope=scope or "", q=q)
+    return page(request, "search.html", title="Search", scope=scope or "", q=q, cut=min_relevance)
 
 
 @router.get("/memory/{node_id}", response_class=HTMLResponse)
@@ -171,15 +185,20 @@ async def queue_part(request: Request, svc: ServicesDep) -> HTMLResponse:
 
 @router.get("/part/search", response_class=HTMLResponse)
 async def search_part(
-    request: Request, svc: ServicesDep, scope: ScopeQ = None, q: Annotated[str, Query(max_length=2000)] = ""
+    request: Request,
+    svc: ServicesDep,
+    scope: ScopeQ = None,
+    q: Annotated[str, Query(max_length=2000)] = "",
+    min_relevance: CutQ = DEFAULT_CUT,
 ) -> HTMLResponse:
     async def build(viewer: Viewer) -> dict[str, Any]:
         text = q.strip()
         chosen = resolve_scope(request, scope)
         if not text:
-            return {"hits": None, "scope": chosen, "q": ""}
+            return {"results": None, "scope": chosen, "q": "", "cut": min_relevance}
         await quota(request, "recall", viewer.tenant_id)
-        return {"hits": await views.search(svc, viewer, chosen, text), "scope": chosen, "q": text}
+        found = await views.search(svc, viewer, chosen, text, cut=min_relevance)
+        return {"results": found, "scope": chosen, "q": text, "cut": min_relevance}
 
     return await fragment(request, "part_search.html", build)
 

@@ -16,6 +16,8 @@ from memlane.rules.promotion import PromotionCheck, check_promotion
 from memlane.services.container import Services
 from memlane.services.layers.roles import LAYERS
 from memlane.services.layers.service import is_layered
+from memlane.services.ranking.calibration import DEFAULT_CUT
+from memlane.services.ranking.query_text import keyword_query, words
 from memlane.services.recall import RecallParams
 from memlane.services.tools.memory import KIND as TOOL_KIND
 from memlane.services.tools.memory import KNOWLEDGE_KIND
@@ -61,18 +63,58 @@ async def scope_counts(svc: Services, viewer: Viewer) -> list[ScopeCounts]:
 class SearchHit:
     node: Node
     similarity: float
+    #: the calibrated relevance (services/ranking/calibration.py), what the cut-off compares
+    relevance: float
     signals: dict[str, float]
+    #: the keyword (BM25) score as a share of the best one among the results, 0..1
+    keyword_share: float
+    #: the query's words this memory contains (what the keyword score matched)
+    matched_words: list[str]
 
 
-async def search(svc: Services, viewer: Viewer, scope: str, text: str, *, limit: int = 10) -> list[SearchHit]:
-    """``recall_text`` as the API runs it, with each seed's ranking signals."""
+@dataclass(slots=True)
+class SearchResults:
+    hits: list[SearchHit]
+    #: the cut-off: only memories with at least this relevance are shown
+    cut: float
+    #: how many the search found before the cut-off
+    found: int
+
+
+def _stem(word: str) -> str:
+    """A light stemmer, so "lives" shows as matching "live" (the keyword index stems too)."""
+    for suffix in ("ing", "ed", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix) and not word.endswith("ss"):
+            return word[: -len(suffix)]
+    return word
+
+
+def matched_words(query: str, node: Node) -> list[str]:
+    """The query's content words found in the memory's text, in the query's order."""
+    text = {_stem(w) for w in words(f"{node.title or ''} {node.text_summary or ''}")}
+    wanted = (keyword_query(query) or "").split()
+    return [w for w in wanted if _stem(w) in text]
+
+
+async def search(
+    svc: Services, viewer: Viewer, scope: str, text: str, *, cut: float = DEFAULT_CUT, limit: int = 10
+) -> SearchResults:
+    """``recall_text`` as the API runs it, with each seed's ranking signals; only the seeds whose
+    relevance reaches ``cut`` are kept (the threshold ``memory_search`` applies by default)."""
     vector = await svc.embedding.query_vector(text)
     out = await svc.recall.recall(
         vector,
         RecallParams(viewer=viewer, scope=scope, limit=limit, query_text=text, endpoint="ui_search", explain=True),
     )
-    hits = [SearchHit(n, sim, out.signals.get(n.id, {})) for n, sim in out.seeds]
-    return sorted(hits, key=lambda h: -h.signals.get("score", 0.0))
+    best_keyword = max((out.signals.get(n.id, {}).get("keyword", 0.0) for n, _ in out.seeds), default=0.0)
+    hits = []
+    for n, sim in out.seeds:
+        signals = out.signals.get(n.id, {})
+        keyword = signals.get("keyword", 0.0)
+        share = keyword / best_keyword if best_keyword > 0 else 0.0
+        hits.append(SearchHit(n, sim, out.seed_relevance[n.id], signals, share, matched_words(text, n)))
+    shown = [h for h in hits if h.relevance >= cut]
+    return SearchResults(sorted(shown, key=lambda h: -h.signals.get("score", 0.0)), cut, len(hits))
 
 
 @dataclass(slots=True)

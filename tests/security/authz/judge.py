@@ -10,7 +10,9 @@ For every attempt, whatever the operation:
 4. **positive control**: a target the caller may see and the operation can return comes back,
    and a change the caller may make takes effect (so the suite cannot pass by refusing all);
 5. a change aimed at a target the caller may not see fails and leaves the target exactly as
-   it was (read back from the database).
+   it was (read back from the database);
+6. an ``Idempotency-Key`` replay returns the first task to its submitter only; anyone else
+   gets a task of its own, and no answer names a task another caller submitted.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.security.authz.model import Refusal, Who, may_see, resolve
+from tests.security.authz.model import Refusal, Who, may_see, resolve, same_caller
 from tests.security.authz.ops import Attempt, Observation, Op
 from tests.security.authz.world import Target, World
 
@@ -32,11 +34,14 @@ def claims_of(a: Attempt) -> dict[str, tuple[str, ...]]:
     """The identity the request states on the channels its surface reads."""
     forged = a.forgery.identity()
     channel = a.op.channel
+    claims: dict[str, tuple[str, ...]] = {}
     if channel == "headers":
-        return {d: (v,) for d, v in forged.items()}
-    if channel in ("consumer", "context", "owner"):
-        return {d: (v,) for d, v in forged.items() if d in ("agent", "team")}
-    return {}
+        claims = {d: (v,) for d, v in forged.items()}
+    elif channel in ("consumer", "context", "owner"):
+        claims = {d: (v,) for d, v in forged.items() if d in ("agent", "team")}
+    for d, v in a.op.body_claims(a).items():
+        claims[d] = (*claims.get(d, ()), v)
+    return claims
 
 
 def code_of(obs: Observation) -> str | None:
@@ -88,7 +93,7 @@ class Judge:
         planted = self.world.planted.get(who.tenant, set())
         tokens: list[str] = []
         for t in self.world.targets.values():
-            if t.kind == "task" or may_see(who, t.tenant, t.audience):
+            if t.kind == "task" or may_see(who, t.tenant, t.audience, t.user):
                 continue  # a task's id is in its notes' metadata: tasks are judged by id alone
             tokens += [x for x in (t.marker, t.id) if x and x not in sent and x not in planted]
         return re.compile("|".join(map(re.escape, tokens))) if tokens else None
@@ -99,7 +104,7 @@ class Judge:
         if not refusals:
             policy = op.policy(a, who)
             refusals = frozenset({policy}) if policy else refusals
-        before = self.world.inspector.fingerprint(t) if op.mutation and t.is_node else None
+        before = self.world.inspector.fingerprint(t) if op.mutation and t.inspectable else None
         obs = op.run(a)
         where = f"{op.name} by {a.caller.name} on {t.name} ({a.forgery}, variant {a.variant})"
         self.tally.attempts[op.name] += 1
@@ -114,14 +119,16 @@ class Judge:
 
         if refusals:
             self._refused(a, obs, refusals, where)
+        elif op.replay:
+            self._replay(a, obs, who, where)
         elif not op.aimed:
             assert obs.found, f"{where}: an allowed write failed: {obs.status} {obs.text[:500]}"
             self.tally.found[op.name] += 1
-        elif not may_see(who, t.tenant, t.audience):
+        elif not may_see(who, t.tenant, t.audience, t.user):
             self._hidden(a, obs, where)
         else:
             self._visible(a, obs, who, where)
-        if op.mutation and t.is_node and not (obs.found and op.domain(t, who, a)):
+        if op.mutation and t.inspectable and not (obs.found and op.domain(t, who, a)):
             after = self.world.inspector.fingerprint(t)
             assert after == before, f"{where}: the target changed without being allowed to: {before} -> {after}"
         if op.name == "graph.write_over" and obs.status == 200 and who.tenant != t.tenant:
@@ -142,6 +149,23 @@ class Judge:
             refused = 400 <= obs.status < 500 or (a.op.denied_with_200 and obs.status == 200)
             assert refused, f"{where}: {obs.status} {obs.text[:300]}"
             self.tally.denied_changes[a.op.name] += 1
+
+    def _replay(self, a: Attempt, obs: Observation, who: Who, where: str) -> None:
+        """The target task's submission again, with the key it was submitted with."""
+        t = a.target
+        for other in self.world.targets.values():
+            if other.kind == "task" and other.id and other.id in obs.text:
+                assert same_caller(who, other.submitter), f"{where}: names {other.name}, another caller's task"
+        if not same_caller(who, t.submitter):
+            # a key of its own: a new task (or a 409 over the caller's own earlier use of it)
+            assert obs.status in (202, 409) and not obs.found, f"{where}: {obs.status} {obs.text[:500]}"
+            self.tally.hidden[a.op.name] += 1
+        elif a.variant % 2 == 0:
+            assert obs.status == 202 and obs.found, f"{where}: the submitter's replay: {obs.status} {obs.text[:500]}"
+            self.tally.found[a.op.name] += 1
+        else:
+            assert obs.status == 409, f"{where}: the key reused for another body: {obs.status} {obs.text[:500]}"
+            self.tally.refused[a.op.name] += 1
 
     def _visible(self, a: Attempt, obs: Observation, who: Who, where: str) -> None:
         op, t = a.op, a.target

@@ -14,6 +14,12 @@ A memory is described by its *audience*, one column of the table:
 * ``("user", u)`` / ``("session", u, s)``: personal memories of the agent tools;
 * ``("tenant",)``: knowledge items, the tenant's documents;
 * ``("task", agent, team)``: a conversation task and its submitter.
+
+Besides its audience, a memory may be *attributed to a user* (``user``): the caller it was
+written for acted for that user. Such a memory is that user's, whatever its audience: only a
+caller acting for the user sees it, and the admin ("other users' memories", last but one
+column). Conversation tasks and memory batcher buffers are attributed to the request's user
+the same way; a batcher flush belongs to the buffer (``("shared",)`` of its user).
 """
 
 from __future__ import annotations
@@ -50,12 +56,15 @@ class Who:
         return self.role in SYSTEM_ROLES or self.admin
 
 
-def may_see(who: Who, tenant: str, audience: Audience) -> bool:
-    """The table, row by row: may ``who`` see a memory of ``tenant`` with ``audience``?"""
+def may_see(who: Who, tenant: str, audience: Audience, user: str | None = None) -> bool:
+    """The table, row by row: may ``who`` see a memory of ``tenant`` with ``audience``,
+    attributed to ``user`` (None: to no user)?"""
     if tenant != who.tenant:
         return False  # "any caller of another tenant": nothing
     if who.admin:
         return True  # "key or token with role admin": every column
+    if user is not None and who.user != user:
+        return False  # "other users' memories": only a caller acting for that user
     kind = audience[0]
     if kind in ("shared", "tenant"):
         return True
@@ -102,8 +111,10 @@ def resolve(
     reads (headers, body fields, context). Rules: the tenant is the credentials'; a request
     may repeat it, another is ``403 tenant_mismatch``, a reserved one ``400``. A dimension the
     credentials carry may be repeated, any other value is ``403 identity_mismatch``. One they
-    do not carry cannot be claimed (``403``), except by the admin, and except a session under
-    a user the credentials carry (a session only narrows). Reserved team ids are ``400``.
+    do not carry cannot be claimed (``403``), except by the admin, except a user by the
+    manager (it acts for users), and except a session under the user the caller acts for (a
+    session only narrows). Two different values for one dimension are ``403`` as well.
+    Reserved team ids are ``400``.
     """
     refusals: set[Refusal] = set()
     if tenant_claim is not None:
@@ -123,9 +134,16 @@ def resolve(
             if any(v != own for v in values):
                 refusals.add(Refusal(403, "identity_mismatch"))
             continue
-        narrows = dim == "session" and creds.user is not None
-        if creds.admin or narrows:
-            who = replace(who, **{dim: values[0]})
-        else:
+        acts_for_user = dim == "user" and creds.role in ("admin", "manager")
+        narrows = dim == "session" and who.user is not None
+        if not (creds.admin or acts_for_user or narrows) or len(set(values)) > 1:
             refusals.add(Refusal(403, "identity_mismatch"))
+        else:
+            who = replace(who, **{dim: values[0]})
     return (creds if refusals else who), frozenset(refusals)
+
+
+def same_caller(a: Who, b: Who) -> bool:
+    """docs/api-conversation.md: an ``Idempotency-Key`` is the caller's own, the caller being
+    its tenant, agent, team, user and role; a session does not make another caller."""
+    return (a.tenant, a.agent, a.team, a.user, a.role) == (b.tenant, b.agent, b.team, b.user, b.role)

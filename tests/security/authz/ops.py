@@ -19,7 +19,16 @@ from typing import Any
 import httpx
 
 from tests.security.authz.model import Refusal, Who
-from tests.security.authz.world import GRAPH, LAYERS, PROJECT, Caller, Target, World, embed
+from tests.security.authz.world import (
+    GRAPH,
+    IDEMPOTENCY_KEY,
+    LAYERS,
+    PROJECT,
+    Caller,
+    Target,
+    World,
+    embed,
+)
 
 NODE_KINDS = ("graph", "rule", "note", "layered", "tool")
 LAYERED_LAYERS = ("identity", "project", "workspace")
@@ -120,6 +129,15 @@ def always(t: Target, who: Who, a: Attempt) -> bool:
     return True
 
 
+#: the identity a request names in its body or query (the conversation surface's ``user_id``
+#: and ``session_id``), besides the forged headers
+BodyClaims = Callable[[Attempt], dict[str, str]]
+
+
+def no_body_claims(a: Attempt) -> dict[str, str]:
+    return {}
+
+
 @dataclass(frozen=True)
 class Op:
     name: str
@@ -143,6 +161,10 @@ class Op:
     aimed: bool = True
     #: also called over MCP (one attempt in three), with the official client
     mcp: bool = False
+    #: the identity the body or query names (a claim like the headers)
+    body_claims: BodyClaims = no_body_claims
+    #: an Idempotency-Key replay of the target task's submission (judge.py judges it apart)
+    replay: bool = False
 
 
 # --- plumbing ---------------------------------------------------------------------------------
@@ -313,40 +335,137 @@ def write_new(a: Attempt) -> Observation:
 
 
 # --- conversation surface ---------------------------------------------------------------------
+def acting_user(a: Attempt) -> dict[str, str]:
+    """One attempt in three names the target's user in the query (``user_id``: the user the
+    request acts for, which only that user's callers, the admin and the manager may name)."""
+    return {"user": a.target.user} if a.variant % 3 == 1 and a.target.user else {}
+
+
+def _conv_params(a: Attempt, **params: Any) -> dict[str, Any]:
+    acting = acting_user(a)
+    return {**params, "user_id": acting["user"]} if acting else params
+
+
 def conv_get(a: Attempt) -> Observation:
-    obs = _get(a, f"/api/v1/memories/{a.target.id}", {"app_id": a.target.scope}, "conversation")
+    obs = _get(a, f"/api/v1/memories/{a.target.id}", _conv_params(a, app_id=a.target.scope), "conversation")
     obs.found = _ok(obs).get("memory_id") == a.target.id
     return obs
 
 
 def conv_evolution(a: Attempt) -> Observation:
-    obs = _get(a, f"/api/v1/memories/{a.target.id}/evolution", {"app_id": a.target.scope}, "conversation")
+    params = _conv_params(a, app_id=a.target.scope)
+    obs = _get(a, f"/api/v1/memories/{a.target.id}/evolution", params, "conversation")
     obs.found = a.target.id in _ids(_ok(obs).get("memories"), "memory_id")
     return obs
 
 
 def conv_delete(a: Attempt) -> Observation:
-    r = a.world.http.delete(f"/api/v1/memories/{a.target.id}", params={"app_id": a.target.scope}, headers=a.headers())
-    obs = _observe(a, r, {}, "conversation")
+    params = _conv_params(a, app_id=a.target.scope)
+    r = a.world.http.delete(f"/api/v1/memories/{a.target.id}", params=params, headers=a.headers())
+    obs = _observe(a, r, params, "conversation")
     obs.found = obs.status == 200
     return obs
 
 
 def conv_query(a: Attempt) -> Observation:
-    params = {"app_id": a.target.scope, "query": a.target.words, "n_results": 100}
+    params = _conv_params(a, app_id=a.target.scope, query=a.target.words, n_results=100)
     obs = _get(a, "/api/v1/memories/query", params, "conversation")
     obs.found = a.target.id in _ids(_ok(obs).get("memories"), "memory_id")
     return obs
 
 
 def queried(t: Target, who: Who, a: Attempt) -> bool:
-    """The conversation query ranks the active events of the app (docs/api-conversation.md)."""
+    """The conversation query ranks the active events of the app (docs/api-conversation.md);
+    a ``user_id`` keeps that user's (the query names only the target's own)."""
     return t.node_type == "event"
 
 
 def conv_task(a: Attempt) -> Observation:
-    obs = _get(a, f"/api/v1/tasks/{a.target.id}", None, "conversation")
+    obs = _get(a, f"/api/v1/tasks/{a.target.id}", _conv_params(a) or None, "conversation")
     obs.found = _ok(obs).get("task_id") == a.target.id
+    return obs
+
+
+def buffer_user(a: Attempt) -> dict[str, str]:
+    """A batcher request names the buffer's user: the buffer is (app, user, session)."""
+    return {"user": str(a.target.user)}
+
+
+def _follow_flush(a: Attempt, obs: Observation) -> None:
+    """A size flush gives the buffer a new last task: the buffer target of the caller's tenant
+    with that key (the one the request changed) now goes by it."""
+    answer = _ok(obs)
+    if not answer.get("flushed_task_ids"):
+        return
+    for t in a.world.targets.values():
+        same = (t.tenant, t.scope, t.user) == (a.caller.who.tenant, answer.get("app_id"), answer.get("user_id"))
+        if t.kind == "buffer" and same:
+            t.id = answer.get("last_task_id")
+
+
+def batcher_status(a: Attempt) -> Observation:
+    params = {"app_id": a.target.scope, "user_id": a.target.user}
+    obs = _get(a, "/api/v1/memory-batcher/buffers", params, "conversation")
+    obs.found = _ok(obs).get("last_task_id") == a.target.id
+    return obs
+
+
+def batcher_append(a: Attempt) -> Observation:
+    """One message, or (even variants) none: an empty append reports the buffer."""
+    messages = [{"role": "user", "content": f"an appended message {a.variant}"}] if a.variant % 2 else []
+    body = {"app_id": a.target.scope, "user_id": a.target.user, "messages": messages}
+    obs = _post(a, "/api/v1/memory-batcher/messages", body, "conversation")
+    _follow_flush(a, obs)
+    obs.found = _ok(obs).get("last_task_id") == a.target.id
+    return obs
+
+
+def _new_note_user(a: Attempt) -> str:
+    return a.forgery.user or ("u1", "u2")[a.variant % 2]
+
+
+def new_note_claims(a: Attempt) -> dict[str, str]:
+    """A new conversation write names a user (its body needs one): the forged one, else u1 or
+    u2; and one in three names the forged session too."""
+    claims = {"user": _new_note_user(a)}
+    if a.variant % 3 == 0 and a.forgery.session is not None:
+        claims["session"] = a.forgery.session
+    return claims
+
+
+def _new_note_body(a: Attempt, text: str) -> dict[str, Any]:
+    claims = new_note_claims(a)
+    body: dict[str, Any] = {"app_id": "c-new", "user_id": claims["user"], "messages": f"{text} {a.variant}"}
+    if "session" in claims:
+        body["session_id"] = claims["session"]
+    return body
+
+
+def agent_memory(a: Attempt) -> Observation:
+    obs = _post(a, "/api/v1/agent/memories", _new_note_body(a, "a new agent note"), "conversation")
+    obs.found = obs.status == 202
+    return obs
+
+
+def summary(a: Attempt) -> Observation:
+    obs = _post(a, "/api/v1/agent/summaries", _new_note_body(a, "a conversation to sum up"), "conversation")
+    obs.found = obs.status == 200
+    return obs
+
+
+def replay_user(a: Attempt) -> dict[str, str]:
+    return {"user": str(a.target.user)}
+
+
+def replay(a: Attempt) -> Observation:
+    """The target task's submission sent again with its Idempotency-Key: its very body (even
+    variants) or another body (odd variants). The key is the submitter's alone."""
+    body = a.target.conversation_body()
+    if a.variant % 2:
+        body["messages"] += f" and more {a.variant}"
+    obs = _post(a, "/api/v1/agent/memories", body, "conversation", **{"Idempotency-Key": IDEMPOTENCY_KEY})
+    answer = obs.payload if obs.status == 202 and isinstance(obs.payload, dict) else {}
+    obs.found = answer.get("task_id") == a.target.id
     return obs
 
 
@@ -633,11 +752,27 @@ OPS: list[Op] = [
     # another tenant writing the target's id creates a node of its own: 200, the target untouched
     Op("graph.write_over", write_over, "none", True, NODE_KINDS, mutation="change", denied_with_200=True),
     Op("graph.write_new", write_new, "owner", True, ("graph",), policy=owned_private, aimed=False),
-    Op("conv.get", conv_get, "headers", False, NODE_KINDS),
-    Op("conv.evolution", conv_evolution, "headers", False, NODE_KINDS),
-    Op("conv.delete", conv_delete, "headers", False, NODE_KINDS, mutation="delete"),
-    Op("conv.query", conv_query, "headers", False, NODE_KINDS, queried),
-    Op("conv.task", conv_task, "headers", False, ("task",)),
+    Op("conv.get", conv_get, "headers", False, NODE_KINDS, body_claims=acting_user),
+    Op("conv.evolution", conv_evolution, "headers", False, NODE_KINDS, body_claims=acting_user),
+    Op("conv.delete", conv_delete, "headers", False, NODE_KINDS, mutation="delete", body_claims=acting_user),
+    Op("conv.query", conv_query, "headers", False, NODE_KINDS, queried, body_claims=acting_user),
+    # a buffer's id is the task its last flush submitted
+    Op("conv.task", conv_task, "headers", False, ("task", "buffer"), body_claims=acting_user),
+    Op("conv.agent_memory", agent_memory, "headers", False, ("note",), aimed=False, body_claims=new_note_claims),
+    Op("conv.summary", summary, "headers", False, ("note",), aimed=False, body_claims=new_note_claims),
+    Op("conv.replay", replay, "headers", False, ("task",), body_claims=replay_user, replay=True),
+    Op("batcher.status", batcher_status, "headers", False, ("buffer",), body_claims=buffer_user),
+    # another tenant's admin naming the same app and user appends to a buffer of its own: 200
+    Op(
+        "batcher.append",
+        batcher_append,
+        "headers",
+        False,
+        ("buffer",),
+        mutation="change",
+        denied_with_200=True,
+        body_claims=buffer_user,
+    ),
     Op("layers.read_id", layers_read_id, "headers", True, NODE_KINDS, read_by_id_domain, policy=workspace_only),
     Op("layers.read_query", layers_read_query, "headers", True, ("layered",), layered_domain, policy=workspace_only),
     Op(

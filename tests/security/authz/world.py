@@ -28,7 +28,8 @@ from memlane.domain.model import Node
 from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import build_store
 from memlane.store.base import Store
-from tests.security.authz.model import Audience, Who
+from memlane.store.batcher import BatcherStore, BufferKey, BufferState
+from tests.security.authz.model import Audience, Who, resolve
 from tests.support.server import LiveServer
 
 T = TypeVar("T")
@@ -36,6 +37,12 @@ DIM = 384
 JWT_SECRET = "authz-suite-secret-0123456789abcdef0123456789"
 ACME, GLOBEX = "acme", "globex"
 GRAPH, CONV, LAYERS = "g", "c", "l"
+#: the conversation apps of tasks and memory batcher buffers
+TASKS_APP, BUFFER_APP = "c-tasks", "c-buf"
+#: every task target is submitted with this one key: each caller's key is its own
+IDEMPOTENCY_KEY = "idem-shared"
+#: a buffer flushes when it holds this many messages (MEMLANE_BATCHER_BATCH_SIZE)
+BATCH_SIZE = 10
 #: the agent tools keep their memories in the server's default scope
 TOOLS_SCOPE = "default"
 PROJECT = "p1"
@@ -116,15 +123,19 @@ def server_env() -> dict[str, Any]:
         "MEMORY_AUTH_MODE": "api_key_or_jwt",
         "MEMORY_API_KEYS_JSON": json.dumps(key_registry()),
         "MEMORY_JWT_HS256_SECRET": JWT_SECRET,
+        "MEMLANE_BATCHER_BATCH_SIZE": BATCH_SIZE,
+        # buffers flush by size only while the suite runs: a flush changes the buffer's last
+        # task, which the suite follows from the answers it gets (ops.py)
+        "MEMLANE_BATCHER_IDLE_TIMEOUT_SEC": 86_400,
     }
 
 
 @dataclass
 class Target:
-    """One memory (or knowledge item, or task) and who may see it."""
+    """One memory (or knowledge item, task or memory batcher buffer) and who may see it."""
 
     name: str
-    kind: str  # graph | rule | note | layered | tool | knowledge | task
+    kind: str  # graph | rule | note | layered | tool | knowledge | task | buffer
     owner: str  # the caller that writes it
     audience: Audience
     scope: str | None = None
@@ -153,7 +164,35 @@ class Target:
 
     @property
     def is_node(self) -> bool:
-        return self.kind not in ("knowledge", "task")
+        return self.kind not in ("knowledge", "task", "buffer")
+
+    @property
+    def inspectable(self) -> bool:
+        """Its stored state can be read back from the database (a node or a buffer)."""
+        return self.is_node or self.kind == "buffer"
+
+    @property
+    def user(self) -> str | None:
+        """The user the memory is attributed to (docs/security.md, "Who sees what" and
+        "Erasure"): conversation notes, tasks and buffers the request's ``user_id``; graph, rule
+        and layered memories the user their writer acts for; tool memories of the user and
+        session layers the caller's user; other tool memories and knowledge items nobody."""
+        if "user_id" in self.spec:
+            return str(self.spec["user_id"])
+        if self.kind in ("graph", "rule", "layered") or (self.kind == "tool" and self.layer in ("user", "session")):
+            return CALLERS[self.owner].who.user
+        return None
+
+    @property
+    def submitter(self) -> Who:
+        """The caller a task or buffer target was written as: its owner acting for its user."""
+        who, refusals = resolve(CALLERS[self.owner].who, None, {"user": (self.user,)} if self.user else {})
+        assert not refusals, (self.name, refusals)
+        return who
+
+    def conversation_body(self) -> dict[str, Any]:
+        """The body a task target was submitted with (a replay sends it again)."""
+        return {"app_id": TASKS_APP, "user_id": self.user, "messages": f"{self.words} task of {self.name}"}
 
     @property
     def public_id(self) -> str:
@@ -190,12 +229,20 @@ def make_targets() -> list[Target]:
         _t("r_shared", "rule", "mgr", ("shared",), spec={"memory_lane": "shared"}, **rule),
         _t("r_blue", "rule", "j5", ("team", "blue"), spec={"owner_team_id": "blue"}, **rule),
         _t("r_b1", "rule", "b1", ("agent", "a1"), **rule),
+        # a shared node of a user: the lane lets everyone in, the user rule only that user's callers
+        _t("g_shared_u1", "graph", "a1", ("shared",), spec={"memory_lane": "shared"}, **g),
         _t("note_a1", "note", "a1", ("shared",), scope=CONV, node_type="event", spec={"user_id": "u1"}),
+        _t("note_j5", "note", "j5", ("shared",), scope=CONV, node_type="event", spec={"user_id": "u2"}),
+        # the manager acting for a user (a tenant-wide key naming user_id)
+        _t("note_mgr_u2", "note", "mgr", ("shared",), scope=CONV, node_type="event", spec={"user_id": "u2"}),
         _t("note_b1", "note", "b1", ("shared",), scope=CONV, node_type="event", spec={"user_id": "u1"}),
-        _t("task_a1", "task", "a1", ("task", "a1", None)),
-        _t("task_red", "task", "red", ("task", None, "red")),
-        _t("task_wide", "task", "wide", ("task", None, None)),
-        _t("task_b1", "task", "b1", ("task", "a1", None)),
+        _t("task_a1", "task", "a1", ("task", "a1", None), spec={"user_id": "u1"}),
+        _t("task_mgr_u1", "task", "mgr", ("task", None, None), spec={"user_id": "u1"}),
+        _t("task_j5", "task", "j5", ("task", "a5", None), spec={"user_id": "u2"}),
+        _t("task_b1", "task", "b1", ("task", "a1", None), spec={"user_id": "u1"}),
+        # a buffer of u1 that a4 filled; its id is the task its flush submitted, the user's
+        _t("buf_u1", "buffer", "a4", ("shared",), scope=BUFFER_APP, spec={"user_id": "u1"}),
+        _t("buf_b1", "buffer", "b1", ("shared",), scope=BUFFER_APP, spec={"user_id": "u1"}),
         _t("lay_identity", "layered", "mgr", ("shared",), scope=LAYERS, layer="identity", **lay),
         _t("lay_project", "layered", "a1", ("shared",), scope=LAYERS, layer="project", **lay),
         _t("lay_ws", "layered", "a3", ("workspace",), spec={"task_id": "wtask-1"}, **ws),
@@ -258,10 +305,16 @@ class Inspector:
         found = self.loop.run(self.store.get_nodes(tenant, None, [node_id]))
         return found[0] if found else None
 
-    def fingerprint(self, target: Target) -> Node | None:
-        """The stored node, every column (vectors aside): equal before and after means untouched."""
+    def fingerprint(self, target: Target) -> Node | BufferState | None:
+        """The stored node, every column (vectors aside), or the stored buffer: equal before and
+        after means untouched."""
+        if target.kind == "buffer":
+            return self.buffer(target.tenant, str(target.scope), str(target.user))
         assert target.id is not None
         return self.node(target.tenant, target.id)
+
+    def buffer(self, tenant: str, app: str, user: str) -> BufferState | None:
+        return self.loop.run(BatcherStore(self.store).get(BufferKey(tenant, app, user, None)))
 
     def close(self) -> None:
         self.loop.run(self.store.close())
@@ -324,23 +377,34 @@ class Writer:
     def _create_note(self, t: Target) -> None:
         body = {
             "app_id": t.scope,
-            "user_id": t.spec["user_id"],
+            "user_id": t.user,
             "messages": [{"role": "user", "content": t.content, "timestamp": "2024-05-01T10:00:00Z"}],
         }
         task = self.post(t.owner, "/api/v1/memories", body)["task_id"]
-        notes = self.wait_task(t.owner, task)["result"]["memories"]
+        notes = self.wait_task(t.owner, task, t.user)["result"]["memories"]
         assert notes, f"ingestion of {t.name} made no note"
         t.id = notes[0]["memory_id"]
 
     def _create_task(self, t: Target) -> None:
-        body = {"app_id": CONV + "-tasks", "user_id": "u-task", "messages": f"{t.words} task of {t.name}"}
-        t.id = self.post(t.owner, "/api/v1/agent/memories", body)["task_id"]
-        self.wait_task(t.owner, t.id)
+        headers = {"Idempotency-Key": IDEMPOTENCY_KEY}
+        t.id = self.post(t.owner, "/api/v1/agent/memories", t.conversation_body(), headers)["task_id"]
+        self.wait_task(t.owner, t.id, t.user)
 
-    def wait_task(self, owner: str, task_id: str) -> dict[str, Any]:
+    def _create_buffer(self, t: Target) -> None:
+        """``BATCH_SIZE`` messages, the first with the marker: the buffer flushes at once."""
+        messages = [{"role": "user", "content": t.content}]
+        messages += [{"role": "user", "content": f"{t.words} message {i}"} for i in range(1, BATCH_SIZE)]
+        body = {"app_id": t.scope, "user_id": t.user, "messages": messages}
+        answer = self.post(t.owner, "/api/v1/memory-batcher/messages", body)
+        assert answer["status"] == "flushed", answer
+        t.id = answer["last_task_id"]
+        self.wait_task(t.owner, str(t.id), t.user)
+
+    def wait_task(self, owner: str, task_id: str, user: str | None = None) -> dict[str, Any]:
         deadline = time.monotonic() + 60
+        params = {"user_id": user} if user and CALLERS[owner].who.user is None else None
         while time.monotonic() < deadline:
-            r = self.http.get(f"/api/v1/tasks/{task_id}", headers=CALLERS[owner].auth())
+            r = self.http.get(f"/api/v1/tasks/{task_id}", params=params, headers=CALLERS[owner].auth())
             assert r.status_code == 200, r.text
             body: dict[str, Any] = r.json()
             if body["status"] in ("completed", "failed"):

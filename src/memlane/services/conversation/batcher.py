@@ -12,7 +12,13 @@ conversation a message or two at a time; memlane keeps them in a durable buffer 
 
 Messages without a timestamp take their arrival time, never earlier than the message buffered
 before them. A flush's task runs with the reach of the caller whose message triggered it (a
-size flush), or of the caller who last appended (an idle flush).
+size flush), or of the caller who last appended (an idle flush); it belongs to the buffer's
+user (services/conversation/tasks.py), so every caller acting for that user sees it.
+
+A buffer is its user's: only a caller acting for that user (or the admin) reads or appends to
+it, as the one visibility function decides (``Attribution`` in domain/visibility.py). The API
+already refuses a ``user_id`` the credentials do not carry; the check here keeps the rule when
+another caller of the service forgets to.
 """
 
 from __future__ import annotations
@@ -22,9 +28,10 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from memlane.domain.clock import Clock, iso, new_id
+from memlane.domain.errors import Forbidden
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import Job
-from memlane.domain.visibility import Viewer
+from memlane.domain.visibility import Attribution, Viewer, visibility_of
 from memlane.jobs.conversation_kinds import CONVERSATION_BATCHER_IDLE, CONVERSATION_INGEST
 from memlane.services.conversation.messages import parse_timestamp, stamp_arrivals
 from memlane.services.conversation.tasks import TaskService
@@ -77,6 +84,17 @@ class BatchOutcome:
         }
 
 
+def _owned_key(viewer: Viewer, app_id: str, user_id: str, session_id: str | None) -> BufferKey:
+    """The buffer's key, once the viewer may act on that user's buffer (403 otherwise)."""
+    if not visibility_of(viewer).can_see(Attribution(user_id=user_id)):
+        raise Forbidden(
+            f"user_id {user_id!r}: the buffer belongs to a user you do not act for",
+            code="identity_mismatch",
+            details={"field": "user_id"},
+        )
+    return BufferKey(viewer.tenant_id, app_id, user_id, session_id)
+
+
 class BatcherService:
     def __init__(
         self,
@@ -99,7 +117,7 @@ class BatcherService:
         self, viewer: Viewer, app_id: str, user_id: str, session_id: str | None, messages: list[dict[str, Any]]
     ) -> BatchOutcome:
         """Buffer ``messages`` (role, content, optional timestamp) and flush full batches."""
-        key = BufferKey(viewer.tenant_id, app_id, user_id, session_id)
+        key = _owned_key(viewer, app_id, user_id, session_id)
         now = self.clock.now()
         flushed: list[str] = []
 
@@ -127,7 +145,7 @@ class BatcherService:
         return BatchOutcome(state, self.batch_size, self.idle_timeout_sec, flushed)
 
     async def status(self, viewer: Viewer, app_id: str, user_id: str, session_id: str | None) -> BatchOutcome:
-        key = BufferKey(viewer.tenant_id, app_id, user_id, session_id)
+        key = _owned_key(viewer, app_id, user_id, session_id)
         state = await self.store.get(key) or BufferState(key=key)
         return BatchOutcome(state, self.batch_size, self.idle_timeout_sec)
 

@@ -19,13 +19,16 @@ from memlane.services.conversation.ingestion import SEARCH_TIERS
 from memlane.services.conversation.notes import ACTIVE, NOTE_TYPE, event_time, note_metadata
 from memlane.services.conversation.ranking import composite
 from memlane.services.embedding import EmbeddingService
+from memlane.services.ranking.calibration import CONVERSATION_CUT, Background
 from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
 from memlane.store.base import Store
 
-#: how many nearest notes are re-ranked per result asked for (never fewer than MIN_POOL)
+#: how many nearest notes are re-ranked per result asked for (never fewer than MIN_POOL). An
+#: app user with fewer notes than the pool is read whole, and each note is judged against the
+#: others (services/ranking/calibration.py); 50, as memory_search's smallest depth
 POOL_FACTOR = 3
-MIN_POOL = 30
+MIN_POOL = 50
 MAX_POOL = 300
 MAX_CHAIN = 1000
 
@@ -38,7 +41,8 @@ class QueryParams:
     user_id: str | None = None
     session_id: str | None = None
     n_results: int = 10
-    similarity_threshold: float = 0.0
+    #: the least relevance a note needs (the API's default: MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD)
+    similarity_threshold: float = CONVERSATION_CUT
     #: which notes by their interval; asking about another time drops the "active" status
     #: rule, since a note closed later was active then (domain/validity.py)
     when: ValidTime = CURRENT
@@ -70,9 +74,12 @@ class MemoryService:
         self.half_life_days = half_life_days
 
     async def query(self, p: QueryParams) -> list[dict[str, Any]]:
-        """Active notes by composite score. Relevance is the cosine on the calibrated scale
-        (services/ranking/calibration.py); ``similarity_threshold`` applies to it, and the raw
-        cosine is reported as ``cosine_similarity``."""
+        """Active notes by composite score. ``similarity_score`` is the relevance: the cosine
+        on the calibrated scale, against the background of the other nearest notes when the
+        pool holds them all (services/ranking/calibration.py); ``similarity_threshold`` applies
+        to it. The composite is built on the absolute scale alone (the relevance with no
+        background), so the order is the one it always was; the raw cosine is reported as
+        ``cosine_similarity``."""
         vector = await self.embedding.query_vector(p.query)
         pool = min(MAX_POOL, max(MIN_POOL, p.n_results * POOL_FACTOR))
         hits = await self.reader.nearest(
@@ -88,7 +95,9 @@ class MemoryService:
             session_id=p.session_id,
         )
         scale = self.embedding.relevance
-        hits = [h for h in hits if scale(h.score) >= p.similarity_threshold]
+        background = Background.of((h.score for h in hits), whole=len(hits) < pool)
+        relevance = {h.id: scale(h.score, background) for h in hits}
+        hits = [h for h in hits if relevance[h.id] >= p.similarity_threshold]
         index = {n.id: n for n in await self.reader.nodes(p.viewer, p.app_id, [h.id for h in hits], p.when)}
         now = self.clock.now()
         scored = []
@@ -96,14 +105,17 @@ class MemoryService:
             node = index.get(h.id)
             if node is None:
                 continue
+            # ranked on the absolute scale, as before the background existed: a threshold
+            # chooses which notes are returned, never in which order (the boosts' 20 % head
+            # room must keep meaning what ranking.py says)
             s = composite(
-                scale(h.score),
+                scale.absolute(h.score),
                 occurred_at=event_time(node),
                 importance=node.importance,
                 now=now,
                 half_life_days=self.half_life_days,
             )
-            scored.append((s, node, h.score))
+            scored.append((s, node, h.score, relevance[h.id]))
         scored.sort(key=lambda t: (-t[0].composite, -t[0].relevance, t[1].id))
         return [
             {
@@ -111,13 +123,13 @@ class MemoryService:
                 "document": node.text_summary or node.title or "",
                 "metadata": note_metadata(node),
                 "composite_score": round(s.composite, 6),
-                "similarity_score": round(s.relevance, 6),
+                "similarity_score": round(rel, 6),
                 "cosine_similarity": round(cosine, 6),
                 "recency_score": round(s.recency_boost, 6),
                 "importance_score": round(s.importance_boost, 6),
                 "query_status": "completed",
             }
-            for s, node, cosine in scored[: p.n_results]
+            for s, node, cosine, rel in scored[: p.n_results]
         ]
 
     async def get(self, viewer: Viewer, app_id: str, memory_id: str) -> Node:

@@ -2,7 +2,16 @@
 and the task view is read back from that row (status, error, result).
 
 ``Idempotency-Key``: a retried POST with the same key returns the first task. Reusing a key
-for a different request body is refused (409), so a client bug cannot silently drop work.
+for a different request body is refused (409), so a client bug cannot silently drop work. A key
+is the caller's own: it is stored under a digest of the caller's identity (agent, team, user
+and role), so the same key sent by another caller is a new task, never the first caller's,
+and a 409 can only name a task of the caller who sent it.
+
+Who sees a task is decided by the one visibility function (domain/visibility.py): a task is
+attributed like the notes it writes. It belongs to its user (every conversation request names
+one), and within the user to its submitter: the submitter's agent, else its team, else the
+tenant (a tenant-wide key). A memory batcher flush belongs to the buffer, that is to the user
+alone, whoever's message filled it.
 """
 
 from __future__ import annotations
@@ -11,8 +20,9 @@ from typing import Any
 
 from memlane.domain.clock import Clock, iso, new_id
 from memlane.domain.errors import Conflict, NotFound
+from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import Job
-from memlane.domain.visibility import Viewer
+from memlane.domain.visibility import Attribution, Viewer, visibility_of
 from memlane.jobs.conversation_kinds import (
     CONVERSATION_AGENT_MEMORY,
     CONVERSATION_INGEST,
@@ -24,6 +34,9 @@ from memlane.services.conversation.webhooks import delivery_result
 from memlane.store.base import Store
 
 TASK_STATUS = {"queued": "pending", "running": "processing", "done": "completed", "failed": "failed"}
+#: hex digits of the caller digest an idempotency key is stored under (128 bits; with the
+#: separator and a 200-character key it fits the 256-character column)
+CALLER_DIGEST_CHARS = 32
 TASK_KIND = {
     CONVERSATION_INGEST: "memory_creation",
     CONVERSATION_AGENT_MEMORY: "agent_memory_creation",
@@ -45,14 +58,15 @@ class TaskService:
 
         The job keeps the submitter (``payload.viewer``): it reads and writes with the
         submitter's reach, and only the submitter sees the task."""
-        job = self.new_job(viewer, kind, payload, idempotency_key=idempotency_key)
+        scoped = caller_key(viewer, idempotency_key) if idempotency_key is not None else None
+        job = self.new_job(viewer, kind, payload, idempotency_key=scoped)
         task_id = job.id
         stored = (await self.store.enqueue([job], now=self.clock.now()))[0]
         if stored.id != task_id:
             if stored.payload.get("request_sha256") != payload.get("request_sha256"):
                 raise Conflict(
                     f"Idempotency-Key {idempotency_key!r} was already used for a different request "
-                    f"(task {stored.id}); use a new key for new work",
+                    f"(your task {stored.id}); use a new key for new work",
                     code="idempotency_key_reused",
                 )
             return stored, False
@@ -84,21 +98,31 @@ class TaskService:
             self._notify()
 
     async def view(self, viewer: Viewer, task_id: str) -> dict[str, Any]:
+        """A task the caller may see; any other id, whoever holds it, is the same 404."""
         job = await self.store.get_job(viewer.tenant_id, task_id)
-        if job is None or job.kind not in CONVERSATION_KINDS or not _submitted_by(job, viewer):
+        if job is None or job.kind not in CONVERSATION_KINDS or not visibility_of(viewer).can_see(attribution(job)):
             raise NotFound(f"task {task_id!r} not found", code="task_not_found")
         return task_view(job)
 
 
-def _submitted_by(job: Job, viewer: Viewer) -> bool:
-    """A task is the submitter's: an agent sees its own tasks, a team its team's, the admin
-    all; a task submitted with no identity is the tenant's."""
-    submitter = Viewer.from_payload(job.tenant_id, job.payload.get("viewer"))
-    if viewer.admin or (submitter.agent_id is None and submitter.team_id is None):
-        return True
+def caller_key(viewer: Viewer, key: str) -> str:
+    """``key`` as stored: under a digest of who sent it (the tenant is a column of its own)."""
+    who = canonical_json([viewer.agent_id, viewer.team_id, viewer.user_id, viewer.role])
+    return f"{sha256_hex(who)[:CALLER_DIGEST_CHARS]}:{key}"
+
+
+def attribution(job: Job) -> Attribution:
+    """Who a task belongs to, in the visibility columns (the module docstring says why)."""
+    p = job.payload
+    user = p.get("user_id") if isinstance(p.get("user_id"), str) and p.get("user_id") else None
+    if "batcher" in p:
+        return Attribution(user_id=user)
+    submitter = Viewer.from_payload(job.tenant_id, p.get("viewer"))
     if submitter.agent_id is not None:
-        return submitter.agent_id == viewer.agent_id
-    return submitter.team_id == viewer.team_id
+        return Attribution(memory_lane="private", owner_agent_id=submitter.agent_id, user_id=user)
+    if submitter.team_id is not None:
+        return Attribution(memory_lane="private", owner_team_id=submitter.team_id, user_id=user)
+    return Attribution(user_id=user)
 
 
 def task_view(job: Job) -> dict[str, Any]:

@@ -109,7 +109,9 @@ def scan_folder(root: Path) -> list[tuple[str, str]]:
     for path in sorted(root.rglob("*.md")):
         if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
             continue
-        out.append((path.relative_to(root).as_posix(), path.read_text(encoding="utf-8")))
+        # bytes that are not UTF-8 stay visible (surrogate escapes): build_record refuses
+        # that one file, naming it, instead of the whole folder failing to load
+        out.append((path.relative_to(root).as_posix(), path.read_text(encoding="utf-8", errors="surrogateescape")))
     return out
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.hashing import canonical_json, sha256_hex
+from memlane.domain.inputs import JSON_LIMITS, JsonLimits, find_unstorable
 from memlane.domain.patterns import PatternError, UserPattern, compile_pattern
 from memlane.store.knowledge import KnowledgeRecord
 
@@ -111,7 +112,23 @@ class ItemInput:
     source: str | None = None
 
 
-def build_record(tenant_id: str, raw: ItemInput, *, where: str = "item") -> KnowledgeRecord:
+#: the fields of an item a client or a file gives, checked for text no backend stores
+_GIVEN = ("id", "type", "layer", "title", "summary", "content", "status", "severity", "tags", "constraints",
+          "metadata", "supersedes")  # fmt: skip
+
+
+def build_record(
+    tenant_id: str, raw: ItemInput, *, where: str = "item", limits: JsonLimits | None = None
+) -> KnowledgeRecord:
+    """The checked item; every way in (the API, Markdown documents, the knowledge folder)
+    comes through here. ``metadata`` is free-form JSON within ``limits`` (default: the
+    request's, domain/inputs.py)."""
+    for name in _GIVEN:
+        found = find_unstorable(getattr(raw, name), (name,))
+        if found is not None:
+            path, why = found
+            field = where + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+            raise invalid(field, f"contains {why}, which memlane does not store")
     if not isinstance(raw.id, str) or not ID_PATTERN.match(raw.id):
         raise invalid(f"{where}.id", "must be 1-200 characters of letters, digits, '.', '_' or '-'")
     if not isinstance(raw.title, str) or not raw.title.strip():
@@ -128,6 +145,9 @@ def build_record(tenant_id: str, raw: ItemInput, *, where: str = "item") -> Know
     metadata = raw.metadata or {}
     if not isinstance(metadata, dict):
         raise invalid(f"{where}.metadata", "must be an object")
+    problem = (limits or JSON_LIMITS.get()).problem(metadata)
+    if problem is not None:
+        raise invalid(f"{where}.metadata", problem)
     if raw.supersedes is not None and not isinstance(raw.supersedes, str):
         raise invalid(f"{where}.supersedes", "must be an item id")
     if raw.supersedes == raw.id:

@@ -21,6 +21,7 @@ import numpy as np
 
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest, MemlaneError, NotFound
+from memlane.domain.inputs import JsonLimits
 from memlane.services.embedding import EmbeddingService
 from memlane.services.knowledge.check import CheckedFile, CheckResult, Dependency, run_check
 from memlane.services.knowledge.markdown import folder_signature, parse_document, scan_folder
@@ -80,7 +81,17 @@ class FolderReport:
 
 
 class KnowledgeService:
-    def __init__(self, kstore: KnowledgeStore, embedding: EmbeddingService, *, clock: Clock, folder: Path | None):
+    def __init__(
+        self,
+        kstore: KnowledgeStore,
+        embedding: EmbeddingService,
+        *,
+        clock: Clock,
+        folder: Path | None,
+        json_limits: JsonLimits | None = None,
+    ):
+        #: the bound of an item's free-form ``metadata`` (MEMLANE_JSON_MAX_*), whatever way it comes
+        self.json_limits = json_limits or JsonLimits()
         self.kstore = kstore
         self.embedding = embedding
         self.clock = clock
@@ -118,7 +129,7 @@ class KnowledgeService:
         seen: set[str] = set()
         for rel, text in docs:
             try:
-                rec = build_record(tenant_id, parse_document(text, path=rel), where=rel)
+                rec = build_record(tenant_id, parse_document(text, path=rel), where=rel, limits=self.json_limits)
             except MemlaneError as exc:
                 report.errors.append({"file": rel, "error": exc.message})
                 continue
@@ -150,7 +161,7 @@ class KnowledgeService:
     ) -> KnowledgeRecord:
         await self.ensure_folder(tenant_id)
         raw.source = API_SOURCE
-        rec = build_record(tenant_id, raw)
+        rec = build_record(tenant_id, raw, limits=self.json_limits)
         saved = await self.kstore.save(
             tenant_id, [ItemWrite(rec, message or "created", author, user_id)], now=self.clock.now(), create_only=True
         )
@@ -191,7 +202,7 @@ class KnowledgeService:
             supersedes=changes.get("supersedes", prior.supersedes),
             source=prior.source,
         )
-        rec = build_record(tenant_id, raw)
+        rec = build_record(tenant_id, raw, limits=self.json_limits)
         rec.superseded_by = list(prior.superseded_by)
         rec.content_hash = content_hash(rec)
         if rec.content_hash == prior.content_hash:
@@ -239,7 +250,7 @@ class KnowledgeService:
         for i, (path, text) in enumerate(documents):
             raw = parse_document(text, path=path)
             raw.source = API_SOURCE
-            records.append(build_record(tenant_id, raw, where=f"documents[{i}]"))
+            records.append(build_record(tenant_id, raw, where=f"documents[{i}]", limits=self.json_limits))
         ids = [r.id for r in records]
         if len(set(ids)) != len(ids):
             raise InvalidRequest(

@@ -10,7 +10,8 @@ Groups, all within one scope:
 * **session groups**: events with a ``session_id`` that belong to no hub group.
 
 A group is split by memory lane and owner (a summary never mixes two agents' private events)
-and then, in (created_at, id) order, into chunks of at most ``max_events``; a chunk is
+and by user (nor two users' events: the rollup is the user's, domain/visibility.py), and
+then, in (created_at, id) order, into chunks of at most ``max_events``; a chunk is
 summarised once it has ``min_events`` events. Chunks are stable while events only arrive
 later, so re-running updates only the growing last chunk. A rollup's ``client_id`` is derived
 from its group key, so a re-run updates it in place; an unchanged source set
@@ -146,6 +147,7 @@ class RollupPlan:
     owner_agent_id: str | None
     owner_team_id: str | None
     hub_id: str | None
+    user_id: str | None = None
     status: str = "new"
     rollup_id: str | None = None
     salience: float = 0.5
@@ -252,16 +254,16 @@ class CompressionService:
     def _chunks(
         self, group: dict[str, Any], hub_id: str | None, label: str, group_events: list[Node], opts: CompressionOptions
     ) -> list[RollupPlan]:
-        lanes: dict[tuple[str, str | None, str | None], list[Node]] = {}
+        lanes: dict[tuple[str, str | None, str | None, str | None], list[Node]] = {}
         for n in group_events:
             key = (
-                (n.memory_lane, n.owner_agent_id, n.owner_team_id)
+                (n.memory_lane, n.owner_agent_id, n.owner_team_id, n.user_id)
                 if n.memory_lane != "shared"
-                else ("shared", None, None)
+                else ("shared", None, None, n.user_id)
             )
             lanes.setdefault(key, []).append(n)
         plans: list[RollupPlan] = []
-        for (lane, owner_agent, owner_team), items in sorted(
+        for (lane, owner_agent, owner_team, user), items in sorted(
             lanes.items(), key=lambda kv: tuple(x or "" for x in kv[0])
         ):
             items.sort(key=lambda n: (iso(n.created_at) or "", n.id))
@@ -270,7 +272,9 @@ class CompressionService:
                 if len(chunk) < opts.min_events:
                     continue
                 number = index // opts.max_events
-                group_key = canonical_json([group["kind"], group["id"], lane, owner_agent, owner_team, number])
+                # a user's chunk names its user; chunks of no user keep the key they always had
+                parts = [group["kind"], group["id"], lane, owner_agent, owner_team, number]
+                group_key = canonical_json([*parts, user] if user is not None else parts)
                 source_ids = [n.id for n in chunk]
                 source_sha = sha256_hex(canonical_json([[n.id, _event_text(n)] for n in chunk]))
                 summary = extractive_summary(
@@ -292,6 +296,7 @@ class CompressionService:
                         owner_agent_id=owner_agent,
                         owner_team_id=owner_team,
                         hub_id=hub_id,
+                        user_id=user,
                         salience=max(n.salience for n in chunk),
                         importance=max(n.importance for n in chunk),
                         confidence=sum(n.confidence for n in chunk) / len(chunk),
@@ -367,6 +372,7 @@ class CompressionService:
                             "memory_lane",
                             "owner_agent_id",
                             "owner_team_id",
+                            "user_id",
                             "salience",
                             "importance",
                             "confidence",
@@ -377,6 +383,7 @@ class CompressionService:
                     memory_lane=r.lane,
                     owner_agent_id=r.owner_agent_id,
                     owner_team_id=r.owner_team_id,
+                    user_id=r.user_id,
                     title=r.title,
                     text_summary=r.summary,
                     slots=slots,

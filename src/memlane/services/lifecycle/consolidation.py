@@ -1,10 +1,12 @@
 """Consolidation canonicalisation (offline): find duplicate nodes, alias them to one canonical
 node, and move their edges onto it.
 
-A pair of nodes is a *duplicate candidate* when both are of the same type, ready (embedded in
-the same space), and both their cosine similarity (``embedding_threshold``, default 0.92) and
-their text similarity (``text_threshold``, default 0.5: Dice coefficient of the content-word
-sets, see ``text_similarity``) reach the thresholds. Candidates form groups (connected pairs);
+A pair of nodes is a *duplicate candidate* when both are of the same type and of the same user
+(or both of none: one user's fact never aliases, nor closes, another user's, see
+domain/visibility.py), ready (embedded in the same space), and both their cosine similarity
+(``embedding_threshold``, default 0.92) and their text similarity (``text_threshold``,
+default 0.5: Dice coefficient of the content-word sets, see ``text_similarity``) reach the
+thresholds. Candidates form groups (connected pairs);
 each group keeps one canonical node: a node that is already canonical (``merged_from``) first,
 then the highest ``importance``, then the oldest, then the smallest id.
 
@@ -349,9 +351,9 @@ class ConsolidationService:
         progress: ProgressFn | None,
     ) -> list[CandidatePair]:
         pairs: list[CandidatePair] = []
-        by_type: dict[str, list[Node]] = {}
+        by_type: dict[tuple[str, str | None], list[Node]] = {}
         for n in eligible:
-            by_type.setdefault(n.type, []).append(n)
+            by_type.setdefault((n.type, n.user_id), []).append(n)
         total = len(eligible)
         done = 0
         for type_nodes in by_type.values():

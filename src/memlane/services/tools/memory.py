@@ -12,7 +12,8 @@ synced knowledge items, which memory_search also finds); project and org are lab
 narrow a search, not access boundaries.
 
 Ranking: ``score`` is the calibrated relevance (services/ranking/calibration.py, what
-``threshold`` compares; the raw cosine is ``similarity``); equal scores (to 3 decimals) follow layer precedence
+``threshold`` compares; the raw cosine is ``similarity``), each memory judged against the other
+memories the search looked among; equal scores (to 3 decimals) follow layer precedence
 agent > session > user > project > team > org > company, and when the same content is stored
 in several layers only the most specific one is returned.
 """
@@ -25,10 +26,12 @@ from typing import Any
 from memlane.domain.clock import Clock, iso, parse_instant
 from memlane.domain.errors import Forbidden, InvalidRequest, NotFound
 from memlane.domain.hashing import canonical_json, sha256_hex
+from memlane.domain.inputs import MAX_TAG_LENGTH, JsonLimits, check_name, is_id
 from memlane.domain.model import CommitInfo, Node
 from memlane.domain.validity import ValidTime
 from memlane.services.embedding import EmbeddingService
 from memlane.services.layers.ids import to_node_id, to_public
+from memlane.services.ranking.calibration import DEFAULT_CUT, Background
 from memlane.services.reading import MemoryReader
 from memlane.services.tools.context import ToolContext
 from memlane.services.writing import WriteCommand, WriteNodeSpec, WriteService
@@ -43,11 +46,28 @@ NEEDS: dict[str, tuple[str, str]] = {
     "team": ("team_id", "X-Team-Id header (or credentials bound to a team)"),
 }
 MAX_CONTENT = 100_000
+#: tags of one memory (as on the layered surface)
+MAX_TAGS = 50
 FIELDS = frozenset(
     {"type", "tier", "text_summary", "slots", "memory_lane", "producer_agent_id", "owner_agent_id", "owner_team_id",
      "salience", "importance", "confidence", "status", "layer", "user_id", "session_id", "agent", "tags", "expires_at",
      "valid_at", "invalid_at"}
 )  # fmt: skip
+
+
+def _tags(raw: list[str]) -> list[str]:
+    """Distinct, stripped, non-empty tags: at most ``MAX_TAGS`` names of at most 128 characters."""
+    tags = list(dict.fromkeys(t.strip() for t in raw if t.strip()))
+    if len(tags) > MAX_TAGS:
+        raise InvalidRequest(f"tags: at most {MAX_TAGS} tags", code="INVALID_INPUT", details={"field": "tags"})
+    for i, tag in enumerate(tags):
+        try:
+            check_name(tag)
+            if len(tag) > MAX_TAG_LENGTH:
+                raise ValueError(f"must be at most {MAX_TAG_LENGTH} characters")
+        except ValueError as exc:
+            raise InvalidRequest(f"tags[{i}]: {exc}", code="INVALID_INPUT", details={"field": f"tags[{i}]"}) from None
+    return tags
 
 
 def _missing(ctx: ToolContext, layer: str) -> str | None:
@@ -92,7 +112,10 @@ class MemoryTools:
         clock: Clock,
         scope: str,
         on_write: Any = None,
+        json_limits: JsonLimits | None = None,
     ):
+        #: the stored ``slots`` (``metadata`` and the labels around it) stay within these
+        self.json_limits = json_limits or JsonLimits()
         self.reader = reader
         self.writes = writes
         self.embedding = embedding
@@ -120,12 +143,19 @@ class MemoryTools:
             )
         metadata = dict(args.get("metadata") or {})
         expires_at = self._expiry(metadata)
-        tags = list(dict.fromkeys(t.strip() for t in args.get("tags") or [] if t.strip()))
+        tags = _tags(args.get("tags") or [])
         slots: dict[str, Any] = {"kind": KIND, "metadata": metadata}
         for key in ("project_id", "team_id", "org_id"):
             value = getattr(ctx, key)
             if value and layer == key.removesuffix("_id"):
                 slots[key] = value
+        problem = self.json_limits.problem(slots)
+        if problem is not None:
+            raise InvalidRequest(
+                f"metadata: stored with the memory's labels, it {problem}",
+                code="INVALID_INPUT",
+                details={"field": "metadata"},
+            )
         valid_at, invalid_at = _instant(args, "validAt"), _instant(args, "invalidAt")
         if valid_at is not None and invalid_at is not None and invalid_at <= valid_at:
             raise InvalidRequest(
@@ -200,7 +230,7 @@ class MemoryTools:
         if not query:
             raise InvalidRequest("query must not be empty", code="INVALID_INPUT", details={"field": "query"})
         limit = int(args.get("limit", 10))
-        threshold = float(args.get("threshold", 0.7))
+        threshold = float(args.get("threshold", DEFAULT_CUT))
         wanted_tags = _wanted_tags(args)
         requested = list(dict.fromkeys(args.get("layers") or PRECEDENCE))
         searched = [layer for layer in PRECEDENCE if layer in requested and _missing(ctx, layer) is None]
@@ -219,7 +249,8 @@ class MemoryTools:
         when = ValidTime(as_of=as_of, include_invalid=include_invalid).pinned(self.clock.now())
         qvec = await self.embedding.query_vector(query)
         k = min(max(limit * 5, 50), 500)
-        found: list[tuple[Node, float, float]] = []
+        candidates: list[tuple[Node, float]] = []
+        whole = True
         for layer in searched:
             hits = await self.reader.nearest(
                 ctx.viewer,
@@ -234,15 +265,22 @@ class MemoryTools:
                 user_id=ctx.user_id if layer in ("user",) else None,
                 session_id=ctx.session_id if layer == "session" else None,
             )
+            whole = whole and len(hits) < k
             scores = {h.id: h.score for h in hits}
             for n in await self.reader.nodes(ctx.viewer, self.scope, list(scores), when):
                 if n.slots.get("kind") not in (KIND, KNOWLEDGE_KIND) or n.layer != layer or not addressed(n, ctx):
                     continue
                 if wanted_tags and not wanted_tags <= {t.lower() for t in n.tags}:
                     continue
-                score = self.embedding.relevance(scores[n.id])
-                if score >= threshold:
-                    found.append((n, score, scores[n.id]))
+                candidates.append((n, scores[n.id]))
+        # every candidate is judged against the others (the background of the query): what
+        # stands out of one person's many facts passes, what merely shares their subject does not
+        background = Background.of((cos for _, cos in candidates), whole=whole)
+        found: list[tuple[Node, float, float]] = []
+        for n, cos in candidates:
+            score = self.embedding.relevance(cos, background)
+            if score >= threshold:
+                found.append((n, score, cos))
         found.sort(key=lambda t: (-round(t[1], 3), PRECEDENCE.index(str(t[0].layer)), t[0].id))
         seen: set[str] = set()
         unique: list[tuple[Node, float, float]] = []
@@ -277,6 +315,12 @@ class MemoryTools:
 
     async def delete(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         memory_id = str(args["memoryId"])
+        if not is_id(memory_id):
+            raise InvalidRequest(
+                "memoryId: must be a memory id (letters, digits, '.', '_', ':' or '-', at most 256)",
+                code="INVALID_INPUT",
+                details={"field": "memoryId"},
+            )
         node = await self.reader.node(ctx.viewer, None, to_node_id(memory_id))
         if node is not None and node.slots.get("kind") == KNOWLEDGE_KIND:
             raise Forbidden(

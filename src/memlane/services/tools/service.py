@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import InvalidRequest, NotFound, UpstreamError
+from memlane.domain.inputs import find_unstorable
 from memlane.domain.model import Job
 from memlane.jobs.layers_kinds import KNOWLEDGE_SYNC
 from memlane.services.knowledge.check import CheckedFile, Dependency
@@ -45,6 +46,15 @@ def validate(name: str, args: Any) -> dict[str, Any]:
     if not isinstance(args, dict):
         raise InvalidRequest(
             "tool arguments must be a JSON object", code="INVALID_INPUT", details={"field": "arguments"}
+        )
+    found = find_unstorable(args)
+    if found is not None:
+        path, why = found
+        field = ".".join(str(p) for p in path) or "(arguments)"
+        raise InvalidRequest(
+            f"{field}: contains {why}, which memlane does not store",
+            code="INVALID_INPUT",
+            details={"field": field, "errors": [{"field": field, "message": f"contains {why}"}]},
         )
     errors = sorted(VALIDATORS[name].iter_errors(args), key=lambda e: list(e.absolute_path))
     if errors:

@@ -14,14 +14,28 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from memlane.domain.errors import InvalidRequest
+from memlane.domain.inputs import JsonLimits, escaped
 from memlane.domain.model import Edge, Node
 from memlane.services.conversation.batcher import RESTORED_FIELDS
-from memlane.store.base import edge_from_mapping, node_from_mapping
+from memlane.services.knowledge.model import ItemInput, build_record, content_hash
+from memlane.services.transfer.record_models import (
+    BufferRecord,
+    CommitRecord,
+    EdgeRecord,
+    HeaderRecord,
+    KnowledgeItemRecord,
+    NodeRecord,
+    SyncRecord,
+)
 from memlane.store.batcher import BufferKey, BufferState
 from memlane.store.knowledge import KnowledgeRecord, SyncStateRecord
+
+M = TypeVar("M", bound=BaseModel)
 
 FORMAT = "memlane-export"
 VERSION = 1
@@ -55,23 +69,6 @@ def _jsonable(values: dict[str, Any], times: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def _parsed(values: dict[str, Any], times: tuple[str, ...], where: str) -> dict[str, Any]:
-    out = dict(values)
-    for name in times:
-        value = out.get(name)
-        if value is None:
-            continue
-        try:
-            out[name] = datetime.fromisoformat(str(value))
-        except ValueError:
-            raise InvalidRequest(
-                f"{where}: {name} is not an ISO 8601 time: {value!r}",
-                code="invalid_export_record",
-                details={"field": name},
-            ) from None
-    return out
-
-
 def node_record(node: Node, vector: list[float] | None) -> dict[str, Any]:
     out = {"record": NODE, **_jsonable(dataclasses.asdict(node), NODE_TIMES)}
     if vector is not None:
@@ -102,79 +99,114 @@ def buffer_record(state: BufferState) -> dict[str, Any]:
     return {"record": BATCHER_BUFFER, **key, **_jsonable(values, BUFFER_TIMES)}
 
 
-def _fields(cls: type[Any]) -> set[str]:
-    return {f.name for f in dataclasses.fields(cls)}
+def record_error(line: int, field: str, message: str, code: str = "invalid_export_record") -> InvalidRequest:
+    """A bad record: 400 naming its line and field (``details.line``, ``details.field``)."""
+    return InvalidRequest(f"line {line}: {field}: {message}", code=code, details={"line": line, "field": field})
 
 
-def _require(d: dict[str, Any], names: set[str], where: str) -> None:
-    missing = sorted(n for n in names if n not in d)
-    if missing:
-        raise InvalidRequest(
-            f"{where}: missing {', '.join(missing)}", code="invalid_export_record", details={"field": missing[0]}
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + escaped(str(part))
+    return out or "record"
+
+
+def validated(model: type[M], d: dict[str, Any], line: int) -> M:
+    """``d`` as ``model``, or a 400 naming the line and the first field that is wrong."""
+    try:
+        return model.model_validate(d)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False)
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise record_error(line, _field_path(first["loc"]), first["msg"] + more) from None
+
+
+def parse_header(d: dict[str, Any], line: int) -> HeaderRecord:
+    if d.get("record") != HEADER or d.get("format") != FORMAT:
+        raise record_error(
+            line, "record", f"an export file starts with its header record (format {FORMAT!r})", "invalid_export_file"
         )
-
-
-def parse_node(d: dict[str, Any], where: str) -> tuple[Node, list[float] | None]:
-    _require(d, {"tenant_id", "id", "scope", "type"}, where)
-    values = {f: d.get(f) for f in _fields(Node)}
-    defaults = dataclasses.asdict(Node(tenant_id="", id="", scope="", type=""))
-    values = {k: (defaults[k] if v is None and defaults[k] is not None else v) for k, v in values.items()}
-    node = node_from_mapping(_parsed(values, NODE_TIMES, where))
-    vector = d.get("embedding")
-    if vector is not None and not (isinstance(vector, list) and all(isinstance(x, int | float) for x in vector)):
-        raise InvalidRequest(
-            f"{where}: embedding must be a list of numbers",
-            code="invalid_export_record",
-            details={"field": "embedding"},
+    if d.get("version") != VERSION:
+        raise record_error(
+            line, "version", f"export format version {d.get('version')!r} is not {VERSION}", "invalid_export_file"
         )
-    return node, vector
+    return validated(HeaderRecord, d, line)
 
 
-def parse_edge(d: dict[str, Any], where: str) -> Edge:
-    _require(d, {"tenant_id", "id", "scope", "type", "src_id", "dst_id"}, where)
-    values = {f: d.get(f) for f in _fields(Edge)}
-    for name, default in (("weight", 1.0), ("confidence", 1.0), ("decay_rate", 0.0)):
-        if values[name] is None:
-            values[name] = default
-    return edge_from_mapping(_parsed(values, EDGE_TIMES, where))
+def parse_node(d: dict[str, Any], line: int, header: HeaderRecord) -> tuple[Node, list[float] | None]:
+    """A node and its vector. A vector must have the dimension the header declares (when it
+    declares one): a file whose vectors disagree with its own header is not what was exported."""
+    r = validated(NodeRecord, d, line)
+    declared = header.embedding_dimension
+    if r.embedding is not None and declared is not None and len(r.embedding) != declared:
+        raise record_error(line, "embedding", f"has {len(r.embedding)} dimensions; the file's header says {declared}")
+    node = Node(**r.model_dump(exclude={"record", "embedding"}))
+    return node, r.embedding
 
 
-def parse_commit(d: dict[str, Any], where: str) -> dict[str, Any]:
-    _require(d, {"tenant_id", "id", "scope", "seq", "commit_hash", "input_sha256", "kind", "diff", "created_at"}, where)
-    return _parsed({k: v for k, v in d.items() if k != "record"}, COMMIT_TIMES, where)
+def parse_edge(d: dict[str, Any], line: int) -> Edge:
+    r = validated(EdgeRecord, d, line)
+    return Edge(**r.model_dump(exclude={"record"}))
 
 
-def parse_knowledge(d: dict[str, Any], where: str) -> KnowledgeRecord:
-    _require(d, {"tenant_id", "id", "type", "layer", "title", "content_hash", "created_at", "updated_at"}, where)
-    values = {f: d[f] for f in _fields(KnowledgeRecord) if f in d}
-    return KnowledgeRecord(**_parsed(values, KNOWLEDGE_TIMES, where))
+def parse_commit(d: dict[str, Any], line: int) -> CommitRecord:
+    return validated(CommitRecord, d, line)
 
 
-def parse_sync(d: dict[str, Any], where: str) -> tuple[str, SyncStateRecord]:
-    _require(d, {"tenant_id", "item_id", "node_id", "scope", "content_hash", "synced_at"}, where)
-    values = {f: d[f] for f in _fields(SyncStateRecord)}
-    return str(d["tenant_id"]), SyncStateRecord(**_parsed(values, SYNC_TIMES, where))
+def parse_knowledge(d: dict[str, Any], line: int, limits: JsonLimits) -> KnowledgeRecord:
+    """An item, checked as one written through the API (``build_record``: its type, layer,
+    status, constraints and patterns), keeping its version, successors and times. Its
+    content hash is computed here, not taken from the file."""
+    r = validated(KnowledgeItemRecord, d, line)
+    raw = ItemInput(
+        id=r.id,
+        type=r.type,
+        layer=r.layer,
+        title=r.title,
+        summary=r.summary,
+        content=r.content,
+        status=r.status,
+        severity=r.severity,
+        tags=r.tags,
+        constraints=r.constraints,
+        metadata=r.metadata,
+        supersedes=r.supersedes,
+        source=r.source,
+    )
+    try:
+        item = build_record(r.tenant_id, raw, where="item", limits=limits)
+    except InvalidRequest as exc:
+        field = str((exc.details or {}).get("field", "item")).removeprefix("item.")
+        raise record_error(line, field, exc.message.split(": ", 1)[-1]) from None
+    item.summary = r.summary
+    item.superseded_by = list(r.superseded_by)
+    item.version = r.version
+    item.created_at = r.created_at
+    item.updated_at = r.updated_at
+    item.content_hash = content_hash(item)
+    return item
 
 
-def parse_buffer(d: dict[str, Any], where: str) -> BufferState:
-    _require(d, {"tenant_id", "app_id", "user_id", "messages", "next_seq"}, where)
-    values = _parsed({name: d.get(name) for name in RESTORED_FIELDS}, BUFFER_TIMES, where)
-    if not isinstance(values["messages"], list) or not all(isinstance(m, dict) for m in values["messages"]):
-        raise InvalidRequest(
-            f"{where}: messages must be a list of objects", code="invalid_export_record", details={"field": "messages"}
-        )
-    for name in ("next_seq", "flushed_messages"):
-        value = values[name] if values[name] is not None else 0
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise InvalidRequest(
-                f"{where}: {name} must be a whole number >= 0", code="invalid_export_record", details={"field": name}
-            )
-        values[name] = value
-    if not isinstance(values["viewer"] or {}, dict):
-        raise InvalidRequest(
-            f"{where}: viewer must be an object", code="invalid_export_record", details={"field": "viewer"}
-        )
-    values["viewer"] = values["viewer"] or {}
-    session = d.get("session_id")
-    key = BufferKey(str(d["tenant_id"]), str(d["app_id"]), str(d["user_id"]), str(session) if session else None)
+def parse_sync(d: dict[str, Any], line: int) -> tuple[str, SyncStateRecord]:
+    r = validated(SyncRecord, d, line)
+    state = SyncStateRecord(
+        item_id=r.item_id, node_id=r.node_id, scope=r.scope, content_hash=r.content_hash, synced_at=r.synced_at
+    )
+    return r.tenant_id, state
+
+
+def parse_buffer(d: dict[str, Any], line: int) -> BufferState:
+    r = validated(BufferRecord, d, line)
+    if r.viewer is not None and r.viewer.tenant_id != r.tenant_id:
+        raise record_error(line, "viewer.tenant_id", "must be the buffer's tenant")
+    previous = -1
+    for i, m in enumerate(r.messages):
+        if not previous < m.seq < r.next_seq:
+            raise record_error(line, f"messages[{i}].seq", "must grow from message to message and stay below next_seq")
+        previous = m.seq
+    key = BufferKey(r.tenant_id, r.app_id, r.user_id, r.session_id or None)
+    values = r.model_dump(include=set(RESTORED_FIELDS))
+    values["messages"] = [m.model_dump(exclude_unset=True) for m in r.messages]
+    values["viewer"] = r.viewer.model_dump() if r.viewer is not None else {}
     return BufferState(key=key, **values)
