@@ -186,7 +186,7 @@ class Settings(BaseSettings):
     #: the conversation query's default ``similarity_threshold`` (the spec names none; see
     #: ranking/calibration.py CONVERSATION_CUT); 0 returns every note, as before issue #27
     conversation_similarity_threshold: float = Field(
-        0.5, ge=0, le=1, validation_alias=_env("MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD")
+        0.3, ge=0, le=1, validation_alias=_env("MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD")
     )
 
     # SQLite durability (docs/operations.md "Durability"): NORMAL survives a crash of the process

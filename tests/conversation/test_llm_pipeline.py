@@ -86,6 +86,27 @@ def test_a_replace_update_supersedes_and_a_delete_contradicts(llm_api: Stack) ->
     assert get_memory(api, app, newer)["metadata"]["status"] == "contradicted"
 
 
+def test_the_conflict_prompt_names_every_kind_of_change_and_the_user_and_a_delete_closes_the_note(
+    llm_api: Stack,
+) -> None:
+    api, script = llm_api
+    app = new_app()
+    ingest(api, app, [msg("Hi, I'm Priya!", mid="hello")])
+    old = _first_note(api, app, "I'm allergic to peanuts.")
+    script.requests.clear()
+    script.push("synthesis", Reply(synthesis("DELETE", [old], "Priya is not allergic to peanuts.")))
+    newer = ingest(api, app, [msg("I'm not allergic to peanuts after all.")])["result"]["memories"][0]
+    synthesis_call = next(r for r in script.requests if r["agent"] == "synthesis")
+    system, user = (m["content"] for m in synthesis_call["body"]["messages"][:2])
+    for case in ("after all", "no longer", "anymore", "moved to", "switched to", "used to", "not Jen", "cancels",
+                 "since I moved", "a second pet", "Never SKIP"):  # fmt: skip
+        assert case in system, f"the synthesis prompt does not cover {case!r}"
+    assert "The user's name is Priya" in user and old in user
+    closed = get_memory(api, app, old)["metadata"]
+    assert closed["status"] == "contradicted" and closed["invalid_at"] is not None
+    assert closed["next_id"] == newer["memory_id"]
+
+
 def test_a_skip_adds_evidence_without_a_new_note(llm_api: Stack) -> None:
     api, script = llm_api
     app = new_app()

@@ -70,7 +70,8 @@ def test_text_similarity_and_contradiction_cues() -> None:
     polar = Node(tenant_id="t", id="e", scope="s", type="event", title=TEA, slots={"polarity": "negative"})
     polar2 = Node(tenant_id="t", id="f", scope="s", type="event", title=TEA, slots={"polarity": "positive"})
     assert contradiction(same, negated) == "negation"
-    assert contradiction(same, doubly) is None  # two negations cancel
+    # conservative: any negation keeps two nodes apart (an even count no longer cancels out)
+    assert contradiction(same, doubly) == "negation"
     assert contradiction(same, antonym) == "antonyms prefers/avoids"
     assert contradiction(polar, polar2) == "slots.polarity differs"
     assert contradiction(same, same) is None

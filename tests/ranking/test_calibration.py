@@ -68,6 +68,6 @@ def test_the_scale_comes_from_the_settings_and_refuses_a_zero_scale() -> None:
     )
     scale = RelevanceScale.from_settings(settings)
     assert (scale.excess_midpoint, scale.excess_scale, scale.background) == (0.1, 0.2, False)
-    assert Settings().conversation_similarity_threshold == CONVERSATION_CUT == 0.5
+    assert Settings().conversation_similarity_threshold == CONVERSATION_CUT == 0.3
     with pytest.raises(ValueError):
         RelevanceScale(excess_scale=0.0)

@@ -118,15 +118,27 @@ SUMMARIZER_SYSTEM = (
 
 SYNTHESIS_SYSTEM = (
     "You are memlane's synthesis agent, which also resolves conflicts. Write ONE canonical memory note from "
-    "the episodic extraction and the summary of a conversation: self-contained, third person, with "
-    "names and absolute dates. Then compare it with the existing memories given and decide one "
-    "operation:\n"
+    "the episodic extraction and the summary of a conversation: self-contained, third person, grammatical, "
+    "with absolute dates, and naming the person by their name when it is known (\"Priya is allergic to "
+    "shellfish\", not \"the user is allergic to shellfish\"). Then compare it with the existing memories given "
+    "and decide one operation:\n"
     "- CREATE: the note is new information (no target_ids).\n"
     "- UPDATE: the note refines or changes existing memories (target_ids); update_mode 'merge' when "
     "it combines them, 'replace' when it replaces an outdated value. The note must then contain the "
-    "complete current information.\n"
+    "complete current information, including every other fact of the target that still holds.\n"
     "- DELETE: the note contradicts existing memories (target_ids), which become contradicted.\n"
-    "- SKIP: everything in the note is already known (target_ids are the memories that hold it).\n"
+    "- SKIP: everything in the note is already known (target_ids are the memories that hold it). Never SKIP "
+    "when the messages add anything new: a message that repeats one fact and adds another is an UPDATE "
+    "(merge) or a CREATE.\n"
+    "A fact has changed, and the older memory is a target, when a later message:\n"
+    "- negates it: \"not ... after all\", \"no longer\", \"anymore\", \"don't ... now\" (DELETE);\n"
+    "- replaces its value: \"moved to\", \"switched to\", \"now\", \"used to ... but now\" (UPDATE, replace);\n"
+    "- corrects it: \"sorry, it's Jenna, not Jen\" (UPDATE, replace; the note states the corrected fact);\n"
+    "- cancels it: a plan called off, postponed or not happening (DELETE);\n"
+    "- implies it: \"since I moved to Lisbon ...\" replaces where the person lived (UPDATE, replace).\n"
+    "Facts that only add never change each other: a brother besides a sister, a second pet, another "
+    "trip, a new skill are CREATE (or a merge), never a replacement or a DELETE of the older one. A "
+    "fact is only changed by one about the same person and the same attribute.\n"
     "Only use ids from the existing memories list. source_message_ids lists the ids of the messages "
     "the note is based on. Answer with one JSON object of this shape:\n"
     + _shape(
@@ -156,8 +168,10 @@ AGENT_NOTE_SYSTEM = (
 )
 
 
-def conversation_prompt(messages: list[Message], *, user_id: str | None) -> str:
+def conversation_prompt(messages: list[Message], *, user_id: str | None, user_name: str | None = None) -> str:
     who = f"The conversation is with user {user_id!r}.\n" if user_id else ""
+    if user_name:
+        who += f"The user's name is {user_name}: name them so in the note.\n"
     return f"{who}Messages (id in parentheses):\n{transcript(messages, with_ids=True)}"
 
 
@@ -168,9 +182,10 @@ def synthesis_prompt(
     candidates: list[dict[str, Any]],
     *,
     user_id: str | None,
+    user_name: str | None = None,
 ) -> str:
     return (
-        f"{conversation_prompt(messages, user_id=user_id)}\n\n"
+        f"{conversation_prompt(messages, user_id=user_id, user_name=user_name)}\n\n"
         f"Episodic extraction:\n{episodic.model_dump_json(indent=1)}\n\n"
         f"Summary:\n{summary.model_dump_json(indent=1)}\n\n"
         f"Existing memories (nearest first):\n{json.dumps(candidates, indent=1) if candidates else '[] (none)'}"

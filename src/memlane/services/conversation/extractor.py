@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from memlane.services.conversation import facts as fx
 from memlane.services.conversation import language as lang
 from memlane.services.conversation.messages import GENERIC_ROLES, NON_FACT_ROLES, Message
 
@@ -42,6 +43,83 @@ class NoteDraft:
     entities: list[str] = field(default_factory=list)
     sources: list[dict[str, Any]] = field(default_factory=list)
     event_date: str | None = None
+    #: what its sentences state (facts.Fact.to_slot, plus ``i``: the sentence of the note)
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    #: the name the note calls the user by, when it is known
+    subject_name: str | None = None
+
+
+#: "Hi, I'm Priya", "my name is Priya", "call me Priya", "Priya here": a person giving a name
+_NAME_STATEMENT = re.compile(
+    r"^(?i:(?:hi|hello|hey|hiya|greetings|good (?:morning|afternoon|evening))(?: there| all| everyone)?[,!.]?\s*)?"
+    r"(?:(?i:i'm|i\u2019m|i am|my name is|my name's|call me|this is|it's|they call me|you can call me|name's)\s+"
+    r"(?P<name>[A-Z][a-z'\-]+(?: [A-Z][a-z'\-]+)?)|(?P<name2>[A-Z][a-z'\-]+) here)"
+    r"(?=\s*[,.!;]|\s+(?:and|but|from)\b|\s*$)",
+)
+_NOT_NAMES = lang.wordset(
+    """sorry fine good great ok okay well back home here there sure glad happy excited tired so not just
+    really still new from in on at the a an"""
+)
+
+
+def stated_name(sentence: str) -> str | None:
+    """The name a sentence introduces its speaker by, or None."""
+    m = _NAME_STATEMENT.match(sentence.strip())
+    if not m:
+        return None
+    name = m.group("name") or m.group("name2")
+    return None if name.split()[0].lower() in _NOT_NAMES else name
+
+
+def names_given(messages: list[Message]) -> str | None:
+    """The first name a person (not an assistant) gives for themself in these messages."""
+    for m in messages:
+        if m.role.strip().lower() in ASSISTANT_ROLES or m.role.strip().lower() in NON_FACT_ROLES:
+            continue
+        for sentence in lang.sentences(m.content):
+            name = stated_name(sentence)
+            if name:
+                return name
+    return None
+
+
+def _without_name(sentence: str) -> str:
+    """The sentence without the greeting that introduces the speaker: "I'm Priya and I live in
+    Porto" -> "I live in Porto"; "" when that was all of it."""
+    text = sentence.strip()
+    m = _NAME_STATEMENT.match(text)
+    if not m:
+        return text
+    rest = text[m.end() :].strip(" .!,;")
+    return re.sub(r"^(?:and|but)\s+", "", rest)
+
+
+#: where one sentence holds two statements of the speaker: "I'm allergic to peanuts and I live
+#: in Porto" is two sentences of a note, so a later message can end one and keep the other.
+#: Not after a name ("Omar and I are getting married": one subject), and not at "but", which
+#: joins what belongs together ("I used to get flat whites but now I order a cold brew").
+_FACT_BOUNDARY = re.compile(
+    r"(?<![A-Z][a-z])(?<![A-Z][a-z][a-z])(?<![A-Z][a-z][a-z][a-z])(?<![A-Z][a-z]{4})(?<![A-Z][a-z]{5})"
+    r"\s*(?:,\s*|\s+)(?:and|so)\s+(?=(?:now\s+|also\s+)?(?:I|I'm|I've|I'd|I'll|my|My|we|We|we're|We're)\b)"
+    r"|\s*;\s*"
+)
+
+
+#: a part of a sentence that says something: a first-person verb or an auxiliary
+_FINITE = re.compile(
+    r"\b(?:I|we|We)\s+\w+|\b(?:am|is|are|was|were|have|has|had|do|does|did|will|would|can|could)\b|'(?:m|s|re|ve|d|ll)\b"
+)
+
+
+def split_facts(sentence: str) -> list[str]:
+    """A sentence as its statements, each a sentence of its own (subject kept, first letter
+    capitalised, closing stop restored); a sentence of one statement is returned as it is."""
+    parts = [p.strip(" ,") for p in _FACT_BOUNDARY.split(sentence.strip()) if p and p.strip(" ,")]
+    if len(parts) < 2 or any(len(p.split()) < 3 or not _FINITE.search(p) for p in parts):
+        # "My husband Carlos and I just celebrated ...": one subject, not two statements
+        return [sentence] if sentence else []
+    end = sentence.strip()[-1] if sentence.strip()[-1:] in ".!" else "."
+    return [p[:1].upper() + p[1:] + ("" if p[-1:] in ".!" else end) for p in parts]
 
 
 def score_sentence(sentence: str, message: Message) -> SentenceScore:
@@ -50,9 +128,11 @@ def score_sentence(sentence: str, message: Message) -> SentenceScore:
     if not text or text.endswith("?") or lang.is_filler(text):
         return SentenceScore(text, 0.0, "none", None)
     cw = lang.content_words(text)
-    if len(cw) < 2:
+    short_fact = len(cw) == 1 and lang.FIRST_PERSON.search(text) is not None and bool(fx.parse(text))
+    if len(cw) < 2 and not short_fact:
         return SentenceScore(text, 0.0, "none", None)
-    score = 0.15 + min(len(cw), 8) * 0.03
+    # "I have a sister": one content word, but a fact about the speaker
+    score = 0.15 + min(len(cw), 8) * 0.03 + (0.05 if short_fact else 0.0)
     category = "fact"
     if lang.FIRST_PERSON.search(text):
         score += 0.15
@@ -80,20 +160,28 @@ def _category(scored: list[SentenceScore]) -> str:
     return next((c for c in order if c in present), "fact")
 
 
-def draft_from_message(message: Message) -> NoteDraft | None:
-    """One note from one message, or None when nothing in it is worth remembering."""
+def draft_from_message(message: Message, user_name: str | None = None) -> NoteDraft | None:
+    """One note from one message, or None when nothing in it is worth remembering. A message
+    of the user is written about ``user_name`` when the name is known ("Priya is allergic to
+    shellfish", not "The user is allergic to shellfish")."""
     role = message.role.strip().lower()
     if role in NON_FACT_ROLES:
         return None
     bar = KEEP_SCORE + (ASSISTANT_EXTRA if role in ASSISTANT_ROLES else 0.0)
-    scored = [score_sentence(s, message) for s in lang.sentences(message.content)]
+    said = [part for s in lang.sentences(message.content) for part in split_facts(_without_name(s))]
+    scored = [score_sentence(s, message) for s in said if s]
     kept = [s for s in scored if s.score >= bar]
     if not kept:
         return None
     if len(kept) > MAX_SENTENCES_PER_NOTE:
         best = sorted(kept, key=lambda s: -s.score)[:MAX_SENTENCES_PER_NOTE]
         kept = [s for s in kept if s in best]
-    speaker = message.speaker
+    named = user_name if user_name and role == "user" else None
+    speaker = named or message.speaker
+    keys = {speaker.lower(), message.role.strip().lower(), GENERIC_ROLES.get(role, "").lower()} - {""}
+    facts = [
+        {**f.to_slot(), "i": i} for i, s in enumerate(kept) for f in fx.parse(s.text, speaker_keys=keys)
+    ]  # fmt: skip
     content = " ".join(lang.third_person(s.text, speaker) for s in kept)
     date = next((s.date for s in kept if s.date), None)
     if date and date not in content:
@@ -111,14 +199,18 @@ def draft_from_message(message: Message) -> NoteDraft | None:
         entities=ents[:12],
         sources=[message.source_ref(excerpt)],
         event_date=date,
+        facts=facts,
+        subject_name=named,
     )
 
 
-def extract_notes(messages: list[Message]) -> list[NoteDraft]:
-    """Drafts in conversation order; conflicts between them are resolved later (conflicts.py)."""
+def extract_notes(messages: list[Message], user_name: str | None = None) -> list[NoteDraft]:
+    """Drafts in conversation order; conflicts between them are resolved later (conflicts.py).
+    The user's name is ``user_name``, else the first name the user gives in these messages."""
+    name = user_name or names_given(messages)
     drafts = []
     for m in messages:
-        d = draft_from_message(m)
+        d = draft_from_message(m, name)
         if d is not None:
             drafts.append(d)
     return drafts

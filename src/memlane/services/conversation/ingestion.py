@@ -21,7 +21,7 @@ from memlane.domain.clock import Clock
 from memlane.domain.model import EdgeRef, Job, Node
 from memlane.domain.visibility import Viewer
 from memlane.services.conversation.conflicts import resolve_offline
-from memlane.services.conversation.extractor import NoteDraft, agent_note, extract_notes
+from memlane.services.conversation.extractor import NoteDraft, agent_note, extract_notes, names_given
 from memlane.services.conversation.messages import Message, messages_from_payload
 from memlane.services.conversation.notes import (
     ACTIVE,
@@ -34,6 +34,7 @@ from memlane.services.conversation.notes import (
     merge_sources,
     note_id,
     note_slots,
+    person_client_id,
     said_at,
 )
 from memlane.services.conversation.pipeline import CANDIDATES, LLMPipeline, NoteContext
@@ -46,6 +47,15 @@ log = logging.getLogger(__name__)
 
 #: conversation notes in any tier but ``archive`` take part in conflicts and queries
 SEARCH_TIERS = ("hot", "warm", "cold")
+#: the nearest notes a draft's facts are compared with: a changed fact must find the note it
+#: changes even when the user has many notes that are about as similar
+CONFLICT_CANDIDATES = 12
+PERSON_FIELDS = frozenset(
+    {"type", "client_id", "title", "text_summary", "slots", "importance", "salience", "user_id", "agent", "tags"}
+    | {"memory_lane", "producer_agent_id"}
+)
+#: notes found by the words a correction or cancellation names
+KEYWORD_CANDIDATES = 8
 NEW_NOTE_FIELDS = frozenset(
     {
         "type",
@@ -118,6 +128,8 @@ class IngestionService:
         vectors: dict[str, tuple[str, Vector]] = {}
         plan = self._saved_plan(checkpoint)
         if plan is None:
+            given, known = names_given(messages), await self._known_name(job)
+            ctx.user_name = given or known
             try:
                 if self.pipeline is not None:
                     plan = await self.pipeline.plan(
@@ -128,6 +140,8 @@ class IngestionService:
             except Exception:
                 await checkpoint.save()
                 raise
+            # a name given now is kept for the user's later conversations in the app
+            plan.person_name = given if given and given != known else None
             await self._save_plan(checkpoint, plan)
         result = await self._apply(job, plan, vectors)
         result.update(llm_calls=int(checkpoint.data.get("llm_calls", 0)), message_count=len(messages))
@@ -189,7 +203,8 @@ class IngestionService:
     async def _offline_plan(
         self, job: Job, ctx: NoteContext, messages: list[Message]
     ) -> tuple[IngestionPlan, dict[str, tuple[str, Vector]]]:
-        drafts = extract_notes(messages)
+        name = ctx.user_name
+        drafts = extract_notes(messages, name)
         if not drafts:
             return IngestionPlan(pipeline="offline", memory_kind=ctx.memory_kind), {}
         vecs = await self.embedding.vectors([d.content for d in drafts], urgent=False)
@@ -197,13 +212,40 @@ class IngestionService:
         plan = await resolve_offline(
             drafts,
             [np.asarray(v, dtype=np.float32) for v in vecs],
-            lambda v: self._neighbours(job, v, CANDIDATES),
+            lambda v: self._neighbours(job, v, CONFLICT_CANDIDATES),
+            keyword_neighbours=lambda text: self._keyword_neighbours(job, text),
+            speaker_keys=[k for k in ("the user", (name or "").lower()) if k],
             ids=ids,
             client_ids=[f"conv:{job.id}:{i}" for i in range(len(drafts))],
             memory_kind=ctx.memory_kind,
         )
         vectors = {ids[i]: (d.content, np.asarray(vecs[i], dtype=np.float32)) for i, d in enumerate(drafts)}
         return plan, vectors
+
+    async def _known_name(self, job: Job) -> str | None:
+        """The name this user gave in an earlier conversation of the app, if any."""
+        user_id = job.payload.get("user_id")
+        if not user_id:
+            return None
+        viewer, scope = submitter(job), job.payload["app_id"]
+        found = await self.reader.client_ids(viewer, scope, [person_client_id(str(user_id))])
+        if not found:
+            return None
+        node = await self.reader.node(viewer, scope, next(iter(found.values())))
+        name = node.slots.get("name") if node is not None else None
+        return name if isinstance(name, str) and name else None
+
+    async def _keyword_neighbours(self, job: Job, text: str) -> list[tuple[Node, float]]:
+        """Active notes of the same user that hold the words of ``text`` (a corrected name, a
+        cancelled trip): candidates the nearest by meaning may miss."""
+        viewer = submitter(job)
+        scope = job.payload["app_id"]
+        hits = await self.reader.keyword(
+            viewer, scope, text, KEYWORD_CANDIDATES, tiers=SEARCH_TIERS, types=(NOTE_TYPE,), statuses=(ACTIVE,),
+            user_id=job.payload.get("user_id"),
+        )  # fmt: skip
+        index = {n.id: n for n in await self.reader.nodes(viewer, scope, [h.id for h in hits])}
+        return [(index[h.id], 0.0) for h in hits if h.id in index and index[h.id].task_id != job.id]
 
     async def _neighbours(self, job: Job, vector: Vector, k: int) -> list[tuple[Node, float]]:
         """Nearest active notes of the same user in the app that the submitter may see,
@@ -286,6 +328,8 @@ class IngestionService:
         for n in plan.notes:
             if n.next_id:
                 edges.append(WriteEdgeSpec(type="next", src=EdgeRef(id=n.id), dst=EdgeRef(id=n.next_id)))
+        if plan.person_name and payload.get("user_id"):
+            specs.append(self._person_spec(job, plan.person_name))
         commit_id = None
         if specs:
             outcome = await self.writes.write(
@@ -312,6 +356,28 @@ class IngestionService:
             **plan.summary(),
             "commit_id": commit_id,
         }
+
+    @staticmethod
+    def _person_spec(job: Job, name: str) -> WriteNodeSpec:
+        """The user's name in this app, kept for later conversations: an entity node, not a
+        note, so a greeting never outranks what the user said (conversation queries read notes).
+        Upserted by its client id; erased with the user."""
+        user_id = str(job.payload["user_id"])
+        return WriteNodeSpec(
+            type="entity",
+            client_id=person_client_id(user_id),
+            title=name,
+            text_summary=name,
+            slots={"memory_kind": "person", "name": name, "task_id": job.id},
+            importance=0.1,
+            salience=0.1,
+            user_id=user_id,
+            agent=job.payload.get("producer_agent_id"),
+            tags=[NOTE_TAG, "person"],
+            memory_lane="shared",
+            producer_agent_id=job.payload.get("producer_agent_id"),
+            fields_set=PERSON_FIELDS,
+        )
 
     def _note_spec(
         self, job: Job, plan: IngestionPlan, note: PlannedNote, vector: Vector, *, valid_at: datetime | None

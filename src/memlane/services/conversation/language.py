@@ -13,14 +13,15 @@ from collections import Counter
 from datetime import datetime, timedelta
 
 
-def _wordset(text: str) -> frozenset[str]:
+def wordset(text: str) -> frozenset[str]:
+    """The words of a whitespace-separated list, as a set (word lists written as prose)."""
     return frozenset(text.split())
 
 
 WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)?")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 
-STOPWORDS = _wordset(
+STOPWORDS = wordset(
     """
     a about above after again against all am an and any are aren't as at be because been before being below
     between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each
@@ -36,18 +37,18 @@ STOPWORDS = _wordset(
     yesterday today tonight tomorrow week weeks month months year years last next ago weekend morning
     """
 )
-FILLER = _wordset(
+FILLER = wordset(
     """
     hey hi hello thanks thank you wow cool great awesome nice yeah yes no ok okay lol haha good see bye
     sure totally right amazing glad happy sounds love that's so too congrats congratulations agree true
     aww omg oh wonderful fantastic incredible indeed absolutely exactly hear it was is to and the a me
     """
 )
-NEGATIONS = _wordset(
+NEGATIONS = wordset(
     """not no never nobody nothing neither nor none cannot can't don't doesn't didn't isn't aren't wasn't
     weren't won't wouldn't shouldn't haven't hasn't hadn't anymore"""
 )
-CHANGE_CUES = _wordset("now anymore instead switched moved changed new recently longer became become quit started")
+CHANGE_CUES = wordset("now anymore instead switched moved changed new recently longer became become quit started")
 PREFERENCE = re.compile(
     r"\b(?:i|we)\s+(?:really\s+|absolutely\s+|just\s+)?(?:love|like|enjoy|prefer|adore|hate|dislike|can't stand)\b"
     r"|\bmy\s+favou?rite\b|\bi'?m\s+(?:a\s+)?(?:big\s+)?fan\s+of\b|\bi'?m\s+(?:into|allergic|vegan|vegetarian)\b",
@@ -84,11 +85,6 @@ NUMBER_WORDS = {
     "nine": 9, "ten": 10, "a few": 3, "a couple of": 2,
 }  # fmt: skip
 SEASONS = frozenset({"spring", "summer", "fall", "autumn", "winter"})
-THIRD_PERSON_VERBS = _wordset(
-    """love like enjoy hate prefer want need think feel work live play plan hope wish know believe miss collect
-    own teach run paint write read cook volunteer dance sing swim travel visit mentor support adore dislike
-    usually always often sometimes remember care go watch teach reach"""
-)
 
 
 def words(text: str) -> list[str]:
@@ -110,9 +106,20 @@ def content_words(text: str) -> list[str]:
     return out
 
 
+#: a sentence never ends at these ("Dr. Okafor", "a nurse at St. Mary's", "Mr. B.")
+ABBREVIATION = re.compile(r"(?:^|\s)(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Mt|Ave|Rd|No|vs|etc|approx|e\.g|i\.e)\.$")
+
+
 def sentences(text: str) -> list[str]:
-    parts = [p.strip() for p in SENTENCE_END.split(text.strip())]
-    return [p for p in parts if p]
+    out: list[str] = []
+    for part in (p.strip() for p in SENTENCE_END.split(text.strip())):
+        if not part:
+            continue
+        if out and ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
 
 
 def is_negated(text: str) -> bool:
@@ -244,14 +251,29 @@ _FIRST_PERSON_REWRITES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bmine\b", re.IGNORECASE), "{N}'s"),
     (re.compile(r"(?<![\w'])me\b", re.IGNORECASE), "{N}"),
 ]
-_I_VERB = re.compile(r"\bI\s+(?:(really|also|just|usually|always|often|still|now)\s+)?([a-z]+)\b")
+_I_VERB = re.compile(
+    r"\bI\s+((?:(?:really|also|just|usually|always|often|still|now|never|actually|finally|recently|mostly|"
+    r"sometimes|rarely|even|already|only|currently|honestly|definitely|totally|barely|hardly)\s+)*)([a-z]+)\b"
+)
 _LONE_I = re.compile(r"\bI\b")
+#: words after "I" that are not a present-tense verb to conjugate: modals, past forms, conjunctions
+_KEEP_FORM = wordset(
+    """can could will would shall should may might must was were did had went got made took came saw said
+    told felt thought knew bought brought found gave left lost met paid put ran sat sent spent stood taught
+    understood won wrote began became broke chose drove ate fell flew forgot grew heard held kept rode are
+    sang slept spoke swam wore quit let set cut hit and or but too as in at to with for of myself alone used"""
+)
+_CONJUGATE = {"have": "has", "do": "does", "go": "goes", "am": "is", "be": "is"}
 
 
 def _third_person(verb: str) -> str:
-    if verb not in THIRD_PERSON_VERBS:
+    """The third-person present of a verb that follows "I" ("avoid" -> "avoids", "take" ->
+    "takes"); past forms and modals stay as they are."""
+    if verb in _KEEP_FORM or verb.endswith("ed"):
         return verb
-    if verb.endswith(("s", "sh", "ch", "x", "o")):
+    if verb in _CONJUGATE:
+        return _CONJUGATE[verb]
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"
     if verb.endswith("y") and verb[-2:-1] not in "aeiou":
         return verb[:-1] + "ies"
@@ -267,8 +289,8 @@ def third_person(text: str, name: str) -> str:
         out = pattern.sub(repl.replace("{N}", name), out)
 
     def verb(m: re.Match[str]) -> str:
-        adverb, v = m.group(1), m.group(2)
-        return f"{name} {adverb + ' ' if adverb else ''}{_third_person(v)}"
+        adverbs, v = m.group(1), m.group(2)
+        return f"{name} {adverbs}{_third_person(v)}"
 
     out = _LONE_I.sub(name, _I_VERB.sub(verb, out))
     return out[:1].upper() + out[1:]

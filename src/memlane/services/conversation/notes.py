@@ -34,6 +34,11 @@ OPERATIONS = ("CREATE", "UPDATE", "DELETE", "SKIP")
 _NAMESPACE = uuid.UUID("6f1d3a52-35a8-4d5e-9a59-6c0f1f6c7d11")
 
 
+def person_client_id(user_id: str) -> str:
+    """The client id of the node that keeps a user's name in an app (one per user and app)."""
+    return f"person:{user_id}"
+
+
 def note_id(tenant_id: str, task_id: str, index: int) -> str:
     """Stable per (tenant, task, note index): the key of idempotent re-runs."""
     return str(uuid.uuid5(_NAMESPACE, f"{tenant_id}/{task_id}/{index}"))
@@ -78,6 +83,8 @@ class IngestionPlan:
     memory_kind: str
     notes: list[PlannedNote] = field(default_factory=list)
     changes: list[ExistingChange] = field(default_factory=list)
+    #: a name the user gave in this conversation, kept for later conversations (person node)
+    person_name: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -89,6 +96,7 @@ class IngestionPlan:
             memory_kind=data["memory_kind"],
             notes=[PlannedNote(**n) for n in data.get("notes", [])],
             changes=[ExistingChange(**c) for c in data.get("changes", [])],
+            person_name=data.get("person_name"),
         )
 
     def summary(self) -> dict[str, int]:

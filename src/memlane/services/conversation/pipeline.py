@@ -52,6 +52,8 @@ class NoteContext:
     task_id: str
     user_id: str | None
     memory_kind: str
+    #: the user's name when it is known (given in these messages or an earlier conversation)
+    user_name: str | None = None
 
 
 class LLMPipeline:
@@ -96,7 +98,9 @@ class LLMPipeline:
                 agents.ResolutionOutput,
                 agent="synthesis",
                 system=agents.SYNTHESIS_SYSTEM,
-                user=agents.synthesis_prompt(messages, episodic, summary, candidates, user_id=ctx.user_id),
+                user=agents.synthesis_prompt(
+                    messages, episodic, summary, candidates, user_id=ctx.user_id, user_name=ctx.user_name
+                ),
                 budget=budget,
                 check=only_known_ids,
             )
@@ -111,7 +115,7 @@ class LLMPipeline:
         saved_ep, saved_sum = checkpoint.data.get("episodic"), checkpoint.data.get("summary")
         if saved_ep is not None and saved_sum is not None:
             return agents.EpisodicOutput.model_validate(saved_ep), agents.SummaryOutput.model_validate(saved_sum)
-        prompt = agents.conversation_prompt(messages, user_id=ctx.user_id)
+        prompt = agents.conversation_prompt(messages, user_id=ctx.user_id, user_name=ctx.user_name)
         work: dict[str, Awaitable[Any]] = {}
         if saved_ep is None:
             work["episodic"] = ask(

@@ -23,7 +23,8 @@ left out in favour of their canonical node.
 The summariser is extractive and offline: sentences of the group's events, scored by how
 central their content words are in the group (sum of document frequencies over the square
 root of the sentence's word count), picked greedily while not redundant (Dice < 0.7 with a
-picked sentence), up to ``max_sentences`` / ``max_chars``, in their original order.
+picked sentence, unless it says the opposite of it: services/opposition.py), up to
+``max_sentences`` / ``max_chars``, in their original order.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from memlane.domain.clock import Clock, iso
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, EdgeRef, Node
 from memlane.services.lifecycle.consolidation import ProgressFn, tokens
+from memlane.services.opposition import opposition
 from memlane.services.recall import is_compression_summary
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
 from memlane.store.base import NodePatch, Store, scan_all_nodes
@@ -81,6 +83,14 @@ def _words(text: str) -> set[str]:
     return {w for w in tokens(text) if w not in _STOP and len(w) > 2}
 
 
+def _redundant(item: tuple[int, str, set[str]], picked: tuple[int, str, set[str]]) -> bool:
+    """A sentence that says what a picked one says: Dice >= 0.7 of their words, and no
+    opposition between them ("is vegetarian" / "is not vegetarian" are two facts, not one)."""
+    if 2 * len(item[2] & picked[2]) / (len(item[2]) + len(picked[2])) < 0.7:
+        return False
+    return opposition(item[1], picked[1]) is None
+
+
 def extractive_summary(texts: Sequence[str], *, max_sentences: int = 5, max_chars: int = 1200) -> str:
     """The most central, non-redundant sentences of ``texts``, in their original order."""
     sentences: list[tuple[int, str, set[str]]] = []
@@ -104,7 +114,7 @@ def extractive_summary(texts: Sequence[str], *, max_sentences: int = 5, max_char
     for item in sorted(sentences, key=lambda s: (-score(s), s[0])):
         if len(picked) >= max_sentences:
             break
-        if any(2 * len(item[2] & p[2]) / (len(item[2]) + len(p[2])) >= 0.7 for p in picked):
+        if any(_redundant(item, p) for p in picked):
             continue
         cost = len(item[1]) + (1 if picked else 0)
         if used + cost > max_chars:

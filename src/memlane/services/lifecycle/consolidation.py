@@ -10,10 +10,10 @@ thresholds. Candidates form groups (connected pairs);
 each group keeps one canonical node: a node that is already canonical (``merged_from``) first,
 then the highest ``importance``, then the oldest, then the smallest id.
 
-**Contradiction guardrail**: a candidate pair whose texts disagree in polarity is skipped with
-reason ``contradictory_candidate``: one side negated and the other not (``not``, ``never``,
-``no``, ``n't`` ... counted by parity), an antonym pair split across the two (like/dislike,
-enable/disable, allow/deny, always/never ...), or different ``slots.polarity`` values. Only the
+**Contradiction guardrail**: a candidate pair that says different things is skipped with
+reason ``contradictory_candidate``: a negation, an antonym pair, opposite or replaced facts, or
+a changed number, name, place or date between their titles, their summaries or their whole
+texts (services/opposition.py), or different ``slots.polarity`` values. Only the
 offline job may override this (``--allow-contradictory``); merged contradictory duplicates
 carry ``consolidation_override="allow_contradictory"`` and ``contradiction_reason`` in their
 slots and the override is listed in the commit diff. A skipped contradictory pair is not left
@@ -43,6 +43,7 @@ from memlane.domain.clock import Clock, iso, new_id
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, Node
 from memlane.services.lifecycle.closures import Closure, closure_patches, plan_closures
+from memlane.services.opposition import opposition_of_any, replaces_older
 from memlane.services.recall import is_compression_summary
 from memlane.services.writing import WriteService
 from memlane.store.base import NodePatch, Store, scan_all_nodes
@@ -63,34 +64,6 @@ _STOPWORDS_TEXT = (
     "had will would should can could may might must shall"
 )
 STOPWORDS: Final = frozenset(_STOPWORDS_TEXT.split())
-ANTONYMS: Final = (
-    ("like", "dislike"),
-    ("likes", "dislikes"),
-    ("love", "hate"),
-    ("loves", "hates"),
-    ("enable", "disable"),
-    ("enabled", "disabled"),
-    ("allow", "deny"),
-    ("allowed", "denied"),
-    ("accept", "reject"),
-    ("accepted", "rejected"),
-    ("true", "false"),
-    ("yes", "no"),
-    ("always", "never"),
-    ("increase", "decrease"),
-    ("add", "remove"),
-    ("include", "exclude"),
-    ("on", "off"),
-    ("success", "failure"),
-    ("succeeded", "failed"),
-    ("open", "closed"),
-    ("start", "stop"),
-    ("prefer", "avoid"),
-    ("prefers", "avoids"),
-    ("safe", "unsafe"),
-    ("valid", "invalid"),
-    ("available", "unavailable"),
-)
 
 
 def tokens(text: str) -> list[str]:
@@ -115,25 +88,14 @@ def text_similarity(a: str, b: str) -> float:
     return 2 * len(sa & sb) / (len(sa) + len(sb))
 
 
-def _negations(words: Sequence[str]) -> int:
-    return sum(1 for w in words if w in NEGATIONS or w.endswith("n't"))
-
-
 def contradiction(a: Node, b: Node) -> str | None:
-    """Why two similar nodes say opposite things, or None."""
+    """Why two similar nodes say different things, or None: different ``slots.polarity``, or
+    an opposition (services/opposition.py) between their titles, their summaries or their
+    whole texts."""
     pa, pb = a.slots.get("polarity"), b.slots.get("polarity")
     if pa is not None and pb is not None and canonical_json(pa) != canonical_json(pb):
         return "slots.polarity differs"
-    wa, wb = tokens(a.text), tokens(b.text)
-    if _negations(wa) % 2 != _negations(wb) % 2:
-        return "negation"
-    sa, sb = set(wa), set(wb)
-    for x, y in ANTONYMS:
-        if (x in sa and y in sb and y not in sa and x not in sb) or (
-            y in sa and x in sb and x not in sa and y not in sb
-        ):
-            return f"antonyms {x}/{y}"
-    return None
+    return opposition_of_any([(a.title, b.title), (a.text_summary, b.text_summary), (a.text, b.text)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,7 +336,9 @@ class ConsolidationService:
                 report.groups.append(group)
         report.groups.sort(key=lambda g: g.canonical_id)
         report.skipped.sort(key=lambda p: (p.a, p.b))
-        report.closures = plan_closures(((p.a, p.b) for p in report.skipped if p.contradiction), by_id)
+        report.closures = plan_closures(
+            ((p.a, p.b) for p in report.skipped if p.contradiction and replaces_older(p.contradiction)), by_id
+        )
         return report, by_id, existing_aliases(nodes)
 
     async def _candidate_pairs(
