@@ -248,7 +248,8 @@ def test_of_twenty_notes_about_one_person_the_conversation_query_returns_the_one
         # memory_search's cut (0.7): the answer, and at most one look-alike
         cut = [m["document"] for m in query(client, app, question, user_id="alice", similarity_threshold=0.7)]
         assert cut[: len(answers)] == answers and len(cut) <= len(answers) + 1, (question, cut)
-        # the query's own default (0.5) leans to recall: the answer first, a few of twenty with it
+        # the query's own default (0.3) leans to recall (list questions answered indirectly): the
+        # answer first, well under half of the twenty with it
         returned = [m["document"] for m in query(client, app, question, user_id="alice")]
-        assert returned[: len(answers)] == answers and len(returned) <= 5, (question, returned)
+        assert returned[: len(answers)] == answers and len(returned) <= 8, (question, returned)
     assert len(query(client, app, "Where does Alice live?", user_id="alice", similarity_threshold=0)) == 10
