@@ -58,10 +58,10 @@ class LeanClient:
     ) -> None:
         await self._session.close()
 
-    async def post(self, path: str, json: Any) -> Reply:
-        async with self._session.post(path, json=json) as r:
+    async def post(self, path: str, json: Any, headers: dict[str, str] | None = None) -> Reply:
+        async with self._session.post(path, json=json, headers=headers) as r:
             return Reply(r.status, await r.read())
 
-    async def get(self, path: str) -> Reply:
-        async with self._session.get(path) as r:
+    async def get(self, path: str, headers: dict[str, str] | None = None) -> Reply:
+        async with self._session.get(path, headers=headers) as r:
             return Reply(r.status, await r.read())

@@ -23,7 +23,7 @@ from memlane.llm.limits import CallGate
 from memlane.rerank.factory import build_reranker
 from memlane.services.backlog import BacklogGate
 from memlane.services.conversation.wiring import ConversationServices, build_conversation
-from memlane.services.embedding import EmbeddingService
+from memlane.services.embedding import EmbeddingService, embed_job_size
 from memlane.services.embedding_context import ContextConfig
 from memlane.services.erasure import ErasureService
 from memlane.services.knowledge.service import KnowledgeService
@@ -44,7 +44,7 @@ from memlane.services.transfer.export import Exporter
 from memlane.services.transfer.importer import Importer
 from memlane.services.writing import WriteService
 from memlane.store import migrate
-from memlane.store.base import Store
+from memlane.store.base import LeaseBudget, Store
 from memlane.store.knowledge import KnowledgeStore
 
 log = logging.getLogger(__name__)
@@ -186,6 +186,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         lease_sec=settings.job_lease_sec,
         batch_handlers={EMBED_NODES: embedding.run_embed_jobs},
         batch_limit=settings.embed_job_batch,
+        batch_budgets={EMBED_NODES: LeaseBudget(settings.embed_round_nodes, embed_job_size)},
         concurrency=settings.worker_concurrency,
         gather_sec=settings.worker_gather_ms / 1000,
     )

@@ -8,6 +8,13 @@ Jobs of one ordering key (tenant and scope: a conversation app) may depend on ea
 ingestion task resolves its notes against the notes the tasks before it wrote. A lease that
 asks for it (``per_key``) takes only ``key_heads``: the oldest due job of each key that has no
 job running, so a key's jobs run one at a time, in order, however many workers lease.
+
+Tenants take turns (``fair_turns``): a lease takes the oldest due job of each tenant, then the
+second of each, and so on, oldest first within a turn. Leased oldest first overall, the 80
+embedding jobs of one tenant's 40,000-node import were all run before another tenant's one-node
+write queued a second later: that write became searchable after minutes instead of seconds
+(BENCHMARKS.md "Noisy neighbour"). A ``LeaseBudget`` bounds what one lease takes by the work
+the jobs carry (the nodes an embedding job names), not only by their number.
 """
 
 from __future__ import annotations
@@ -64,16 +71,18 @@ def leasable(kinds: Sequence[str] | None, now: datetime) -> list[Any]:
     return cond
 
 
-def key_heads(kinds: Sequence[str] | None, now: datetime) -> sa.Select[tuple[str, str]]:
-    """``(tenant_id, id)`` of the oldest leasable job of each (tenant, scope), only for keys
-    with no job of ``kinds`` running under a live lease. A job whose lease has expired is
-    leasable again and, being older, heads its key: a crashed task runs again before the
-    tasks queued behind it. Jobs without a scope share one key per tenant."""
+def key_heads(kinds: Sequence[str] | None, now: datetime) -> sa.Subquery:
+    """The oldest leasable job of each (tenant, scope), only for keys with no job of ``kinds``
+    running under a live lease: ``(tenant_id, id, run_after, created_at)``. A job whose lease
+    has expired is leasable again and, being older, heads its key: a crashed task runs again
+    before the tasks queued behind it. Jobs without a scope share one key per tenant."""
     ranked = (
         sa.select(
             jobs.c.tenant_id,
             jobs.c.id,
             jobs.c.scope,
+            jobs.c.run_after,
+            jobs.c.created_at,
             sa.func.row_number()
             .over(
                 partition_by=(jobs.c.tenant_id, jobs.c.scope),
@@ -92,7 +101,43 @@ def key_heads(kinds: Sequence[str] | None, now: datetime) -> sa.Select[tuple[str
         running.c.lease_expires_at >= now,
         *([running.c.kind.in_(list(kinds))] if kinds else []),
     )
-    return sa.select(ranked.c.tenant_id, ranked.c.id).where(ranked.c.place == 1, ~busy)
+    return (
+        sa.select(ranked.c.tenant_id, ranked.c.id, ranked.c.run_after, ranked.c.created_at)
+        .where(ranked.c.place == 1, ~busy)
+        .subquery("heads")
+    )
+
+
+def fair_turns(kinds: Sequence[str] | None, now: datetime, *, per_key: bool) -> sa.Subquery:
+    """``(tenant_id, id, turn)`` of the jobs a lease may take (with ``per_key``, only the
+    heads of idle keys): ``turn`` is the job's place among its tenant's, oldest first, so
+    ordering by it serves every tenant's oldest job before any tenant's second."""
+    if per_key:
+        pool = key_heads(kinds, now)
+    else:
+        pool = (
+            sa.select(jobs.c.tenant_id, jobs.c.id, jobs.c.run_after, jobs.c.created_at)
+            .where(*leasable(kinds, now))
+            .subquery("due")
+        )
+    turn = sa.func.row_number().over(
+        partition_by=pool.c.tenant_id, order_by=(pool.c.run_after, pool.c.created_at, pool.c.id)
+    )
+    return sa.select(pool.c.tenant_id, pool.c.id, turn.label("turn")).subquery("turns")
+
+
+def fair_candidates(kinds: Sequence[str] | None, now: datetime, *, per_key: bool, limit: int) -> sa.Select[Any]:
+    """The jobs a lease looks at, whole rows, in turns (``fair_turns``), oldest first within a
+    turn; ``leasable`` is asked of the row itself too, so PostgreSQL checks it again on a row
+    it had to wait for."""
+    turns = fair_turns(kinds, now, per_key=per_key)
+    return (
+        sa.select(jobs)
+        .join(turns, sa.and_(jobs.c.tenant_id == turns.c.tenant_id, jobs.c.id == turns.c.id))
+        .where(*leasable(kinds, now))
+        .order_by(turns.c.turn, jobs.c.run_after, jobs.c.created_at, jobs.c.id)
+        .limit(limit)
+    )
 
 
 async def stored_job(conn: AsyncConnection, job: Job) -> Job | None:
@@ -221,6 +266,17 @@ class JobQueue(SqlCore):
         async with self._read() as conn:
             return int((await conn.execute(q)).scalar_one())
 
+    async def count_due_jobs_by_tenant(self, *, now: datetime) -> dict[str, int]:
+        """``count_due_jobs`` per tenant (tenants with none left out): each tenant's share of
+        the backlog (services/backlog.py)."""
+        q = (
+            sa.select(jobs.c.tenant_id, sa.func.count())
+            .where(jobs.c.status == "queued", jobs.c.run_after <= now)
+            .group_by(jobs.c.tenant_id)
+        )
+        async with self._read() as conn:
+            return {str(r[0]): int(r[1]) for r in await conn.execute(q)}
+
     async def count_jobs(self, status: str | None = None) -> int:
         q = sa.select(sa.func.count()).select_from(jobs)
         if status is not None:
@@ -234,4 +290,4 @@ class JobQueue(SqlCore):
             return {(r[0], r[1]): int(r[2]) for r in await conn.execute(q)}
 
 
-__all__ = ["JobQueue", "job_row", "key_heads", "leasable", "stored_job"]
+__all__ = ["JobQueue", "fair_candidates", "fair_turns", "job_row", "key_heads", "leasable", "stored_job"]

@@ -23,11 +23,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from memlane.domain.errors import ServiceUnavailable
 from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
-from memlane.store.base import Vector, job_from_row
+from memlane.store.base import LeaseBudget, Vector, job_from_row
 from memlane.store.read_view import pinned_heads
 from memlane.store.schema import jobs, nodes, scope_heads
 from memlane.store.sql.core import READ_HEAD, ScopeHead
-from memlane.store.sql.jobs import key_heads, leasable
+from memlane.store.sql.jobs import fair_candidates
 from memlane.store.sql.store import SqlStore
 from memlane.store.sqlite.bulk_insert import insert_statement
 from memlane.store.sqlite.checkpointer import BACKSTOP_PAGES, Checkpointer
@@ -305,6 +305,10 @@ class SqliteStore(SqlStore):
     async def get_embeddings(self, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, Vector]:
         if not ids:
             return {}
+        if (tenant_id, scope) not in self._vectors:
+            # a scope nobody searched (an export's pages): read these rows, not the whole scope
+            # into a cache it would then keep
+            return await self._direct.get_embeddings(tenant_id, scope, ids)
         found = (await self._scope_vectors(tenant_id, scope)).vectors(ids)
         rest = [i for i in ids if i not in found]  # not ready, or of another dimension
         if rest:
@@ -352,19 +356,19 @@ class SqliteStore(SqlStore):
         lease_sec: float,
         now: datetime,
         per_key: bool = False,
+        budget: LeaseBudget | None = None,
     ) -> list[Job]:
         """The database lock of BEGIN IMMEDIATE keeps other workers out until the leases are
         written, so the heads ``per_key`` picks cannot change under it."""
+        if limit <= 0:
+            return []
         expires = now + timedelta(seconds=lease_sec)
-        due = sa.select(jobs).where(*leasable(kinds, now))
-        if per_key:
-            due = due.where(sa.tuple_(jobs.c.tenant_id, jobs.c.id).in_(key_heads(kinds, now)))
+        due = fair_candidates(kinds, now, per_key=per_key, limit=limit)
 
         async def tx(conn: AsyncConnection) -> list[Job]:
-            rows = (await conn.execute(due.order_by(jobs.c.run_after).limit(limit))).all()
-            leased: list[Job] = []
-            for r in rows:
-                job = job_from_row(r)
+            candidates = [job_from_row(r) for r in (await conn.execute(due)).all()]
+            leased = budget.pick(candidates) if budget is not None else candidates
+            for job in leased:
                 job.status, job.lease_owner, job.lease_expires_at = "running", worker_id, expires
                 job.attempts += 1
                 job.updated_at = now
@@ -379,7 +383,6 @@ class SqliteStore(SqlStore):
                         updated_at=now,
                     )
                 )
-                leased.append(job)
             return leased
 
         return await self._in_write_tx(tx)
