@@ -15,6 +15,7 @@ from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.embed.base import Embedder
 from memlane.embed.factory import build_embedder
+from memlane.jobs.fair_share import FairBudget
 from memlane.jobs.kinds import EMBED_NODES, RETENTION_SWEEP
 from memlane.jobs.layers_kinds import KNOWLEDGE_SYNC, LAYERS_SWEEP
 from memlane.jobs.worker import Handler, Worker
@@ -44,7 +45,7 @@ from memlane.services.transfer.export import Exporter
 from memlane.services.transfer.importer import Importer
 from memlane.services.writing import WriteService
 from memlane.store import migrate
-from memlane.store.base import LeaseBudget, Store
+from memlane.store.base import Store
 from memlane.store.knowledge import KnowledgeStore
 
 log = logging.getLogger(__name__)
@@ -186,7 +187,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         lease_sec=settings.job_lease_sec,
         batch_handlers={EMBED_NODES: embedding.run_embed_jobs},
         batch_limit=settings.embed_job_batch,
-        batch_budgets={EMBED_NODES: LeaseBudget(settings.embed_round_nodes, embed_job_size)},
+        batch_budgets={EMBED_NODES: FairBudget(settings.embed_round_nodes, embed_job_size)},
         concurrency=settings.worker_concurrency,
         gather_sec=settings.worker_gather_ms / 1000,
     )

@@ -67,25 +67,11 @@ class NodePatch:
 FollowUpJobs = Callable[[WriteResult], list[Job]]
 
 
-@dataclass(frozen=True, slots=True)
-class LeaseBudget:
-    """How much work one lease may take: candidates are taken in their order while the sum of
-    ``size_of`` stays within ``limit``; one that does not fit is passed over (a smaller one
-    behind it may fit), and the first is always taken, so every lease makes progress."""
+class LeasePicker(Protocol):
+    """Chooses, inside the lease's transaction, which of the candidate jobs (in tenant turns,
+    oldest first within a tenant) are leased: at least one when there is any."""
 
-    limit: int
-    size_of: Callable[[Job], int]
-
-    def pick(self, candidates: Sequence[Job]) -> list[Job]:
-        chosen: list[Job] = []
-        used = 0
-        for job in candidates:
-            size = max(1, self.size_of(job))
-            if chosen and used + size > self.limit:
-                continue
-            chosen.append(job)
-            used += size
-        return chosen
+    def pick(self, candidates: Sequence[Job]) -> list[Job]: ...
 
 
 @runtime_checkable
@@ -230,13 +216,13 @@ class Store(Protocol):
         lease_sec: float,
         now: datetime,
         per_key: bool = False,
-        budget: LeaseBudget | None = None,
+        budget: LeasePicker | None = None,
     ) -> list[Job]:
         """Lease up to ``limit`` due jobs of ``kinds``, tenants in turns: every tenant's oldest
         job first, then every tenant's second, oldest first within a turn (``fair_turns``).
         ``per_key``: at most one job per (tenant, scope), and none of a key that has a job
         running, so the jobs of one key never overlap and start in order (``key_heads``).
-        ``budget``: of those, only what fits in it (``LeaseBudget.pick``)."""
+        ``budget``: of those, only the jobs it picks (jobs/fair_share.py)."""
         ...
 
     async def renew_lease(self, job: Job, *, lease_sec: float, now: datetime) -> bool:
@@ -314,11 +300,18 @@ class Store(Protocol):
         ...
 
     async def list_scopes(
-        self, tenant_id: str | None = None, *, after: tuple[str, str] | None = None, limit: int | None = None
+        self,
+        tenant_id: str | None = None,
+        *,
+        after: tuple[str, str] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> list[tuple[str, str]]:
         """``(tenant_id, scope)`` pairs that have ever been written, sorted; all tenants when
         ``tenant_id`` is None (offline maintenance jobs only). A keyset page with ``after``
-        (the last pair of the page before) and ``limit``; every pair without ``limit``."""
+        (the last pair of the page before) and ``limit``; every pair without ``limit``.
+        ``offset`` skips that many first (a page named by its place, when the pair that ends
+        the page before may not be shown to whoever asks for the next)."""
         ...
 
     async def scan_edges(

@@ -38,7 +38,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
-from memlane.store.base import LeaseBudget, PendingEmbedding, Vector, job_from_row
+from memlane.store.base import LeasePicker, PendingEmbedding, Vector, job_from_row
 from memlane.store.postgres import direct_reads, vector_codec
 from memlane.store.schema import jobs, scope_heads
 from memlane.store.sql.core import ScopeHead
@@ -509,7 +509,7 @@ class PostgresStore(SqlStore):
         lease_sec: float,
         now: datetime,
         per_key: bool = False,
-        budget: LeaseBudget | None = None,
+        budget: LeasePicker | None = None,
     ) -> list[Job]:
         """Lock due jobs other workers have not locked, pick what the budget allows, lease
         those; the rows passed over are unlocked at the commit.

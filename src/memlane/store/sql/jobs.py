@@ -13,8 +13,9 @@ Tenants take turns (``fair_turns``): a lease takes the oldest due job of each te
 second of each, and so on, oldest first within a turn. Leased oldest first overall, the 80
 embedding jobs of one tenant's 40,000-node import were all run before another tenant's one-node
 write queued a second later: that write became searchable after minutes instead of seconds
-(BENCHMARKS.md "Noisy neighbour"). A ``LeaseBudget`` bounds what one lease takes by the work
-the jobs carry (the nodes an embedding job names), not only by their number.
+(BENCHMARKS.md "Noisy neighbour"). A lease may also be given a ``LeasePicker``, which chooses
+among the candidates inside the lease's transaction: the worker's embedding lane bounds each
+round by the nodes its jobs name and shares it fairly (jobs/fair_share.py).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from memlane.domain.errors import ServiceUnavailable
 from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
-from memlane.store.base import LeaseBudget, Vector, job_from_row
+from memlane.store.base import LeasePicker, Vector, job_from_row
 from memlane.store.read_view import pinned_heads
 from memlane.store.schema import jobs, nodes, scope_heads
 from memlane.store.sql.core import READ_HEAD, ScopeHead
@@ -356,7 +356,7 @@ class SqliteStore(SqlStore):
         lease_sec: float,
         now: datetime,
         per_key: bool = False,
-        budget: LeaseBudget | None = None,
+        budget: LeasePicker | None = None,
     ) -> list[Job]:
         """The database lock of BEGIN IMMEDIATE keeps other workers out until the leases are
         written, so the heads ``per_key`` picks cannot change under it."""
