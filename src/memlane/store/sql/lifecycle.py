@@ -97,7 +97,12 @@ class Lifecycle(SqlCore):
         return str(value) if value is not None else None
 
     async def list_scopes(
-        self, tenant_id: str | None = None, *, after: tuple[str, str] | None = None, limit: int | None = None
+        self,
+        tenant_id: str | None = None,
+        *,
+        after: tuple[str, str] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> list[tuple[str, str]]:
         q = sa.select(scope_heads.c.tenant_id, scope_heads.c.scope).order_by(
             scope_heads.c.tenant_id, scope_heads.c.scope
@@ -108,6 +113,8 @@ class Lifecycle(SqlCore):
             q = q.where(sa.tuple_(scope_heads.c.tenant_id, scope_heads.c.scope) > sa.tuple_(*after))
         if limit is not None:
             q = q.limit(limit)
+        if offset:
+            q = q.offset(offset)
         async with self._read() as conn:
             return [(r.tenant_id, r.scope) for r in await conn.execute(q)]
 
