@@ -76,6 +76,7 @@ def build_store(settings: Settings, *, dimension: int) -> Store:
         approx_min_rows=settings.vector_approx_min_rows,
         keyword_term_max_docs=settings.keyword_term_max_docs,
         synchronous=settings.sqlite_synchronous,
+        vector_cache_bytes=settings.vector_cache_mb * 1024 * 1024,
     )
 
 
