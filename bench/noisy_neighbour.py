@@ -13,8 +13,9 @@ Against a real ``memlane serve`` (SQLite, started here like bench/load.py's, or 
 
 Then, optionally: ``--export``: tenant A's export (``GET /v1/admin/export``), streamed to
 nowhere, with its time and the server's RSS before, at its peak and after;
-``--scope-nodes N``: tenant C imports N one-node scopes (RSS before and after), and then
-``/ui/part/scopes`` is read as C (its time, and the scopes the first page lists).
+``--scope-nodes N``: tenant C imports N scopes of two linked nodes, its scope list
+(``/ui/part/scopes``) is read, and ``recall_text`` asked once in each scope, with the server's
+RSS after each step.
 
     .venv/bin/python bench/noisy_neighbour.py --nodes 40000 --export --scope-nodes 3000 \\
         --out bench/results/noisy_neighbour.json
@@ -54,11 +55,14 @@ def iso(t: dt.datetime) -> str:
     return t.isoformat()
 
 
-def import_parts(tenant: str, nodes: int, part_nodes: int, scopes: int, rng: random.Random) -> list[bytes]:
+def import_parts(
+    tenant: str, nodes: int, part_nodes: int, scopes: int, rng: random.Random, *, edge_every: int = EDGE_EVERY
+) -> list[bytes]:
     """Export files (services/transfer/records.py) of ``nodes`` nodes over ``scopes`` scopes,
     cut in parts of at most ``part_nodes`` nodes, each a file of its own with its header. Every
-    ``EDGE_EVERY``-th node of a scope is linked to the node before it (which an earlier part
-    may hold: an edge's end need only be stored in the scope)."""
+    ``edge_every``-th node of a scope is linked to the node before it (which an earlier part
+    may hold: an edge's end need only be stored in the scope). Nodes carry the fields an export
+    gives them (times, the commit that made them), so sending a part again changes nothing."""
     now = dt.datetime.now(dt.UTC)
     header = {
         "record": "header",
@@ -94,10 +98,11 @@ def import_parts(tenant: str, nodes: int, part_nodes: int, scopes: int, rng: ran
                     "memory_lane": "shared",
                     "created_at": iso(now),
                     "updated_at": iso(now),
+                    "commit_id": str(uuid.uuid4()),
                 }
             )
         )
-        if previous is not None and i % EDGE_EVERY == 0:
+        if previous is not None and i % edge_every == 0:
             edges.append(
                 json.dumps(
                     {
@@ -352,20 +357,23 @@ async def export(base_url: str, pid: int | None, tenant: str, sample_s: float) -
     }
 
 
-async def many_scopes(base_url: str, pid: int | None, tenant: str, scopes: int, rng: random.Random) -> dict[str, Any]:
-    """``scopes`` one-node scopes imported for one tenant, then its scope list read (the UI)."""
-    parts = import_parts(tenant, scopes, 500, scopes, rng)
-    before = process_rss_mb(pid) if pid else None
+async def many_scopes(
+    base_url: str, pid: int | None, tenant: str, scopes: int, rng: random.Random, *, max_s: float
+) -> dict[str, Any]:
+    """``scopes`` scopes of two linked nodes imported for one tenant, then its scope list read
+    (the UI's first page), then one ``recall_text`` in each scope: what the server holds per
+    scope, after an import and after searches."""
+    parts = import_parts(tenant, 2 * scopes, 500, scopes, rng, edge_every=1)
+    rss: dict[str, float | None] = {"before": process_rss_mb(pid) if pid else None}
     t0 = time.monotonic()
-    async with aiohttp.ClientSession(base_url, timeout=aiohttp.ClientTimeout(total=3600), trust_env=False) as s:
+    async with (
+        aiohttp.ClientSession(base_url, timeout=aiohttp.ClientTimeout(total=3600), trust_env=False) as s,
+        LeanClient(base_url, connections=8, timeout=600) as c,
+    ):
         for body in parts:
             while True:
-                async with s.post(
-                    "/v1/admin/import",
-                    params={"tenant_id": tenant},
-                    data=body,
-                    headers={**NDJSON, "X-Tenant-Id": tenant},
-                ) as r:
+                headers = {**NDJSON, "X-Tenant-Id": tenant}
+                async with s.post("/v1/admin/import", params={"tenant_id": tenant}, data=body, headers=headers) as r:
                     text = await r.text()
                     if r.status == 503:
                         await asyncio.sleep(float(r.headers.get("retry-after", "1")))
@@ -374,18 +382,36 @@ async def many_scopes(base_url: str, pid: int | None, tenant: str, scopes: int, 
                         raise RuntimeError(f"import: HTTP {r.status}: {text[:300]}")
                     break
         imported_s = time.monotonic() - t0
-        after_import = process_rss_mb(pid) if pid else None
+        rss["after_import"] = process_rss_mb(pid) if pid else None
+        deadline = time.monotonic() + max_s
+        while time.monotonic() < deadline and (await backlog_of(c) or await pending_embeddings(c)):
+            await asyncio.sleep(1.0)
+        rss["after_embedding"] = process_rss_mb(pid) if pid else None
         t1 = time.monotonic()
         async with s.get("/ui/part/scopes", headers={"X-Tenant-Id": tenant}) as r:
             html = await r.text()
             status = r.status
         part_s = time.monotonic() - t1
+        rss["after_scope_list"] = process_rss_mb(pid) if pid else None
+        names = [f"import-{i}" for i in range(scopes)]
+        t2 = time.monotonic()
+
+        async def search(k: int) -> None:
+            for name in names[k::8]:
+                body = {"scope": name, "query_text": fact(rng), "limit": 5}
+                (await c.post("/v1/memory/recall_text", body, {"X-Tenant-Id": tenant})).raise_for_status()
+
+        await asyncio.gather(*(search(k) for k in range(8)))
+        searched_s = time.monotonic() - t2
+        await asyncio.sleep(2.0)
+        rss["after_searching_each"] = process_rss_mb(pid) if pid else None
     return {
         "scopes": scopes,
+        "nodes": 2 * scopes,
         "import_s": round(imported_s, 2),
-        "rss_mb": {"before": before, "after_import": after_import},
-        "rss_growth_mb": round(after_import - before, 1) if before is not None and after_import is not None else None,
+        "rss_mb": rss,
         "ui_part_scopes": {"status": status, "s": round(part_s, 3), "rows": html.count("<tr>") - 1},
+        "recall_text_each_scope_s": round(searched_s, 2),
     }
 
 
@@ -400,7 +426,7 @@ def main() -> None:
     ap.add_argument("--max-s", type=float, default=900.0)
     ap.add_argument("--sample-s", type=float, default=0.5)
     ap.add_argument("--export", action="store_true", help="then export tenant A")
-    ap.add_argument("--scope-nodes", type=int, default=0, help="then import this many one-node scopes (tenant C)")
+    ap.add_argument("--scope-nodes", type=int, default=0, help="then import this many two-node scopes (tenant C)")
     ap.add_argument("--env", default="", help="extra server env, K=V,K=V")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
@@ -431,7 +457,9 @@ def main() -> None:
             result["export"] = asyncio.run(export(base_url, pid, "tenant-a", args.sample_s / 5))
             print(json.dumps({"export": result["export"]}, indent=1), flush=True)
         if args.scope_nodes:
-            result["many_scopes"] = asyncio.run(many_scopes(base_url, pid, "tenant-c", args.scope_nodes, rng))
+            result["many_scopes"] = asyncio.run(
+                many_scopes(base_url, pid, "tenant-c", args.scope_nodes, rng, max_s=args.max_s)
+            )
             print(json.dumps({"many_scopes": result["many_scopes"]}, indent=1), flush=True)
         result["rss_mb_end"] = process_rss_mb(pid) if pid else None
     finally:

@@ -57,9 +57,10 @@ class Settings(BaseSettings):
     worker_in_process: bool = Field(True, validation_alias=_env("MEMLANE_WORKER_IN_PROCESS"))
     worker_poll_interval_sec: float = Field(0.5, validation_alias=_env("MEMLANE_WORKER_POLL_INTERVAL_SEC"))
     embed_job_batch: int = Field(64, ge=1, le=4096, validation_alias=_env("MEMLANE_EMBED_JOB_BATCH"))
-    #: nodes one round of the worker's embedding lane takes at most (the jobs of every tenant
-    #: in turns); another tenant's write waits about one round behind a backlog (jobs/worker.py)
-    embed_round_nodes: int = Field(512, ge=1, le=100_000, validation_alias=_env("MEMLANE_EMBED_ROUND_NODES"))
+    #: nodes one round of the worker's embedding lane takes at most, the first job whole (the
+    #: jobs of every tenant, shared fairly: jobs/fair_share.py); another tenant's write waits
+    #: about one job behind a backlog
+    embed_round_nodes: int = Field(128, ge=1, le=100_000, validation_alias=_env("MEMLANE_EMBED_ROUND_NODES"))
     #: jobs other than embedding a worker runs at once, each of a different tenant and scope
     worker_concurrency: int = Field(4, ge=1, le=64, validation_alias=_env("MEMLANE_WORKER_CONCURRENCY"))
     #: due queued jobs at which writes that queue work answer 503 + Retry-After (0 = never), to

@@ -3,8 +3,8 @@
 Jobs differ in size: a one-node write queues an embedding job of one node, an import one of up
 to 500. Leasing by job count, one tenant's import made each round tens of thousands of nodes,
 and another tenant's write waited minutes for it (BENCHMARKS.md "Noisy neighbour"). Leasing
-tenants in turns (store/sql/jobs.py ``fair_turns``) with a round bounded in nodes still left
-that tenant 12 nodes a round beside the import's 500: fewer than it wrote.
+tenants in turns (store/sql/jobs.py ``fair_turns``) with a round bounded to 512 nodes still
+left that tenant 12 nodes a round beside the import's 500: fewer than it wrote.
 
 ``FairBudget`` is start-time fair queuing over rounds. Each tenant has a virtual clock: the
 work of it this worker has leased, counted from the least-served tenant with due jobs. A
@@ -13,7 +13,10 @@ candidates are taken in order of start (the oldest first on a tie) while they fi
 ``limit``, a candidate that does not fit is passed over, and the first is always taken. A
 tenant with small jobs is served until it has had as much as the tenant with a big one, and
 the big one's clock falls behind while it waits, so it comes first again: neither starves,
-and each gets about an equal share of the nodes embedded while both have work queued. A
+and each gets about an equal share of the nodes embedded while both have work queued. With a
+budget below an import job's size (the default, 128), the import's jobs run in rounds of their
+own and another tenant's small jobs in short rounds between them, so its write waits for at
+most about one of the import's jobs. A
 tenant that runs out of due jobs is forgotten; when it is back it starts level with the
 least-served one, never with credit saved up while it was idle.
 
