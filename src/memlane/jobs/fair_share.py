@@ -3,7 +3,7 @@
 Jobs differ in size: a one-node write queues an embedding job of one node, an import one of up
 to 500. Leasing by job count, one tenant's import made each round tens of thousands of nodes,
 and another tenant's write waited minutes for it (BENCHMARKS.md "Noisy neighbour"). Leasing
-tenants in turns (store/sql/jobs.py ``fair_turns``) with a round bounded to 512 nodes still
+tenants in turns (store/sql/jobs.py ``in_turns``) with a round bounded to 512 nodes still
 left that tenant 12 nodes a round beside the import's 500: fewer than it wrote.
 
 ``FairBudget`` is start-time fair queuing over rounds. Each tenant has a virtual clock: the

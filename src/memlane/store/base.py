@@ -219,7 +219,7 @@ class Store(Protocol):
         budget: LeasePicker | None = None,
     ) -> list[Job]:
         """Lease up to ``limit`` due jobs of ``kinds``, tenants in turns: every tenant's oldest
-        job first, then every tenant's second, oldest first within a turn (``fair_turns``).
+        job first, then every tenant's second, oldest first within a turn (store/sql/jobs.py ``in_turns``).
         ``per_key``: at most one job per (tenant, scope), and none of a key that has a job
         running, so the jobs of one key never overlap and start in order (``key_heads``).
         ``budget``: of those, only the jobs it picks (jobs/fair_share.py)."""

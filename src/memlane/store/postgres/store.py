@@ -43,7 +43,7 @@ from memlane.store.postgres import direct_reads, vector_codec
 from memlane.store.schema import jobs, scope_heads
 from memlane.store.sql.core import ScopeHead
 from memlane.store.sql.erasure import ERASED_TABLES
-from memlane.store.sql.jobs import fair_candidates, job_row, stored_job
+from memlane.store.sql.jobs import job_row, stored_job
 from memlane.store.sql.store import SqlStore
 from memlane.store.term_selection import CACHE_SECONDS, CACHE_SIZE, MAX_DOCS_PER_TERM, CountCache, choose_terms
 from memlane.store.urls import async_url
@@ -520,9 +520,8 @@ class PostgresStore(SqlStore):
         ``leasable`` on the locked row."""
         if limit <= 0:
             return []
-        due = fair_candidates(kinds, now, per_key=per_key, limit=limit).with_for_update(of=jobs, skip_locked=True)
         async with self._write_tx() as conn:
-            candidates = [job_from_row(r) for r in (await conn.execute(due)).all()]
+            candidates = await self._lease_candidates(conn, kinds, now, limit=limit, per_key=per_key, lock=True)
             chosen = budget.pick(candidates) if budget is not None else candidates
             if not chosen:
                 return []

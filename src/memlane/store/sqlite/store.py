@@ -24,11 +24,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from memlane.domain.errors import ServiceUnavailable
 from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
-from memlane.store.base import LeasePicker, Vector, job_from_row
+from memlane.store.base import LeasePicker, Vector
 from memlane.store.read_view import pinned_heads
 from memlane.store.schema import jobs, nodes, scope_heads
 from memlane.store.sql.core import READ_HEAD, ScopeHead
-from memlane.store.sql.jobs import fair_candidates
 from memlane.store.sql.store import SqlStore
 from memlane.store.sqlite.bulk_insert import insert_statement
 from memlane.store.sqlite.checkpointer import BACKSTOP_PAGES, Checkpointer
@@ -391,10 +390,9 @@ class SqliteStore(SqlStore):
         if limit <= 0:
             return []
         expires = now + timedelta(seconds=lease_sec)
-        due = fair_candidates(kinds, now, per_key=per_key, limit=limit)
 
         async def tx(conn: AsyncConnection) -> list[Job]:
-            candidates = [job_from_row(r) for r in (await conn.execute(due)).all()]
+            candidates = await self._lease_candidates(conn, kinds, now, limit=limit, per_key=per_key, lock=False)
             leased = budget.pick(candidates) if budget is not None else candidates
             for job in leased:
                 job.status, job.lease_owner, job.lease_expires_at = "running", worker_id, expires
