@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from itertools import zip_longest
 from typing import Any
 
 from memlane.domain.clock import Clock, new_id
@@ -121,11 +122,33 @@ def test_neither_tenant_starves_when_one_floods_small_jobs() -> None:
 
 
 def test_a_tenant_that_asked_for_little_holds_no_credit_for_later() -> None:
-    """While the big tenant's jobs run beside a trickle of small ones, its clock does not run
-    ahead: when the small tenant then sends many, the big one still gets its turn at once."""
+    """While the big tenant's jobs run beside a trickle of small ones, the small tenant saves
+    nothing up: when it then sends many, the big one's next job still comes within two rounds."""
     budget = FairBudget(512, embed_job_size)
     for _ in range(10):  # the big tenant's 500 and one small job fit together, round after round
-        chosen = budget.pick([job("big", nodes=500), job("small")])
-        assert len(chosen) == 2
-    burst = [job("big", nodes=500)] + [job("small") for _ in range(40)]
-    assert burst[0] in budget.pick(burst)
+        assert len(budget.pick([job("big", nodes=500), job("small")])) == 2
+    big = job("big", nodes=500)
+    small = [job("small") for _ in range(200)]
+    first = budget.pick([big, *small[:32]])
+    taken = {j.id for j in first}
+    second = budget.pick([big, *[j for j in small if j.id not in taken][:32]]) if big.id not in taken else []
+    assert big in first or big in second
+
+
+def test_a_trickle_of_small_jobs_does_not_keep_a_big_one_waiting() -> None:
+    """A tenant with a few one-node jobs every round, and one whose 500-node jobs do not fit a
+    128-node round beside them: the big one's jobs still run every other round."""
+    budget = FairBudget(128, embed_job_size)
+    big = [job("big", nodes=500) for _ in range(20)]
+    small: list[Job] = []
+    big_rounds = []
+    for r in range(20):
+        small += [job("small") for _ in range(2)]
+        candidates = [j for pair in zip_longest(big[:32], small[:32]) for j in pair if j is not None]
+        chosen = budget.pick(candidates)
+        ids = {j.id for j in chosen}
+        if any(j.tenant_id == "big" for j in chosen):
+            big_rounds.append(r)
+        big = [j for j in big if j.id not in ids]
+        small = [j for j in small if j.id not in ids]
+    assert len(big_rounds) >= 9, f"the big tenant ran in rounds {big_rounds} only"

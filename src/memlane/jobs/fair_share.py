@@ -6,21 +6,25 @@ and another tenant's write waited minutes for it (BENCHMARKS.md "Noisy neighbour
 tenants in turns (store/sql/jobs.py ``in_turns``) with a round bounded to 512 nodes still
 left that tenant 12 nodes a round beside the import's 500: fewer than it wrote.
 
-``FairBudget`` is start-time fair queuing over rounds. Each tenant has a virtual clock: the
-work of it this worker has leased, counted from the least-served tenant with due jobs. A
-candidate's start is its tenant's clock plus the work of that tenant's candidates before it;
-candidates are taken in order of start (the oldest first on a tie) while they fit in
-``limit``, a candidate that does not fit is passed over, and the first is always taken. A
-tenant with small jobs is served until it has had as much as the tenant with a big one, and
-the big one's clock falls behind while it waits, so it comes first again: neither starves,
-and each gets about an equal share of the nodes embedded while both have work queued. With a
-budget below an import job's size (the default, 128), the import's jobs run in rounds of their
-own and another tenant's small jobs in short rounds between them, so its write waits for at
-most about one of the import's jobs. A
-tenant that runs out of due jobs is forgotten; when it is back it starts level with the
-least-served one, never with credit saved up while it was idle.
+``FairBudget`` is start-time fair queuing (Goyal, Vin and Cheng, 1996) over rounds, counting
+work in nodes. Each job gets a start tag: for a tenant's first candidate, the later of the
+tenant's finish tag (where its last leased job ended) and the virtual time (the start tag of
+the last job leased, of any tenant); each next candidate of the tenant starts where the one
+before it ends. Candidates are taken in order of start tag (the oldest first on a tie) while
+they fit in ``limit``; one that does not fit is passed over, and the first is always taken.
+The virtual time then moves to the first job passed over: its turn has come, so a trickle of
+small jobs cannot keep ahead of it round after round (rounds of a few nodes while the big job
+waits would also leave the model idle).
 
-The clocks live in the worker's memory: several workers each share their own rounds fairly,
+So a tenant with small jobs is served before a tenant whose big job started later in virtual
+time, until it has had as much; the big one then comes first: neither starves, and each gets
+about an equal share of the nodes embedded while both have work queued. A tenant that asked
+for little, or nothing, starts at the virtual time: no credit is saved up while it was idle.
+With a budget below an import job's size (the default, 128), the import's jobs run in rounds
+of their own and another tenant's small jobs in short rounds between them, so its write waits
+for at most about one of the import's jobs.
+
+The tags live in the worker's memory: several workers each share their own rounds fairly,
 which shares the whole fairly too, without any coordination.
 """
 
@@ -37,39 +41,38 @@ class FairBudget:
     def __init__(self, limit: int, size_of: Callable[[Job], int]):
         self.limit = limit
         self.size_of = size_of
-        #: per tenant with due jobs, the work leased for it, less that of the least-served one
-        self.served: dict[str, int] = {}
+        #: per tenant, where its last leased job ends in virtual time, counted from the
+        #: virtual time (so tenants at or behind it are left out)
+        self.finish: dict[str, int] = {}
 
     def size(self, job: Job) -> int:
         return max(1, self.size_of(job))
 
     def pick(self, candidates: Sequence[Job]) -> list[Job]:
-        tenants = {job.tenant_id for job in candidates}
-        self.served = {t: n for t, n in self.served.items() if t in tenants}
-        ahead: dict[str, int] = {}
-        order: list[tuple[int, int, Job]] = []
+        tagged: list[tuple[int, int, Job]] = []
+        ends: dict[str, int] = {}
         for place, job in enumerate(candidates):
-            before = ahead.get(job.tenant_id, 0)
-            order.append((self.served.get(job.tenant_id, 0) + before, place, job))
-            ahead[job.tenant_id] = before + self.size(job)
-        order.sort(key=lambda entry: entry[:2])
+            start = ends.get(job.tenant_id, self.finish.get(job.tenant_id, 0))
+            tagged.append((start, place, job))
+            ends[job.tenant_id] = start + self.size(job)
+        tagged.sort(key=lambda entry: entry[:2])
         chosen: list[Job] = []
         used = 0
-        for _, _, job in order:
+        virtual = 0
+        passed_over: int | None = None
+        for start, _, job in tagged:
             size = self.size(job)
             if chosen and used + size > self.limit:
+                passed_over = start if passed_over is None else passed_over
                 continue
             chosen.append(job)
             used += size
-            self.served[job.tenant_id] = self.served.get(job.tenant_id, 0) + size
-        taken = {id(job) for job in chosen}
-        self._level(tenants, waiting={job.tenant_id for job in candidates if id(job) not in taken})
+            virtual = max(virtual, start)
+            self.finish[job.tenant_id] = max(self.finish.get(job.tenant_id, 0), start + size)
+        if passed_over is not None:
+            # the job passed over for want of room was next in virtual time: its turn has come,
+            # so the next round starts there (it goes first, or on a tie by age), instead of
+            # a trickle of small jobs keeping ahead of it round after round
+            virtual = max(virtual, passed_over)
+        self.finish = {t: end - virtual for t, end in self.finish.items() if end > virtual}
         return chosen
-
-    def _level(self, tenants: set[str], waiting: set[str]) -> None:
-        """Count every clock from the least-served tenant still ``waiting`` (with a candidate
-        passed over), so the clocks stay small. A tenant that got all it asked for holds no
-        credit (its clock is at least that floor): asking for little while another asked for
-        much is no claim on later rounds. With nobody waiting, every clock starts again at 0."""
-        floor = min((self.served.get(t, 0) for t in waiting), default=max(self.served.values(), default=0))
-        self.served = {t: n - floor for t in tenants if (n := max(self.served.get(t, 0), floor)) > floor}
