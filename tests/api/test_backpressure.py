@@ -22,6 +22,9 @@ from tests.api.helpers import new_scope
 from tests.conftest import make_settings
 from tests.support.server import LiveServer
 
+#: an import is JSON Lines (the browser boundary refuses other body types)
+NDJSON = {"content-type": "application/x-ndjson"}
+
 
 def one_node(client: httpx.Client, scope: str, title: str) -> httpx.Response:
     body = {"scope": scope, "input_text": title, "memory_lane": "shared", "nodes": [{"type": "event", "title": title}]}
@@ -188,7 +191,7 @@ def test_an_import_is_held_to_its_tenants_share_of_the_backlog_and_completes_onc
     the same file sent again once the worker caught up completes."""
     body = import_file("importer", 300)
     with without_a_worker(tmp_path) as c:
-        shed = c.post("/v1/admin/import", params={"tenant_id": "importer"}, content=body)
+        shed = c.post("/v1/admin/import", params={"tenant_id": "importer"}, content=body, headers=NDJSON)
         assert shed.status_code == 503, shed.text
         assert shed.headers["retry-after"] == "2" and shed.json()["error"] == "backlog_full"
         assert write_as(c, "quiet", new_scope(), "not held up by the import").status_code == 200
@@ -198,7 +201,9 @@ def test_an_import_is_held_to_its_tenants_share_of_the_backlog_and_completes_onc
         worker = subprocess.Popen([sys.executable, "-m", "memlane.cli.main", "worker"], env=env)
         try:
             deadline = time.monotonic() + 120
-            while (r := c.post("/v1/admin/import", params={"tenant_id": "importer"}, content=body)).status_code == 503:
+            while (
+                r := c.post("/v1/admin/import", params={"tenant_id": "importer"}, content=body, headers=NDJSON)
+            ).status_code == 503:
                 assert time.monotonic() < deadline, "the import was never admitted again"
                 time.sleep(float(r.headers["retry-after"]))
             assert r.status_code == 200, r.text

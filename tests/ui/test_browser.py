@@ -259,8 +259,10 @@ def test_the_scope_list_shows_a_page_of_scopes_and_more_on_request(server: LiveS
     assert rows.count() == SCOPES_PAGE
     more = page.get_by_role("button", name="More scopes")
     more.click()
-    page.wait_for_function(f"() => document.querySelectorAll('#scope-rows tr:not(.more-row)').length === {SCOPES_PAGE + 5}")
+    shown = "() => document.querySelectorAll('#scope-rows tr:not(.more-row)').length"
+    page.wait_for_function(f"{shown} === {SCOPES_PAGE + 5}")
     assert rows.all_inner_texts()[-1].startswith(f"p{SCOPES_PAGE + 4:02d}")
     assert page.get_by_role("button", name="More scopes").count() == 0, "the last page offers no more"
-    assert page.evaluate("() => document.activeElement.textContent") == f"p{SCOPES_PAGE:02d}", "focus on the first new row"
+    focused = page.evaluate("() => document.activeElement.textContent")
+    assert focused == f"p{SCOPES_PAGE:02d}", "focus on the first new row"
     screenshot(page, "scopes-more")

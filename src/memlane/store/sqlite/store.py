@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from memlane.domain.errors import ServiceUnavailable
 from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
-from memlane.store.base import LeasePicker, Vector, job_from_row
+from memlane.store.base import LeasePicker, Vector
 from memlane.store.error_text import ENGINE_OPTIONS
 from memlane.store.read_view import pinned_heads
 from memlane.store.schema import jobs, nodes, scope_heads

@@ -11,8 +11,8 @@ tenants with due jobs and each one's oldest are ranges of (status, tenant, kind,
 so a lease reads a few index ranges however long the backlog (55 ms with 40,000 jobs due
 through a window over all of them, a few ms this way).
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0009
+Revises: 0008
 Create Date: 2026-11-27
 """
 
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from alembic import op
 
-revision = "0008"
-down_revision = "0007"
+revision = "0009"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
