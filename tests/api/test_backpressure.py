@@ -185,6 +185,13 @@ def import_file(tenant: str, scopes: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def stored_nodes(client: httpx.Client, tenant: str) -> int:
+    """The tenant's nodes, counted in its export."""
+    dump = client.get("/v1/admin/export", params={"tenant_id": tenant})
+    assert dump.status_code == 200, dump.text
+    return sum(json.loads(line)["record"] == "node" for line in dump.text.splitlines())
+
+
 def test_an_import_is_held_to_its_tenants_share_of_the_backlog_and_completes_once_it_drains(tmp_path: Path) -> None:
     """POST /v1/admin/import is admitted batch by batch: past its tenant's share it answers
     503 + Retry-After like a write (what it wrote so far stays; the import is idempotent), and
@@ -194,6 +201,8 @@ def test_an_import_is_held_to_its_tenants_share_of_the_backlog_and_completes_onc
         shed = c.post("/v1/admin/import", params={"tenant_id": "importer"}, content=body, headers=NDJSON)
         assert shed.status_code == 503, shed.text
         assert shed.headers["retry-after"] == "2" and shed.json()["error"] == "backlog_full"
+        kept = stored_nodes(c, "importer")
+        assert 0 < kept < 300, "what the import wrote before its share was full stays"
         assert write_as(c, "quiet", new_scope(), "not held up by the import").status_code == 200
 
         db_url = f"sqlite:///{tmp_path / 'memlane.db'}"
@@ -210,6 +219,6 @@ def test_an_import_is_held_to_its_tenants_share_of_the_backlog_and_completes_onc
         finally:
             worker.terminate()
             worker.wait(timeout=30)
+        assert stored_nodes(c, "importer") == 300
     report = r.json()
     assert report["nodes_written"] + report["nodes_unchanged"] == 300
-    assert report["nodes_unchanged"] > 0, "the first attempt's nodes were kept"
