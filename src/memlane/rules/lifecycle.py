@@ -77,8 +77,6 @@ BOOKKEEPING_FIELDS: Final = frozenset(
         "tenant_id",
         "id",
         "scope",
-        "type",
-        "slots",
         "embedding_status",
         "embedding_model",
         "created_at",
@@ -274,7 +272,8 @@ def rule_changes(before: Node, after: Node) -> list[str]:
         if (old is _ABSENT) != (new is _ABSENT) or (old is not _ABSENT and old != new):
             changed.append(f"slots.{name}")
     columns = [*REACH_FIELDS, PRODUCER_FIELD]
-    columns += [f.name for f in fields(Node) if f.name not in BOOKKEEPING_FIELDS and f.name not in columns]
+    skipped = BOOKKEEPING_FIELDS | {"type", "slots", *columns}
+    columns += [f.name for f in fields(Node) if f.name not in skipped]
     changed += [name for name in columns if getattr(after, name) != getattr(before, name)]
     return changed
 
