@@ -136,15 +136,30 @@ def set_state(
     )
 
 
-def feedback(client: httpx.Client, scope: str, rule_id: str, outcome: str, **extra: Any) -> httpx.Response:
+def feedback(
+    client: httpx.Client,
+    scope: str,
+    rule_id: str,
+    outcome: str,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> httpx.Response:
     return client.post(
         "/v1/memory/feedback",
         json={"scope": scope, "rule_node_id": rule_id, "outcome": outcome, "input_text": "outcome", **extra},
+        headers=headers,
     )
 
 
 def tools_feedback(
-    client: httpx.Client, scope: str, context: Any, candidates: list[str], selected: str, outcome: str, **extra: Any
+    client: httpx.Client,
+    scope: str,
+    context: Any,
+    candidates: list[str],
+    selected: str,
+    outcome: str,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
 ) -> httpx.Response:
     return client.post(
         "/v1/memory/tools/feedback",
@@ -157,4 +172,52 @@ def tools_feedback(
             "input_text": "tool run",
             **extra,
         },
+        headers=headers,
     )
+
+
+def exported(client: httpx.Client, scope: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    """The scope as an export holds it (the admin channel): nodes by id, commits oldest first."""
+    r = client.get("/v1/admin/export", params={"scope": scope}, headers=headers)
+    assert r.status_code == 200, r.text
+    records = [json.loads(line) for line in r.text.splitlines() if line]
+    return {
+        "nodes": {n["id"]: n for n in records if n["record"] == "node"},
+        "commits": [c for c in records if c["record"] == "commit"],
+    }
+
+
+#: what the embedding worker changes on its own, whenever it runs
+EMBEDDER_FIELDS = ("embedding_status", "embedding_model")
+
+
+def stored_rows(client: httpx.Client, scope: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    """The scope's nodes by id, as written (without what the embedding worker sets later), to
+    tell whether a refused request changed anything."""
+    nodes = exported(client, scope, headers)["nodes"]
+    return {nid: {k: v for k, v in n.items() if k not in EMBEDDER_FIELDS} for nid, n in nodes.items()}
+
+
+def slots_of(client: httpx.Client, scope: str, node_id: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    return dict(exported(client, scope, headers)["nodes"][node_id]["slots"])
+
+
+def write_raw(
+    client: httpx.Client,
+    scope: str,
+    nodes: list[dict[str, Any]],
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> httpx.Response:
+    """A write as sent, refused or not (shared lane unless ``extra`` says otherwise)."""
+    body = {"scope": scope, "input_text": "rules", "memory_lane": "shared", "nodes": nodes, **extra}
+    return client.post("/v1/memory/write", json=body, headers=headers)
+
+
+def refused(r: httpx.Response, status: int, code: str, field: str) -> dict[str, Any]:
+    """The graph envelope of a refusal, naming ``field`` in its details and its message."""
+    assert r.status_code == status, r.text
+    body: dict[str, Any] = r.json()
+    assert body["error"] == code and body["details"]["field"] == field, body
+    assert field in body["message"]
+    return body

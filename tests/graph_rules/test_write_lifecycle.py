@@ -14,39 +14,24 @@ import pytest
 
 from tests.api.helpers import new_scope, write
 from tests.conftest import make_settings
-from tests.graph_rules.helpers import evaluate, feedback, import_rules, rule, select, set_state, write_rules
+from tests.graph_rules.helpers import (
+    evaluate,
+    exported,
+    feedback,
+    import_rules,
+    refused,
+    rule,
+    select,
+    set_state,
+    slots_of,
+    stored_rows,
+    write_raw,
+    write_rules,
+)
 from tests.support.backends import BACKENDS, database_url
 from tests.support.server import LiveServer
 
 DENY_SHELL = {"tool": {"deny": ["shell"]}}
-
-
-def exported(client: httpx.Client, scope: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
-    """The scope as an export holds it (the admin channel): nodes by id, commits oldest first."""
-    r = client.get("/v1/admin/export", params={"scope": scope}, headers=headers)
-    assert r.status_code == 200, r.text
-    records = [json.loads(line) for line in r.text.splitlines() if line]
-    return {
-        "nodes": {n["id"]: n for n in records if n["record"] == "node"},
-        "commits": [c for c in records if c["record"] == "commit"],
-    }
-
-
-def slots_of(client: httpx.Client, scope: str, node_id: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
-    return dict(exported(client, scope, headers)["nodes"][node_id]["slots"])
-
-
-def write_raw(client: httpx.Client, scope: str, nodes: list[dict[str, Any]], **extra: Any) -> httpx.Response:
-    body = {"scope": scope, "input_text": "rules", "memory_lane": "shared", "nodes": nodes, **extra}
-    return client.post("/v1/memory/write", json=body)
-
-
-def refused(r: httpx.Response, status: int, code: str, field: str) -> dict[str, Any]:
-    assert r.status_code == status, r.text
-    body: dict[str, Any] = r.json()
-    assert body["error"] == code and body["details"]["field"] == field, body
-    assert field in body["message"]
-    return body
 
 
 # --- the attack of issue #26, with API keys ---------------------------------------------------
@@ -91,25 +76,43 @@ def test_another_agent_cannot_revive_rewrite_or_credit_a_shared_rule_by_writing_
     )
     assert carol_selects(c, scope)["selection"]["selected"] == "ls"
     stats_before = slots_of(c, scope, ids["tidy"], ADMIN).get("stats")
+    stored = stored_rows(c, scope, ADMIN)
     evil_then = {"tool": {"allow": ["rm_rf"], "prefer": ["rm_rf"]}}
     forged = {"positive": 500, "negative": 0}
 
-    def mallory_writes(node_id: str, slots: dict[str, Any]) -> httpx.Response:
+    def writes(headers: dict[str, str], node_id: str, slots: dict[str, Any]) -> httpx.Response:
         node = {"id": node_id, "type": "rule", "slots": slots}
         body = {"scope": scope, "input_text": "mine now", "nodes": [node]}
-        return c.post("/v1/memory/write", json=body, headers=MALLORY)
+        return c.post("/v1/memory/write", json=body, headers=headers)
 
-    # the write of the issue: state active, a new then, forged stats, over a disabled rule
+    # the write of the issue: state active, a new then, forged stats, over a disabled rule and
+    # over the live one. Mallory sees both rules but governs neither: refused, whatever it sends
     attack = {"state": "active", "then": evil_then, "stats": forged}
-    refused(mallory_writes(ids["retired"], attack), 400, "rule_slot_not_writable", "nodes[0].slots.state")
+    for rid in (ids["retired"], ids["tidy"]):
+        own_then = stored[rid]["slots"]["then"]
+        for slots, field in (
+            (attack, "then"),
+            ({"then": evil_then, "stats": forged}, "then"),
+            ({"then": evil_then}, "then"),
+            ({"then": own_then, "stats": forged}, "stats"),
+            ({"then": own_then, "state": "active"}, "state"),
+        ):
+            if rid == ids["tidy"] and field == "state":
+                continue  # the state it is in: no change
+            refused(writes(MALLORY, rid, slots), 403, "rule_governance_required", f"nodes[0].slots.{field}")
+        r = set_state(c, scope, rid, "active", headers=MALLORY)
+        assert r.status_code == 403 and r.json()["error"] == "rule_governance_required", r.text
+    assert stored_rows(c, scope, ADMIN) == stored, "refused writes change nothing"
+    # the lifecycle holds for the rule's own author too: no state, no counts, disabled is final
+    refused(writes(ALICE, ids["retired"], attack), 400, "rule_slot_not_writable", "nodes[0].slots.state")
     refused(
-        mallory_writes(ids["retired"], {"then": evil_then, "stats": forged}),
+        writes(ALICE, ids["retired"], {"then": evil_then, "stats": forged}),
         400,
         "rule_slot_not_writable",
         "nodes[0].slots.stats",
     )
-    refused(mallory_writes(ids["retired"], {"then": evil_then}), 409, "rule_disabled", "nodes[0].slots.then")
-    r = set_state(c, scope, ids["retired"], "active", headers=MALLORY)
+    refused(writes(ALICE, ids["retired"], {"then": evil_then}), 409, "rule_disabled", "nodes[0].slots.then")
+    r = set_state(c, scope, ids["retired"], "active", headers=ALICE)
     assert r.status_code == 409 and r.json()["error"] == "invalid_rule_state_transition"
     # nor a new rule born active, or with counts
     born = {"client_id": "sneaky", "type": "rule", "memory_lane": "shared", "slots": {"then": evil_then}}
@@ -120,15 +123,15 @@ def test_another_agent_cannot_revive_rewrite_or_credit_a_shared_rule_by_writing_
             headers=MALLORY,
         )
         refused(r, 400, "rule_slot_not_writable", f"nodes[0].slots.{field}")
-    # an edit of the live rule is stored, but takes it out of force: shadow, counts kept
-    r = mallory_writes(ids["tidy"], {"state": "active", "then": evil_then})
+    # an edit of the live rule, by its author, is stored but takes it out of force: shadow, counts kept
+    r = writes(ALICE, ids["tidy"], {"state": "active", "then": evil_then})
     assert r.status_code == 200, r.text
     after = carol_selects(c, scope, include_shadow=True)
     assert after["selection"]["selected"] == "ls" and "tool" not in after["rules"]["applied"]["policy"]
     assert after["rules"]["shadow_selection"]["selected"] == "rm_rf", "what the edit would do, never enforced"
     tidy = slots_of(c, scope, ids["tidy"], ADMIN)
     assert tidy["state"] == "shadow" and tidy.get("stats") == stats_before
-    assert tidy["state_history"][-1]["actor"] == "mallory"
+    assert tidy["state_history"][-1]["actor"] == "alice"
     assert tidy["state_history"][-1]["reason"] == "definition_changed"
     retired = slots_of(c, scope, ids["retired"], ADMIN)
     assert retired["state"] == "disabled" and retired["then"] == {"tool": {"prefer": ["rm_rf"]}}
@@ -136,7 +139,7 @@ def test_another_agent_cannot_revive_rewrite_or_credit_a_shared_rule_by_writing_
     # every change is in the chain, named after the credentials that made it
     commits = exported(c, scope, ADMIN)["commits"]
     moves = [(x["kind"], x["actor"]) for x in commits]
-    assert moves[-1] == ("write", "mallory")
+    assert moves[-1] == ("write", "alice") and ("write", "mallory") not in moves
     assert moves.count(("rule_state", "alice")) == 3  # retired: disabled; tidy: shadow, active
     demotion = commits[-1]["diff"]["nodes"][0]
     assert demotion["id"] == ids["tidy"]

@@ -6,8 +6,8 @@ here by name on a real server with API-key auth, on both backends.
 * Updating a node keeps its owners and producer: the writer's identity is injected into the
   nodes a write *creates*, never into a node it edits (a team key editing a workspace memory
   used to move it from the system agents' team to its own, hiding it from them).
-* A tenant-wide key may update a shared node or rule it can see without repeating its lane;
-  it still cannot create a private node with no owner.
+* A tenant-wide key may update a shared node, or a shared rule it governs, without repeating
+  its lane; it still cannot create a private node with no owner.
 """
 
 from __future__ import annotations
@@ -133,15 +133,19 @@ def test_a_team_key_editing_a_workspace_memory_leaves_it_to_the_system_agents(c:
 
 
 def test_a_tenant_wide_key_updates_a_shared_node_or_rule_without_repeating_its_lane(c: httpx.Client) -> None:
-    for node in (
-        {"type": "event", "title": "shared ledger"},
-        {"type": "rule", "title": "shared rule", "slots": {"then": {"output": {"strict": True}}}},
+    # a rule written by a key with no agent or team is nobody's: the manager governs it (a plain
+    # tenant-wide key may not change it, docs/rules.md), and its key is tenant-wide too
+    for who, node in (
+        ("k-wide", {"type": "event", "title": "shared ledger"}),
+        ("k-manager", {"type": "rule", "title": "shared rule", "slots": {"then": {"output": {"strict": True}}}}),
     ):
-        r = write(c, "k-wide", "wide", node, memory_lane="shared")
+        r = write(c, who, "wide", node, memory_lane="shared")
         assert r.status_code == 200, r.text
         node_id = r.json()["nodes"][0]["id"]
-        edit = write(c, "k-wide", "wide", {"id": node_id, "type": node["type"], "title": f"{node['title']}, edited"})
+        edit = write(c, who, "wide", {"id": node_id, "type": node["type"], "title": f"{node['title']}, edited"})
         assert edit.status_code == 200, edit.text
+    refused = write(c, "k-wide", "wide", {"id": node_id, "type": "rule", "title": "mine now"})
+    assert refused.status_code == 403 and refused.json()["error"] == "rule_governance_required", refused.text
     # creating a private node no one but an admin could read is still refused
     private = write(c, "k-wide", "wide", {"type": "event", "title": "nobody's"})
     assert private.status_code == 400 and private.json()["error"] == "invalid_private_owner"

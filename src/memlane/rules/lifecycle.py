@@ -29,6 +29,10 @@ Choices:
 * **Disabled is final.** A disabled rule's definition cannot change (``409 rule_disabled``):
   the disabled rule stays the record of what was switched off; write a new rule instead. Its
   title, summary, tier and other slots may still change, since none of them can make it apply.
+* **Rights first.** A write that changes anything of a stored rule must come from a caller who
+  governs it (``rules/governance.py``: ``403 rule_governance_required`` naming the first field
+  it changes, before any other check); sending a rule back as stored is no change. Creating a
+  rule needs no rights: it starts as a draft, or shadow.
 * **A rule stays a rule** (``400 rule_type_not_writable``): a round trip through another type
   would otherwise come back as a new draft and reset the lifecycle of a disabled rule.
 * **Import** restores nodes as an export holds them, lifecycle included: a tenant admin
@@ -40,7 +44,7 @@ Choices:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from typing import Any, Final
 
@@ -49,6 +53,7 @@ from memlane.domain.errors import Conflict, InvalidRequest
 from memlane.domain.model import Node
 from memlane.rules.conditions import rule_conditions, validate_condition
 from memlane.rules.evaluate import RULE_STATES, rule_state
+from memlane.rules.governance import EVERY_RULE, RuleRights
 from memlane.rules.policy import parse_policy_patch
 from memlane.rules.visibility import rule_scope_of
 
@@ -64,6 +69,23 @@ LIFECYCLE_SLOTS: Final = ("state", "state_changed_at", "state_history")
 DEFINITION_SLOTS: Final = ("if", "then", "exceptions", "rule_meta", "rule_scope", "target_team_id", "target_agent_id")
 #: node fields that decide who sees, and so who gets, the rule
 REACH_FIELDS: Final = ("memory_lane", "owner_agent_id", "owner_team_id")
+#: who governs the rule, besides its owners (rules/governance.py)
+PRODUCER_FIELD: Final = "producer_agent_id"
+#: node columns the server keeps (its times, commit and vector bookkeeping): no write changes them
+BOOKKEEPING_FIELDS: Final = frozenset(
+    {
+        "tenant_id",
+        "id",
+        "scope",
+        "embedding_status",
+        "embedding_model",
+        "created_at",
+        "updated_at",
+        "last_activated",
+        "commit_id",
+        "expired_at",
+    }
+)
 MAX_STATE_HISTORY: Final = 20
 DEFINITION_CHANGED: Final = "definition_changed"
 
@@ -80,6 +102,7 @@ __all__ = [
     "allowed_targets",
     "definition_errors",
     "review_rule_write",
+    "rule_changes",
     "with_transition",
 ]
 
@@ -157,13 +180,19 @@ def review_rule_write(
     now: datetime,
     actor: str | None,
     restore: bool = False,
+    rights: RuleRights = EVERY_RULE,
 ) -> RuleReview:
     """Judge one node of a write: ``before`` is the stored node (None when the write creates
     it), ``after`` the node as the write would store it (given fields applied), ``where`` the
-    node's place in the request (``nodes[3]``). Raises what the module docstring lists."""
+    node's place in the request (``nodes[3]``), ``rights`` the writer's (rules/governance.py).
+    Raises what the module docstring lists."""
     was_rule = before is not None and before.type == "rule"
     if restore:
         return _restored(before, after) if before is not None and was_rule else UNCHANGED
+    if before is not None and was_rule:
+        changed = rule_changes(before, after)
+        if changed:
+            rights.require(before, field=f"{where}.{changed[0]}", action=f"change its {changed[0]}")
     if after.type != "rule":
         if was_rule:
             raise InvalidRequest(
@@ -221,6 +250,32 @@ def _updated(before: Node, after: Node, *, where: str, now: datetime, actor: str
     demoted = with_transition(slots, "active", "shadow", now=now, actor=actor, reason=DEFINITION_CHANGED)
     move = {"from": "active", "to": "shadow", "reason": DEFINITION_CHANGED}
     return RuleReview(slots=demoted, state_change=move)
+
+
+_ABSENT: Final = object()
+
+
+def rule_changes(before: Node, after: Node) -> list[str]:
+    """Every field of the stored rule ``before`` that a write leaving it as ``after`` (the stored
+    node with the given fields applied) changes: its type, its slots (the definition first), who
+    it belongs to, then the rest. A server-kept slot the write leaves out is kept, and a state
+    sent as the stored one is no change, as the lifecycle decides below; so a read-modify-write
+    that changes nothing lists nothing."""
+    changed = ["type"] if after.type != before.type else []
+    current = rule_state(before)
+    names = [*DEFINITION_SLOTS, *SERVER_SLOTS]
+    names += sorted((set(before.slots) | set(after.slots)) - set(names))
+    for name in names:
+        old, new = before.slots.get(name, _ABSENT), after.slots.get(name, _ABSENT)
+        if name in SERVER_SLOTS and (new is _ABSENT or (name == "state" and new == current)):
+            continue
+        if (old is _ABSENT) != (new is _ABSENT) or (old is not _ABSENT and old != new):
+            changed.append(f"slots.{name}")
+    columns = [*REACH_FIELDS, PRODUCER_FIELD]
+    skipped = BOOKKEEPING_FIELDS | {"type", "slots", *columns}
+    columns += [f.name for f in fields(Node) if f.name not in skipped]
+    changed += [name for name in columns if getattr(after, name) != getattr(before, name)]
+    return changed
 
 
 def _definition_changes(before: Node, after: Node, slots: Mapping[str, Any]) -> list[str]:

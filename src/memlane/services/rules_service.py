@@ -23,6 +23,11 @@ Choices made here:
   must be valid (``invalid_rule_definition``). Other transitions are
   ``invalid_rule_state_transition`` (409). The last transitions are kept in
   ``slots.state_history``, each with its actor, and every change chains a commit with it.
+* **Rights.** Moving a rule, to any state and even to the one it is in, needs the rights to
+  govern it (``memlane.rules.governance``: with auth on, the admin and manager roles, its
+  producer, its owner agent and its owning team's members): ``403 rule_governance_required``,
+  checked once the rule is found and before its transitions. Feedback needs only to see the
+  rule: it is how every agent the rule steers reports what it did.
 * **Lanes.** With a caller identity, a private rule of another agent or team is reported as
   not found, never as forbidden, so its existence does not leak.
 """
@@ -41,6 +46,7 @@ from memlane.domain.errors import Conflict, InvalidRequest, NotFound
 from memlane.domain.model import Commit, CommitInfo, Node
 from memlane.domain.visibility import Viewer, Visibility, visibility_of
 from memlane.rules.evaluate import RULE_STATES, Evaluation, RuleMatch, evaluate, rule_state
+from memlane.rules.governance import rule_rights_of
 from memlane.rules.lifecycle import TRANSITIONS, allowed_targets, definition_errors, with_transition
 from memlane.rules.promotion import PromotionCheck, PromotionThresholds, check_promotion
 from memlane.rules.tool_select import Selection, select_tools
@@ -307,9 +313,11 @@ class RulesService:
         now = self.clock.now()
         change = StateChange(rule_node_id, state, state, None)
         reach = visibility_of(viewer)
+        rights = rule_rights_of(viewer)
 
         def mutate(found: list[Node]) -> tuple[list[NodePatch], dict[str, Any]]:
             node = self._visible_rule(found, rule_node_id, reach)
+            rights.require(node, field="rule_node_id", action=f"move it to {state}")
             current = rule_state(node)
             change.previous_state = current
             if current == state:

@@ -27,6 +27,7 @@ from memlane.domain.model import (
 from memlane.domain.visibility import Viewer, visibility_of
 from memlane.jobs.kinds import EMBED_NODES
 from memlane.rules.conditions import regex_errors, rule_conditions
+from memlane.rules.governance import rule_rights_of
 from memlane.store.base import EdgeRedirectResult, NodeMutation, Store
 from memlane.store.sql.node_plan import UPDATABLE_NODE_FIELDS
 
@@ -118,8 +119,9 @@ class WriteCommand:
     nodes: list[WriteNodeSpec] = field(default_factory=list)
     edges: list[WriteEdgeSpec] = field(default_factory=list)
     kind: str = "write"
-    #: who writes; lanes then hold for upserts and edge endpoints too (None: the system itself,
-    #: e.g. an ingestion job writing notes it planned)
+    #: who writes; lanes then hold for upserts and edge endpoints too, and stored rules change
+    #: only if it governs them (None: the system itself, e.g. an ingestion job writing notes it
+    #: planned)
     viewer: Viewer | None = None
     #: owner and producer of the nodes this write creates, when they name none
     author: Authorship | None = None
@@ -188,7 +190,15 @@ class WriteService:
         )
         writer = visibility_of(cmd.viewer) if cmd.viewer is not None else None
         result = await self.store.apply_write(
-            cmd.tenant_id, cmd.scope, ups, eds, info, now=self.clock.now(), follow_up=follow_up, writer=writer
+            cmd.tenant_id,
+            cmd.scope,
+            ups,
+            eds,
+            info,
+            now=self.clock.now(),
+            follow_up=follow_up,
+            writer=writer,
+            rights=rule_rights_of(cmd.viewer),
         )
         if job_ids and self._on_jobs is not None:
             self._on_jobs()

@@ -32,6 +32,7 @@ from memlane.domain.model import (
     WriteResult,
 )
 from memlane.domain.visibility import Visibility
+from memlane.rules.governance import EVERY_RULE, RuleRights
 
 Vector = npt.NDArray[np.float32]
 
@@ -103,6 +104,7 @@ class Store(Protocol):
         now: datetime,
         follow_up: FollowUpJobs | None = None,
         writer: Visibility | None = None,
+        rights: RuleRights = EVERY_RULE,
     ) -> WriteResult:
         """Upsert nodes (by id, or by client_id when ``match_by_client_id``) and edges, chain a
         commit onto the scope head, and insert ``follow_up`` jobs, all in one transaction.
@@ -110,7 +112,9 @@ class Store(Protocol):
         Raises ``InvalidRequest`` (code ``edge_endpoint_not_found``) for an edge whose
         endpoint is neither in this write nor stored in the scope. With ``writer`` given, stored
         nodes the writer may not see count as absent for edges, and updating one is a
-        ``Conflict`` (code ``client_id_in_use``): lanes hold for writes too.
+        ``Conflict`` (code ``client_id_in_use``): lanes hold for writes too. A stored rule
+        changes only when ``rights`` govern it (``Forbidden``, code
+        ``rule_governance_required``; rules/governance.py).
         """
         ...
 

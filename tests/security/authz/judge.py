@@ -3,12 +3,14 @@
 For every attempt, whatever the operation:
 
 1. no 5xx;
-2. the refusals the model gives (forged tenant or identity, a role the documentation refuses)
-   are the answer, with the surface's code;
+2. the refusals the model gives (forged tenant or identity, a role the documentation refuses,
+   a change to a rule the caller sees but does not govern) are the answer, with the surface's
+   code, and a refused change leaves its target exactly as it was (read back);
 3. **no leak**: the answer names no memory (by its marker word or its id) that the caller may
    not see; ids the request itself sent do not count;
 4. **positive control**: a target the caller may see and the operation can return comes back,
-   and a change the caller may make takes effect (so the suite cannot pass by refusing all);
+   and a change the caller may make takes effect (so the suite cannot pass by refusing all;
+   a deleted target, or a disabled rule, is then written anew by its owner);
 5. a change aimed at a target the caller may not see fails and leaves the target exactly as
    it was (read back from the database);
 6. an ``Idempotency-Key`` replay returns the first task to its submitter only; anyone else
@@ -22,10 +24,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from memlane.domain.model import Node
 from tests.security.authz.model import Refusal, Who, may_see, resolve, same_caller
 from tests.security.authz.ops import Attempt, Observation, Op
 from tests.security.authz.world import Target, World
 
+#: operations that write a node by the target's id: in another tenant, a node of its own
+WRITES_BY_ID = ("graph.write_over", "rules.edit")
 #: the tools surface names any failure without a tool-specific code by its status
 TOOL_CODES = {400: "INVALID_INPUT", 401: "UNAUTHORIZED", 403: "UNAUTHORIZED", 404: "NOT_FOUND"}
 
@@ -131,7 +136,7 @@ class Judge:
         if op.mutation and t.inspectable and not (obs.found and op.domain(t, who, a)):
             after = self.world.inspector.fingerprint(t)
             assert after == before, f"{where}: the target changed without being allowed to: {before} -> {after}"
-        if op.name == "graph.write_over" and obs.status == 200 and who.tenant != t.tenant:
+        if op.name in WRITES_BY_ID and obs.status == 200 and who.tenant != t.tenant:
             self.world.planted.setdefault(who.tenant, set()).add(str(t.id))
             self.world.writer.erase(who.tenant, t.scope, str(t.id))
 
@@ -175,6 +180,11 @@ class Judge:
         self.tally.found[op.name] += 1
         if op.mutation == "delete":
             assert self.world.inspector.fingerprint(t) is None, f"{where}: answered deleted, but the target is there"
+            self.recreate(t)
+        elif op.retires(a):
+            node = self.world.inspector.fingerprint(t)
+            assert isinstance(node, Node) and node.slots.get("state") == "disabled", f"{where}: not retired: {node}"
+            self.world.writer.erase(t.tenant, t.scope, str(t.id))
             self.recreate(t)
 
     def recreate(self, t: Target) -> None:

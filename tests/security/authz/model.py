@@ -20,6 +20,11 @@ written for acted for that user. Such a memory is that user's, whatever its audi
 caller acting for the user sees it, and the admin ("other users' memories", last but one
 column). Conversation tasks and memory batcher buffers are attributed to the request's user
 the same way; a batcher flush belongs to the buffer (``("shared",)`` of its user).
+
+A rule is also *governed* (docs/rules.md, "Who may govern a rule"; docs/security.md): seeing
+it lets a caller evaluate it and report outcomes; changing anything of it, moving its state or
+deleting it takes the rights to govern it (``may_govern``), else ``403
+rule_governance_required``.
 """
 
 from __future__ import annotations
@@ -93,6 +98,36 @@ def may_see(who: Who, tenant: str, audience: Audience, user: str | None = None) 
             return who.team == team
         return True
     raise ValueError(f"unknown audience {audience!r}")
+
+
+@dataclass(frozen=True)
+class RuleOwners:
+    """Whom a rule belongs to: its producer agent, owner agent and owning team."""
+
+    producer: str | None = None
+    agent: str | None = None
+    team: str | None = None
+
+
+SYSTEM_AGENTS_TEAM = "memlane:system-agents"
+#: the roles that govern every rule they can see
+GOVERNING_ROLES = frozenset({ADMIN, "manager"})
+
+
+def may_govern(who: Who, tenant: str, owners: RuleOwners) -> bool:
+    """docs/rules.md: with auth on, the admin and manager roles, the rule's producer, its
+    owner agent, and the members of its owning team (as for lanes: the credentials' team, and
+    the system agents' team for system roles) govern a rule; a caller of another tenant
+    governs nothing. The caller must also see the rule (``may_see``): a hidden rule is not
+    found, whoever asks."""
+    if tenant != who.tenant:
+        return False
+    if who.role in GOVERNING_ROLES:
+        return True
+    if who.agent is not None and who.agent in (owners.producer, owners.agent):
+        return True
+    teams = {who.team, SYSTEM_AGENTS_TEAM if who.system else None} - {None}
+    return owners.team is not None and owners.team in teams
 
 
 @dataclass(frozen=True)

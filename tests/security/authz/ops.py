@@ -11,6 +11,7 @@ API documentation, so that a caller allowed to see a memory is shown to find it.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from tests.security.authz.model import Refusal, Who
+from tests.security.authz.model import Refusal, Who, may_govern, may_see
 from tests.security.authz.world import (
     GRAPH,
     IDEMPOTENCY_KEY,
@@ -165,6 +166,9 @@ class Op:
     body_claims: BodyClaims = no_body_claims
     #: an Idempotency-Key replay of the target task's submission (judge.py judges it apart)
     replay: bool = False
+    #: the allowed change retires the target for good (a disabled rule: disabled is final), so
+    #: the judge checks that it took effect and writes the target anew
+    retires: Callable[[Attempt], bool] = lambda a: False
 
 
 # --- plumbing ---------------------------------------------------------------------------------
@@ -269,12 +273,43 @@ def rule_feedback(a: Attempt) -> Observation:
     return obs
 
 
+RULE_STATES = ("active", "shadow", "disabled")
+
+
 def rule_state(a: Attempt) -> Observation:
-    state = ("active", "shadow")[a.variant % 2]  # a no-op, or a refused move: the rule stays active
+    """A no-op (active), a refused move (shadow: the rule stays active), or disabling it."""
+    state = RULE_STATES[a.variant % 3]
     body = a.body(scope=a.target.scope, rule_node_id=a.target.id, state=state, input_text="state")
     obs = _post(a, "/v1/memory/rules/state", body, "graph")
     obs.found = obs.status in (200, 409)
     return obs
+
+
+def disables(a: Attempt) -> bool:
+    return RULE_STATES[a.variant % 3] == "disabled"
+
+
+#: every write of the suite over a stored node changes it: a refused one could otherwise pass
+#: for an accepted no-op (a rule sent back as stored is accepted from anyone who sees it)
+_CHANGE = itertools.count(1)
+
+
+def rule_edit(a: Attempt) -> Observation:
+    """The two calls of issue #26: edit a rule's definition (which puts a live rule back to
+    shadow), then promote it with rules/state. Only a new ``rule_meta.weight`` differs from
+    what the target's owner wrote, so the rule still does what the other operations look for."""
+    t = a.target
+    slots = {"if": {}, "then": {"tool": {"prefer": [_tool_of(t)]}}, "rule_meta": {"weight": 1 + next(_CHANGE) / 1e7}}
+    node = {"id": t.id, "type": "rule", "slots": slots}
+    obs = _post(a, "/v1/memory/write", a.body(scope=t.scope, input_text="edit", nodes=[node]), "graph")
+    if _ok(obs).get("tenant_id") != t.tenant:
+        return obs  # refused, or a rule of the caller's own tenant made with the target's id
+    body = a.body(scope=t.scope, rule_node_id=t.id, state="active", input_text="promote again")
+    promoted = _post(a, "/v1/memory/rules/state", body, "graph")
+    promoted.text = obs.text + promoted.text
+    promoted.sent = obs.sent + promoted.sent
+    promoted.found = promoted.status == 200
+    return promoted
 
 
 def _by_client_id(a: Attempt) -> bool:
@@ -310,7 +345,13 @@ def write_over(a: Attempt) -> Observation:
     """Overwrite a stored node by its id. Only its scores change: its text, and so its vector
     and the searches that find it, stay as they are."""
     t = a.target
-    node = {"id": t.id, "type": t.node_type, "importance": round(a.variant / 11, 3), "confidence": 0.9}
+    node = {
+        "id": t.id,
+        "type": t.node_type,
+        "importance": round(a.variant / 11, 3),
+        "confidence": 0.9,
+        "salience": next(_CHANGE) / 1e7,
+    }
     obs = _post(a, "/v1/memory/write", a.body(scope=t.scope, input_text="overwrite", nodes=[node]), "graph")
     # another tenant writing the same id creates its own node; only the target's tenant counts
     obs.found = _ok(obs).get("tenant_id") == t.tenant
@@ -706,6 +747,16 @@ def is_rule(t: Target, who: Who, a: Attempt) -> bool:
     return t.kind == "rule"
 
 
+def governed(a: Attempt, who: Who) -> Refusal | None:
+    """docs/rules.md: a caller who sees a rule but does not govern it may change nothing of it,
+    move its state or delete it (``403 rule_governance_required``); one who does not see it
+    does not find it."""
+    t = a.target
+    if t.kind != "rule" or not may_see(who, t.tenant, t.audience, t.user) or may_govern(who, t.tenant, t.owners):
+        return None
+    return Refusal(403, "rule_governance_required")
+
+
 # --- refusals the documentation gives whoever the target ------------------------------------
 def named_layers(a: Attempt) -> tuple[str | None, ...]:
     name = a.op.name
@@ -746,15 +797,55 @@ OPS: list[Op] = [
     Op("rules.tools_select", tools_select, "context", True, ("rule",)),
     Op("rules.tools_feedback", tools_feedback, "context", True, ("rule",), mutation="change", denied_with_200=True),
     Op("rules.feedback", rule_feedback, "none", True, NODE_KINDS, is_rule, mutation="change"),
-    Op("rules.state", rule_state, "none", True, NODE_KINDS, is_rule, mutation="change"),
+    Op(
+        "rules.state",
+        rule_state,
+        "none",
+        True,
+        NODE_KINDS,
+        is_rule,
+        mutation="change",
+        policy=governed,
+        retires=disables,
+    ),
+    # another tenant writing the target's id creates a draft rule of its own: 200, the target untouched
+    Op(
+        "rules.edit",
+        rule_edit,
+        "none",
+        True,
+        ("rule",),
+        is_rule,
+        mutation="change",
+        denied_with_200=True,
+        policy=governed,
+    ),
     Op("graph.activate", activate, "none", True, NODE_KINDS, mutation="change", denied_with_200=True),
     Op("graph.rehydrate", rehydrate, "none", True, NODE_KINDS, mutation="change", denied_with_200=True),
     # another tenant writing the target's id creates a node of its own: 200, the target untouched
-    Op("graph.write_over", write_over, "none", True, NODE_KINDS, mutation="change", denied_with_200=True),
+    Op(
+        "graph.write_over",
+        write_over,
+        "none",
+        True,
+        NODE_KINDS,
+        mutation="change",
+        denied_with_200=True,
+        policy=governed,
+    ),
     Op("graph.write_new", write_new, "owner", True, ("graph",), policy=owned_private, aimed=False),
     Op("conv.get", conv_get, "headers", False, NODE_KINDS, body_claims=acting_user),
     Op("conv.evolution", conv_evolution, "headers", False, NODE_KINDS, body_claims=acting_user),
-    Op("conv.delete", conv_delete, "headers", False, NODE_KINDS, mutation="delete", body_claims=acting_user),
+    Op(
+        "conv.delete",
+        conv_delete,
+        "headers",
+        False,
+        NODE_KINDS,
+        mutation="delete",
+        policy=governed,
+        body_claims=acting_user,
+    ),
     Op("conv.query", conv_query, "headers", False, NODE_KINDS, queried, body_claims=acting_user),
     # a buffer's id is the task its last flush submitted
     Op("conv.task", conv_task, "headers", False, ("task", "buffer"), body_claims=acting_user),

@@ -29,7 +29,7 @@ from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import build_store
 from memlane.store.base import Store
 from memlane.store.batcher import BatcherStore, BufferKey, BufferState
-from tests.security.authz.model import Audience, Who, resolve
+from tests.security.authz.model import Audience, RuleOwners, Who, resolve
 from tests.support.server import LiveServer
 
 T = TypeVar("T")
@@ -182,6 +182,17 @@ class Target:
         if self.kind in ("graph", "rule", "layered") or (self.kind == "tool" and self.layer in ("user", "session")):
             return CALLERS[self.owner].who.user
         return None
+
+    @property
+    def owners(self) -> RuleOwners:
+        """Whom a node belongs to (docs/security.md, "Writes"): its writer's agent produced it;
+        it is owned by the owner fields its write names, else by the writer's agent, else by
+        the writer's team."""
+        w = CALLERS[self.owner].who
+        agent, team = self.spec.get("owner_agent_id"), self.spec.get("owner_team_id")
+        if agent is None and team is None:
+            agent, team = (w.agent, None) if w.agent is not None else (None, w.team)
+        return RuleOwners(producer=w.agent, agent=agent, team=team)
 
     @property
     def submitter(self) -> Who:
@@ -337,7 +348,8 @@ class Writer:
 
     def erase(self, tenant: str, scope: str | None, node_id: str) -> None:
         """Remove a node by its tenant's admin: one another tenant's write made with a target's
-        id, which would otherwise answer that tenant's reads of the id."""
+        id, which would otherwise answer that tenant's reads of the id, or a rule target its
+        governor disabled (disabled is final: the target is then written anew)."""
         admin = next(c for c in CALLERS.values() if c.who.tenant == tenant and c.who.admin)
         r = self.http.delete(f"/api/v1/memories/{node_id}", params={"app_id": scope}, headers=admin.auth())
         assert r.status_code == 200, r.text

@@ -15,6 +15,7 @@ from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import CommitInfo, EdgeRef, Node
 from memlane.domain.validity import CURRENT, ValidTime
 from memlane.domain.visibility import Viewer
+from memlane.rules.governance import rule_rights_of
 from memlane.services.conversation.ingestion import SEARCH_TIERS
 from memlane.services.conversation.notes import ACTIVE, NOTE_TYPE, event_time, note_metadata
 from memlane.services.conversation.ranking import composite
@@ -141,9 +142,12 @@ class MemoryService:
 
     async def delete(self, viewer: Viewer, app_id: str, memory_id: str) -> None:
         """Delete a note; a chain through it is relinked (predecessor -> successor) first, so
-        evolution never ends at a hole left by this delete."""
+        evolution never ends at a hole left by this delete. A rule is deleted only by a caller
+        who governs it (rules/governance.py): deleting a rule would switch it off."""
         tenant_id = viewer.tenant_id
         node = await self.get(viewer, app_id, memory_id)
+        if node.type == "rule":  # any node of the app's scope is reachable here, rules included
+            rule_rights_of(viewer).require(node, field="memory_id", action="delete it")
         successor = node.slots.get("next_id")
         incoming = await self.store.edges_touching(
             tenant_id, app_id, [node.id], min_weight=0.0, min_confidence=0.0, limit=100, types=["next"]

@@ -22,6 +22,7 @@ from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import Node, NodeUpsert
 from memlane.domain.validity import check_interval
 from memlane.domain.visibility import Visibility
+from memlane.rules.governance import EVERY_RULE, RuleRights
 from memlane.rules.lifecycle import UNCHANGED, RuleReview, review_rule_write
 
 UnitVector = npt.NDArray[np.float32]
@@ -128,6 +129,7 @@ def plan_node_writes(
     commit_id: str,
     rev: int,
     actor: str | None = None,
+    rights: RuleRights = EVERY_RULE,
 ) -> NodePlan:
     """Every row is planned already stamped with the commit: a second UPDATE per row to
     stamp it halved bulk-write throughput, and on PostgreSQL re-inserted each row into every
@@ -135,7 +137,8 @@ def plan_node_writes(
     writes), and ``InvalidRequest`` for a node given twice or one that would be stored
     private with no owner (``check_owned``; an import restores what it finds). Rule nodes
     follow their lifecycle (rules/lifecycle.py), judged here against the stored node so that
-    no write, on any surface, sets a rule's state or feedback counts; ``actor`` (the commit's)
+    no write, on any surface, sets a rule's state or feedback counts, and a stored rule changes
+    only when ``rights`` (the writer's, rules/governance.py) govern it; ``actor`` (the commit's)
     is recorded when a write moves a rule's state."""
     plan = NodePlan()
     seen: set[str] = set()
@@ -181,7 +184,9 @@ def plan_node_writes(
             values, node = node_update(prior, up, vectors[position], rev, now)
             values["commit_id"] = node.commit_id = commit_id
             if before is not None:
-                review = review_rule_write(before, node, where=where, now=now, actor=actor, restore=up.restore)
+                review = review_rule_write(
+                    before, node, where=where, now=now, actor=actor, restore=up.restore, rights=rights
+                )
                 apply_review(review, node, values)
             if up.restore:
                 restored_provenance(values, node, given)

@@ -19,6 +19,7 @@ from memlane.domain.clock import new_id
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.model import Commit, CommitInfo, Edge, EdgeUpsert, Node, NodeUpsert, WriteResult
 from memlane.domain.visibility import VISIBILITY_COLUMNS, Visibility
+from memlane.rules.governance import EVERY_RULE, RuleRights
 from memlane.store.base import FollowUpJobs, NodePatch, node_from_row
 from memlane.store.schema import NODE_COLUMNS_NO_VECTOR, edges, nodes
 from memlane.store.sql.core import chunks
@@ -86,6 +87,7 @@ class GraphWrites(JobQueue):
         now: datetime,
         follow_up: FollowUpJobs | None = None,
         writer: Visibility | None = None,
+        rights: RuleRights = EVERY_RULE,
     ) -> WriteResult:
         vectors = unit_vectors(nodes_in)
 
@@ -106,6 +108,7 @@ class GraphWrites(JobQueue):
                 commit_id=commit_id,
                 rev=rev,
                 actor=commit.actor,
+                rights=rights,
             )
             await self._write_nodes(conn, tenant_id, plan)
             written_edges, diff_edges = await self._upsert_edges(
