@@ -35,7 +35,7 @@ from memlane.services.lifecycle import Lifecycle, build_lifecycle
 from memlane.services.quotas import QuotaGuard
 from memlane.services.ranking.calibration import RelevanceScale
 from memlane.services.reading import MemoryReader
-from memlane.services.recall import RecallService
+from memlane.services.recall.service import RecallService
 from memlane.services.retention import RetentionPolicy, RetentionService
 from memlane.services.rules_service import RulesService
 from memlane.services.tools.memory import MemoryTools

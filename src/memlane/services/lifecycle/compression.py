@@ -2,7 +2,7 @@
 summarise a group of events and are linked ``derived_from`` each of them.
 
 Recall renders such summaries first and leaves the events they cite out of ``context.text``
-(services/recall.py), so a rollup turns many event lines into one paragraph with evidence.
+(services/recall/context.py), so a rollup turns many event lines into one paragraph with evidence.
 
 Groups, all within one scope:
 
@@ -41,7 +41,7 @@ from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, EdgeRef, Node
 from memlane.services.lifecycle.consolidation import ProgressFn, tokens
 from memlane.services.opposition import opposition
-from memlane.services.recall import is_compression_summary
+from memlane.services.recall.context import is_compression_summary
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
 from memlane.store.base import NodePatch, Store, scan_all_nodes
 

@@ -28,6 +28,17 @@ class RankingConfig:
     time_statement_boost: float = 0.5
     episode_weight: float = 0.3
     entity_link_weight: float = 0.0
+    #: a node's own weight in its score (``score = activation x node_weight``): the share of
+    #: its salience and of its confidence (each 0..1); the rest of the weight is fixed, so a
+    #: node of salience and confidence 0 keeps 0.75 of its activation
+    salience_weight: float = 0.15
+    confidence_weight: float = 0.10
+
+    def node_weight(self, salience: float, confidence: float) -> float:
+        """``0.75 + 0.15 x salience + 0.10 x confidence`` with the defaults: relevance decides,
+        and of two equally relevant nodes the more salient and certain ranks first."""
+        fixed = 1.0 - self.salience_weight - self.confidence_weight
+        return fixed + self.salience_weight * salience + self.confidence_weight * confidence
 
     @property
     def question_aware(self) -> bool:
