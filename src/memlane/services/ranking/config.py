@@ -9,7 +9,9 @@ from typing import Any
 @dataclass(frozen=True, slots=True)
 class RankingConfig:
     """Defaults were tuned on two LoCoMo conversations and confirmed on three held-out ones
-    (BENCHMARKS-retrieval.md); every signal can be switched off to measure it alone."""
+    (BENCHMARKS-retrieval.md); every signal can be switched off to measure it alone. Every
+    weight recall uses is a field here; those without a ``MEMLANE_RECALL_*`` setting (edge
+    factors, hop decay, node weight) keep their defaults outside tests and sweeps."""
 
     keyword: bool = True
     graph: bool = True
@@ -21,6 +23,16 @@ class RankingConfig:
     keyword_weight: float = 0.6
     candidates: int = 100
     graph_weight: float = 1.0
+    #: how much activation an edge of each type carries to its neighbour per hop (ranking/activation.py)
+    edge_type_factors: tuple[tuple[str, float], ...] = (
+        ("part_of", 0.9),
+        ("derived_from", 0.8),
+        ("next", 0.7),
+        ("related_to", 0.6),
+    )
+    other_edge_factor: float = 0.5
+    #: what is left of activation after each hop
+    hop_decay: float = 0.5
     entity_boost: float = 0.3
     time_boost: float = 0.5
     time_scale_days: float = 3.0

@@ -141,7 +141,7 @@ class RecallService:
         """The seeds' base scores with what graph activation passes on (ranking/activation.py)."""
         if not self.ranking.graph:
             return dict(base)
-        return spread(base, hood.edges, hood.nodes, hops=hops, graph_weight=self.ranking.graph_weight)
+        return spread(base, hood.edges, hood.nodes, hops=hops, config=self.ranking)
 
     def _scored(self, activation: Mapping[str, float], nodes: Mapping[str, Node | NodeBrief]) -> list[Ranked]:
         """Every activated node, best score first (ties by id)."""
