@@ -104,88 +104,122 @@ class _Matcher:
 def evaluate_constraint(
     item: KnowledgeRecord, c: dict[str, Any], rx: _Matcher, files: list[CheckedFile], deps: list[Dependency]
 ) -> list[dict[str, Any]]:
-    op, target = c["operator"], c["target"]
-    out: list[dict[str, Any]] = []
-    scoped = [f for f in files if _applies(c, f.path)]
-    what = f"{target} pattern /{c['pattern']}/ ({item.id})"
-
+    """The violations of one constraint, by what it targets: dependencies, imports, file paths,
+    or (the default) file content line by line."""
+    check = _Check(item, c, rx, f"{c['target']} pattern /{c['pattern']}/ ({item.id})")
+    target = c["target"]
     if target == "dependency":
+        return check.dependencies(deps)
+    scoped = [f for f in files if _applies(c, f.path)]
+    if target == "import":
+        return check.imports(scoped)
+    if target == "file":
+        return check.files(scoped)
+    return check.content(scoped)
+
+
+@dataclass(frozen=True, slots=True)
+class _Check:
+    """One constraint against one kind of target; ``what`` names it in every message."""
+
+    item: KnowledgeRecord
+    c: dict[str, Any]
+    rx: _Matcher
+    what: str
+
+    @property
+    def op(self) -> str:
+        return str(self.c["operator"])
+
+    @property
+    def forbids(self) -> bool:
+        return self.op in ("must_not_use", "must_not_match")
+
+    def violation(self, message: str, path: str | None = None, line: int | None = None) -> dict[str, Any]:
+        return _violation(self.item, self.c, message, path, line)
+
+    def dependencies(self, deps: list[Dependency]) -> list[dict[str, Any]]:
         if not deps:
-            return out
+            return []
+        what, rx = self.what, self.rx
         matched = [d for d in deps if rx.fullmatch(d.name)]
-        if op in ("must_not_use", "must_not_match"):
-            out += [_violation(item, c, f"dependency {d.name!r} is not allowed: {what}") for d in matched]
-        elif op == "must_use" and not matched:
-            out.append(_violation(item, c, f"none of the dependencies matches the required {what}"))
-        elif op == "must_match":
-            out += [
-                _violation(item, c, f"dependency {d.name!r} does not match the required {what}")
+        if self.forbids:
+            return [self.violation(f"dependency {d.name!r} is not allowed: {what}") for d in matched]
+        if self.op == "must_use" and not matched:
+            return [self.violation(f"none of the dependencies matches the required {what}")]
+        if self.op == "must_match":
+            return [
+                self.violation(f"dependency {d.name!r} does not match the required {what}")
                 for d in deps
                 if not rx.fullmatch(d.name)
             ]
-        return out
+        return []
 
-    if target == "import":
+    def imports(self, scoped: list[CheckedFile]) -> list[dict[str, Any]]:
         imports: list[tuple[CheckedFile, Import]] = [(f, i) for f in scoped for i in parse_imports(f.path, f.content)]
         if not imports:
-            return out
+            return []
+        what = self.what
 
         def hit(i: Import) -> bool:
-            return any(rx.fullmatch(n) for n in i.names)
+            return any(self.rx.fullmatch(n) for n in i.names)
 
-        if op in ("must_not_use", "must_not_match"):
-            out += [
-                _violation(item, c, f"import of {i.module!r} is not allowed: {what}", f.path, i.line)
+        if self.forbids:
+            return [
+                self.violation(f"import of {i.module!r} is not allowed: {what}", f.path, i.line)
                 for f, i in imports
                 if hit(i)
             ]
-        elif op == "must_use" and not any(hit(i) for _, i in imports):
-            out.append(_violation(item, c, f"no checked file imports the required {what}"))
-        elif op == "must_match":
-            out += [
-                _violation(item, c, f"import of {i.module!r} does not match the required {what}", f.path, i.line)
+        if self.op == "must_use" and not any(hit(i) for _, i in imports):
+            return [self.violation(f"no checked file imports the required {what}")]
+        if self.op == "must_match":
+            return [
+                self.violation(f"import of {i.module!r} does not match the required {what}", f.path, i.line)
                 for f, i in imports
                 if not hit(i)
             ]
-        return out
+        return []
 
-    if target == "file":
+    def files(self, scoped: list[CheckedFile]) -> list[dict[str, Any]]:
         if not scoped:
-            return out
-        if op in ("must_not_use", "must_not_match"):
-            out += [
-                _violation(item, c, f"file {f.path!r} is not allowed: {what}", f.path)
-                for f in scoped
-                if rx.search(f.path)
+            return []
+        what, rx = self.what, self.rx
+        if self.forbids:
+            return [
+                self.violation(f"file {f.path!r} is not allowed: {what}", f.path) for f in scoped if rx.search(f.path)
             ]
-        elif op == "must_use" and not any(rx.search(f.path) for f in scoped):
-            out.append(_violation(item, c, f"none of the checked files matches the required {what}"))
-        elif op == "must_match":
-            out += [
-                _violation(item, c, f"file path {f.path!r} does not match the required {what}", f.path)
+        if self.op == "must_use" and not any(rx.search(f.path) for f in scoped):
+            return [self.violation(f"none of the checked files matches the required {what}")]
+        if self.op == "must_match":
+            return [
+                self.violation(f"file path {f.path!r} does not match the required {what}", f.path)
                 for f in scoped
                 if not rx.search(f.path)
             ]
-        return out
+        return []
 
-    # content, line by line
-    if not scoped:
-        return out
-    if op in ("must_not_use", "must_not_match"):
-        for f in scoped:
-            for no, line in enumerate(f.content.splitlines(), start=1):
-                if rx.search(line):
-                    out.append(_violation(item, c, f"line matches the forbidden {what}", f.path, no))
-    elif op == "must_use":
-        if not any(rx.search(line) for f in scoped for line in f.content.splitlines()):
-            out.append(_violation(item, c, f"no checked file contains the required {what}"))
-    elif op == "must_match":
-        out += [
-            _violation(item, c, f"file {f.path!r} contains nothing matching the required {what}", f.path)
-            for f in scoped
-            if not any(rx.search(line) for line in f.content.splitlines())
-        ]
-    return out
+    def content(self, scoped: list[CheckedFile]) -> list[dict[str, Any]]:
+        if not scoped:
+            return []
+        what, rx = self.what, self.rx
+        if self.forbids:
+            return [
+                self.violation(f"line matches the forbidden {what}", f.path, no)
+                for f in scoped
+                for no, line in enumerate(f.content.splitlines(), start=1)
+                if rx.search(line)
+            ]
+        if self.op == "must_use":
+            if not any(rx.search(line) for f in scoped for line in f.content.splitlines()):
+                return [self.violation(f"no checked file contains the required {what}")]
+            return []
+        if self.op == "must_match":
+            return [
+                self.violation(f"file {f.path!r} contains nothing matching the required {what}", f.path)
+                for f in scoped
+                if not any(rx.search(line) for line in f.content.splitlines())
+            ]
+        return []
 
 
 def run_check(
