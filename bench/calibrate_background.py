@@ -92,7 +92,7 @@ def score(h: Haystack, notes: Sequence[tuple[str, str]], questions: Sequence[Que
 
 def tune_haystacks() -> list[Scored]:
     catalog = load()
-    cases = [*catalog.updates, *catalog.additive]
+    cases = catalog.pooled()
     out = []
     for name, split, mine in persons_of(cases, catalog.split):
         if split != "tune":

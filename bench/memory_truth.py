@@ -37,6 +37,7 @@ Every case belongs to the ``tune`` or the ``untouched`` split (catalog.py says h
     .venv/bin/python bench/memory_truth.py --backend postgres --out bench/results/memory-truth-pg.json
     .venv/bin/python bench/memory_truth.py --split tune --phases updates,additive
     .venv/bin/python bench/memory_truth.py --phases thresholds
+    .venv/bin/python bench/memory_truth.py --phases updates,additive --groups everyday-update,everyday-additive
 """
 
 from __future__ import annotations
@@ -771,7 +772,7 @@ async def drive(server: MemlaneServer, catalog: Catalog, args: argparse.Namespac
         if "thresholds" in phases:
             print("thresholds: persons and fact sheets ...", flush=True)
             started = time.perf_counter()
-            cases = [*catalog.updates, *catalog.additive]
+            cases = catalog.pooled()
             splits = ["tune", "untouched"] if args.split == "all" else [args.split]
             results["thresholds"] = await thresholds_phase(client, cases, catalog.split, splits, args.concurrency)
             results["thresholds"]["seconds"] = round(time.perf_counter() - started, 1)
@@ -796,7 +797,11 @@ def git_commit() -> str | None:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     if os.environ.get("MEMLANE_LLM_BASE_URL"):
         raise SystemExit("unset MEMLANE_LLM_BASE_URL: this bench measures the default setup, without an LLM")
-    catalog = load().pick(args.split)
+    try:
+        catalog = load().pick(args.split)
+        catalog = catalog.only(args.groups) if args.groups else catalog
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from None
     workdir = Path(tempfile.mkdtemp(prefix="memlane-truth-"))
     pg: PgHandle | None = None
     server: MemlaneServer | None = None
@@ -824,6 +829,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "config": {
                 "backend": args.backend,
                 "split": args.split,
+                "groups": sorted(catalog.groups),
                 "phases": list(args.phases),
                 "split_fingerprint": catalog.fingerprint(),
                 "embedding": health.get("embedding"),
@@ -848,12 +854,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     p.add_argument("--split", choices=["tune", "untouched", "all"], default="all")
     p.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated, of {', '.join(PHASES)}")
+    p.add_argument(
+        "--groups",
+        default="",
+        help="comma-separated case groups to run (default: all), e.g. everyday-update,everyday-additive; "
+        "a name without ':<kind>' selects each of its kinds (catalog.py)",
+    )
     p.add_argument("--concurrency", type=int, default=8, help="conversations ingested and asked at once")
     p.add_argument("--expiry-lead", type=float, default=8.0, help="seconds between writing and the end of validity")
     p.add_argument("--startup-timeout", type=float, default=180.0)
     p.add_argument("--out", default=None, help="JSON report (default: bench/results/memory-truth-<backend>.json)")
     args = p.parse_args(argv)
     args.phases = tuple(x.strip() for x in args.phases.split(",") if x.strip())
+    args.groups = tuple(x.strip() for x in args.groups.split(",") if x.strip())
     unknown = set(args.phases) - set(PHASES)
     if unknown:
         p.error(f"unknown phases {sorted(unknown)}; choose from {', '.join(PHASES)}")
@@ -869,7 +882,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(machine_line(res["machine"]))
     config = res["config"]
     print(
-        f"backend {args.backend}, split {args.split} (fingerprint {config['split_fingerprint']}), code "
+        f"backend {args.backend}, split {args.split} (fingerprint {config['split_fingerprint']}), "
+        f"groups {','.join(config['groups'])}, code "
         f"{config['commit']}, {res['seconds']} s, load {config['loadavg_1m_before_after']}"
     )
     if any("thresholds" not in d or len(d) > 1 for d in res["summary"].values()):

@@ -225,6 +225,11 @@ def additive(
     )
 
 
+#: :func:`additive` under a name no submodule shadows: once additive.py is imported,
+#: ``bench.memory_truth_cases.additive`` is that module, not this function
+additive_case = additive
+
+
 def assistant(words: str) -> tuple[str, str]:
     return ("assistant", words)
 

@@ -6,26 +6,38 @@ the cases by the sha256 of their id; positions 0, 3, 6... are ``untouched``, the
 ``tune``. Each group is thus a third untouched (rounded up), whatever its size. The sets are
 closed: a case added to a group moves others between splits, so new cases go into a new group
 and say so in BENCHMARKS.md.
+
+The ``everyday-update:<kind>`` and ``everyday-additive`` groups (updates_everyday.py,
+additive_everyday.py) are such new groups: written later, apart from the memory rules, as a
+fresh held-out test of wording the rules were not developed on. ``--groups`` of
+bench/memory_truth.py runs some groups alone (:meth:`Catalog.only`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bench.memory_truth_cases import (
     SPLITS,
     AdditiveCase,
     ConsolidationPair,
+    Conversation,
     ExpiringMemory,
     UpdateCase,
     check_cases,
 )
 from bench.memory_truth_cases.additive import ADDITIVE
+from bench.memory_truth_cases.additive_everyday import EVERYDAY_ADDITIVE
 from bench.memory_truth_cases.consolidation import PAIRS
 from bench.memory_truth_cases.expiry import EXPIRING
 from bench.memory_truth_cases.updates import UPDATES
+from bench.memory_truth_cases.updates_everyday import EVERYDAY_UPDATES
+
+#: groups that topics.py does not tag: the persons of the ``thresholds`` phase (and
+#: bench/calibrate_background.py) pool the other groups only, so they stay what they were
+UNPOOLED_GROUPS = ("everyday-update", "everyday-additive")
 
 
 def _digest(text: str) -> str:
@@ -41,6 +53,11 @@ def assign_splits(groups: Mapping[str, Sequence[str]]) -> dict[str, str]:
     return out
 
 
+def _in_group(group: str, name: str) -> bool:
+    """Whether ``name`` selects ``group``: its own name, or the name before its ``:<kind>``."""
+    return group == name or group.startswith(f"{name}:")
+
+
 @dataclass(frozen=True)
 class Catalog:
     updates: list[UpdateCase]
@@ -48,28 +65,56 @@ class Catalog:
     pairs: list[ConsolidationPair]
     expiring: list[ExpiringMemory]
     split: dict[str, str]
+    #: ``{case id: group}``, for every case of the suite
+    group: dict[str, str]
+    #: the groups this catalog holds the cases of
+    groups: frozenset[str]
 
-    def pick(self, split: str) -> Catalog:
-        """The cases of one split (``all``: every case)."""
-
-        def keep(case_id: str) -> bool:
-            return split == "all" or self.split[case_id] == split
-
+    def _keep(self, keep: Callable[[str], bool], groups: frozenset[str]) -> Catalog:
         return Catalog(
             [c for c in self.updates if keep(c.id)],
             [c for c in self.additive if keep(c.id)],
             [c for c in self.pairs if keep(c.id)],
             [c for c in self.expiring if keep(c.id)],
             self.split,
+            self.group,
+            groups,
         )
 
+    def pick(self, split: str) -> Catalog:
+        """The cases of one split (``all``: every case)."""
+        return self._keep(lambda i: split == "all" or self.split[i] == split, self.groups)
+
+    def only(self, names: Sequence[str]) -> Catalog:
+        """The cases of the named groups; a name without ``:<kind>`` names each of its kinds
+        (``everyday-update`` is every ``everyday-update:<kind>``)."""
+        unknown = [n for n in names if not any(_in_group(g, n) for g in self.groups)]
+        if unknown:
+            raise ValueError(f"unknown groups {unknown}; the groups are {', '.join(sorted(self.groups))}")
+        groups = frozenset(g for g in self.groups if any(_in_group(g, n) for n in names))
+        return self._keep(lambda i: self.group[i] in groups, groups)
+
+    def pooled(self) -> list[Conversation]:
+        """The update and additive cases the ``thresholds`` phase pools into persons: those of
+        the groups topics.py tags (not :data:`UNPOOLED_GROUPS`)."""
+        return [
+            c
+            for c in (*self.updates, *self.additive)
+            if not any(_in_group(self.group[c.id], n) for n in UNPOOLED_GROUPS)
+        ]
+
     def fingerprint(self) -> str:
-        """sha256 of the sorted untouched ids: equal fingerprints, equal splits."""
-        return _digest("\n".join(sorted(i for i, s in self.split.items() if s == "untouched")))[:16]
+        """sha256 of the sorted untouched ids of the catalog's groups: equal fingerprints, equal
+        splits (the groups of the first set alone give the fingerprint they gave before the
+        everyday groups were added)."""
+        untouched = (i for i, s in self.split.items() if s == "untouched" and self.group[i] in self.groups)
+        return _digest("\n".join(sorted(untouched)))[:16]
 
 
 def load() -> Catalog:
-    problems = check_cases(UPDATES, ADDITIVE, PAIRS, EXPIRING)
+    updates = [*UPDATES, *EVERYDAY_UPDATES]
+    additives = [*ADDITIVE, *EVERYDAY_ADDITIVE]
+    problems = check_cases(updates, additives, PAIRS, EXPIRING)
     if problems:
         raise ValueError("the memory truth cases are inconsistent:\n  " + "\n  ".join(problems))
     groups: dict[str, list[str]] = {}
@@ -79,6 +124,10 @@ def load() -> Catalog:
     for p in PAIRS:
         groups.setdefault(f"pair:{p.kind}", []).append(p.id)
     groups["expiring"] = [e.id for e in EXPIRING]
+    for u in EVERYDAY_UPDATES:
+        groups.setdefault(f"everyday-update:{u.kind}", []).append(u.id)
+    groups["everyday-additive"] = [a.id for a in EVERYDAY_ADDITIVE]
     split = assign_splits(groups)
     assert set(split.values()) <= set(SPLITS)
-    return Catalog(list(UPDATES), list(ADDITIVE), list(PAIRS), list(EXPIRING), split)
+    group = {case_id: name for name, ids in groups.items() for case_id in ids}
+    return Catalog(updates, additives, list(PAIRS), list(EXPIRING), split, group, frozenset(groups))

@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     database_url: str | None = Field(None, validation_alias=_env("MEMLANE_DATABASE_URL"))
     db_pool_size: int = Field(10, validation_alias=_env("MEMLANE_DB_POOL_SIZE"))
     vector_approx_min_rows: int = Field(20_000, ge=0, validation_alias=_env("MEMLANE_VECTOR_APPROX_MIN_ROWS"))
+    #: SQLite: memory the per-scope search caches may take in all, least recently searched
+    #: scopes dropped beyond it (store/sqlite/store.py)
+    vector_cache_mb: int = Field(4096, ge=1, le=1_048_576, validation_alias=_env("MEMLANE_VECTOR_CACHE_MB"))
     keyword_term_max_docs: int = Field(2000, ge=0, validation_alias=_env("MEMLANE_KEYWORD_TERM_MAX_DOCS"))
 
     embedder: Literal["local", "openai", "hashing"] = Field("local", validation_alias=_env("MEMLANE_EMBEDDER"))
@@ -56,9 +59,14 @@ class Settings(BaseSettings):
     worker_in_process: bool = Field(True, validation_alias=_env("MEMLANE_WORKER_IN_PROCESS"))
     worker_poll_interval_sec: float = Field(0.5, validation_alias=_env("MEMLANE_WORKER_POLL_INTERVAL_SEC"))
     embed_job_batch: int = Field(64, ge=1, le=4096, validation_alias=_env("MEMLANE_EMBED_JOB_BATCH"))
+    #: nodes one round of the worker's embedding lane takes at most, the first job whole (the
+    #: jobs of every tenant, shared fairly: jobs/fair_share.py); another tenant's write waits
+    #: about one job behind a backlog
+    embed_round_nodes: int = Field(128, ge=1, le=100_000, validation_alias=_env("MEMLANE_EMBED_ROUND_NODES"))
     #: jobs other than embedding a worker runs at once, each of a different tenant and scope
     worker_concurrency: int = Field(4, ge=1, le=64, validation_alias=_env("MEMLANE_WORKER_CONCURRENCY"))
-    #: due queued jobs beyond which writes that queue work answer 503 + Retry-After (0 = never)
+    #: due queued jobs at which writes that queue work answer 503 + Retry-After (0 = never), to
+    #: a tenant holding at least its share: this bound / the tenants with due jobs (services/backlog.py)
     write_backlog_max: int = Field(2000, ge=0, validation_alias=_env("MEMLANE_WRITE_BACKLOG_MAX"))
     #: writes applied at once per process; more wait their turn (services/writing.py); 0 = no limit
     write_concurrency: int = Field(4, ge=0, le=1024, validation_alias=_env("MEMLANE_WRITE_CONCURRENCY"))
@@ -66,7 +74,8 @@ class Settings(BaseSettings):
         1.0, gt=0, validation_alias=_env("MEMLANE_WRITE_BACKLOG_RETRY_AFTER_SEC")
     )
     #: due queued jobs from which writes that queue work wait for the worker (at most
-    #: write_backlog_wait_sec) before they are admitted (services/backlog.py); 0 = never wait
+    #: write_backlog_wait_sec) before they are admitted, shared by tenants like the limit
+    #: (services/backlog.py); 0 = never wait
     write_backlog_slow: int = Field(500, ge=0, validation_alias=_env("MEMLANE_WRITE_BACKLOG_SLOW"))
     write_backlog_wait_sec: float = Field(5.0, ge=0, le=60, validation_alias=_env("MEMLANE_WRITE_BACKLOG_WAIT_SEC"))
     worker_gather_ms: float = Field(20.0, ge=0, le=5000, validation_alias=_env("MEMLANE_WORKER_GATHER_MS"))

@@ -182,3 +182,30 @@ def _cache_row(i: int, v: np.ndarray) -> dict[str, object]:
         "type": "event",
         "topic_state": None,
     }
+
+
+async def test_the_search_caches_stay_within_their_budget_and_a_dropped_scope_is_searched_right(
+    tmp_path: Path,
+) -> None:
+    """Searching many scopes keeps only as many caches as the budget holds, the least recently
+    searched dropped first; a dropped scope is reloaded whole at its next search and answers
+    exactly as before."""
+    small = ScopeVectors(dim=DIM)
+    small.reset()
+    budget = 3 * small.approx_bytes() + 100  # room for three one-node scopes
+    store = await _open(tmp_path / "m.db", vector_cache_bytes=budget)
+    try:
+        vectors = _clustered(6)
+        for i in range(6):
+            node = up(f"n{i}", scope=f"s{i}", embedding=list(map(float, vectors[i])))
+            await store.apply_write("t1", f"s{i}", [node], [], info(), now=NOW)
+        first = await store.vector_search("t1", "s0", vectors[0], 1, EVERYONE)
+        for i in range(1, 6):
+            await store.vector_search("t1", f"s{i}", vectors[i], 1, EVERYONE)
+            stats = await store.pool_stats()
+            assert stats["vector_cache_scopes"] <= 3 and stats["vector_cache_bytes"] <= budget
+        assert (await store.pool_stats())["vector_cache_scopes"] == 3
+        again = await store.vector_search("t1", "s0", vectors[0], 1, EVERYONE)  # s0 was dropped
+        assert [(h.id, round(h.score, 6)) for h in again] == [(h.id, round(h.score, 6)) for h in first]
+    finally:
+        await store.close()

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from memlane.ui.views import SCOPES_PAGE
 from tests.api.helpers import new_scope
 from tests.conversation.helpers import ingest, msg, new_app
 from tests.support.server import LiveServer
@@ -240,3 +241,28 @@ def test_every_page_works_under_its_content_security_policy(server: LiveServer, 
     use(page, tenant="acme")  # ui.js handles the session form
     assert page.locator("#session-status").inner_text() == "no credential (auth off), tenant acme"
     assert blocked == []
+
+
+def test_the_scope_list_shows_a_page_of_scopes_and_more_on_request(server: LiveServer, page: Any) -> None:
+    """A tenant with more scopes than a page: the first page, then the next rows in the same
+    table after "More scopes", which goes once the last page is shown."""
+    tenant = f"paging-{new_scope()}"
+    with httpx.Client(base_url=server.url, timeout=30, headers={"X-Tenant-Id": tenant}) as c:
+        for i in range(SCOPES_PAGE + 5):
+            node = {"type": "event", "title": f"m{i}"}
+            body = {"scope": f"p{i:02d}", "input_text": "x", "memory_lane": "shared", "nodes": [node]}
+            assert c.post("/v1/memory/write", json=body).status_code == 200
+    page.goto(f"{server.url}/ui")
+    use(page, tenant=tenant)
+    page.wait_for_function("() => document.querySelector('#scopes').textContent.includes('p00')", timeout=15000)
+    rows = page.locator("#scope-rows tr:not(.more-row)")
+    assert rows.count() == SCOPES_PAGE
+    more = page.get_by_role("button", name="More scopes")
+    more.click()
+    shown = "() => document.querySelectorAll('#scope-rows tr:not(.more-row)').length"
+    page.wait_for_function(f"{shown} === {SCOPES_PAGE + 5}")
+    assert rows.all_inner_texts()[-1].startswith(f"p{SCOPES_PAGE + 4:02d}")
+    assert page.get_by_role("button", name="More scopes").count() == 0, "the last page offers no more"
+    focused = page.evaluate("() => document.activeElement.textContent")
+    assert focused == f"p{SCOPES_PAGE:02d}", "focus on the first new row"
+    screenshot(page, "scopes-more")

@@ -4,7 +4,9 @@
 Who may: with auth on, a caller whose credentials carry the ``admin`` role, for its own
 tenant; with auth off, the admin channel (``X-Admin-Token``, or loopback without a token
 set), for the tenant the request names. Errors use the plain ``{"error", "message"}``
-envelope. Imports larger than ``MEMLANE_MAX_REQUEST_BYTES`` go through the CLI.
+envelope. Imports larger than ``MEMLANE_MAX_REQUEST_BYTES`` go through the CLI. An import is
+admitted batch by batch like a write that queues work (503 ``backlog_full`` past the tenant's
+share of the job backlog); an export streams, a page of records at a time.
 """
 
 from __future__ import annotations
@@ -101,5 +103,7 @@ async def import_(
         if pending:
             yield pending.decode("utf-8", errors="surrogateescape")
 
-    report = await svc.importer.run(lines(), only_tenant=tenant, actor=actor)
+    # each batch that queues embedding is admitted like a write: held to the tenant's share of
+    # the job backlog, a 503 + Retry-After past it (services/backlog.py)
+    report = await svc.importer.run(lines(), only_tenant=tenant, actor=actor, admit=svc.backlog.admit)
     return report.to_dict()

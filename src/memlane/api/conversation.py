@@ -157,7 +157,7 @@ async def add_memory(
     viewer = _viewer(request, body.user_id, body.session_id)
     key = _idempotency_key(idempotency_key)
     await quota(request, "write", viewer.tenant_id)
-    await admit_queued_write(request)
+    await admit_queued_write(request, viewer.tenant_id)
     messages = _message_list(body.messages, svc.settings.max_messages, svc.clock.now())
     payload = {
         "app_id": body.app_id,
@@ -270,7 +270,7 @@ async def add_agent_memory(
     viewer = _viewer(request, body.user_id, body.session_id)
     key = _idempotency_key(idempotency_key)
     await quota(request, "write", viewer.tenant_id)
-    await admit_queued_write(request)
+    await admit_queued_write(request, viewer.tenant_id)
     messages = _flexible_messages(body, svc.settings.max_messages, svc.clock.now(), "agent")
     payload = {
         "app_id": body.app_id,

@@ -48,9 +48,10 @@ async def quota(request: Request, bucket: str, tenant_id: str) -> None:
     await get_services(request).quotas.hit(bucket, tenant_id)
 
 
-async def admit_queued_write(request: Request) -> None:
-    """For writes that queue background work: 503 + Retry-After beyond the backlog bound."""
-    await get_services(request).backlog.admit()
+async def admit_queued_write(request: Request, tenant_id: str) -> None:
+    """For writes that queue background work: 503 + Retry-After once the backlog is at its
+    bound and ``tenant_id`` holds its share of it (services/backlog.py)."""
+    await get_services(request).backlog.admit(tenant_id)
 
 
 def is_loopback(request: Request) -> bool:

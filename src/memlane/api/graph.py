@@ -56,7 +56,7 @@ async def write(request: Request, svc: ServicesDep) -> dict[str, Any]:
     claims = write_claims(body) if authenticated else replace(Claims(), user_id=header_claims(request).user_id)
     writer = viewer_of(request, tenant, claims)
     await quota(request, "write", tenant)
-    await admit_queued_write(request)
+    await admit_queued_write(request, tenant)
     outcome = await svc.writes.write(write_command(body, scope, writer))
     return write_response(scope, tenant, outcome)
 

@@ -49,10 +49,12 @@ def export(
         svc = await open_services(Settings(), auto_migrate=False)
         try:
             req = ExportRequest(tenant_id=tenant, scope=scope, embeddings=embeddings)
-            pairs = await svc.exporter.scopes(req)
+            scopes = 0
+            async for _ in svc.exporter.scopes(req):  # counted a page at a time, for the bar's total
+                scopes += 1
             written = 0
             with _progress() as bar, file.open("w", encoding="utf-8") as out:
-                task = bar.add_task("export", total=len(pairs) + 1, detail="")
+                task = bar.add_task("export", total=scopes + 1, detail="")
                 last: tuple[Any, Any] | None = None
                 async for record in svc.exporter.records(req):
                     out.write(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n")
@@ -63,7 +65,7 @@ def export(
                             bar.advance(task)
                         last = here
                     bar.update(task, detail=f"{written} records")
-                bar.update(task, completed=len(pairs) + 1)
+                bar.update(task, completed=scopes + 1)
             return written
         finally:
             await svc.close()

@@ -117,10 +117,14 @@ class ServiceUnavailable(MemlaneError):
 
 
 class Overloaded(ServiceUnavailable):
-    """503 with ``retry_after``: the background queue is over its bound (services/backlog.py)."""
+    """503 with ``retry_after``: the background queue is at its bound and the caller's tenant
+    holds at least its share of it (services/backlog.py)."""
 
     code = "backlog_full"
 
-    def __init__(self, message: str, *, retry_after: float, backlog: int, limit: int):
-        super().__init__(message, details={"backlog": backlog, "limit": limit})
+    def __init__(
+        self, message: str, *, retry_after: float, backlog: int, limit: int, tenant_backlog: int, tenant_share: int
+    ):
+        details = {"backlog": backlog, "limit": limit, "tenant_backlog": tenant_backlog, "tenant_share": tenant_share}
+        super().__init__(message, details=details)
         self.retry_after = retry_after

@@ -5,7 +5,9 @@ restart) takes the jobs again. Failures retry with exponential backoff; a job th
 failing is parked as ``failed`` with its last error. Jobs other than embedding run up to
 ``concurrency`` at a time, one per ordering key (tenant and scope): the tasks of different
 conversation apps side by side, those of one app one after another, in order
-(``Store.lease_jobs``, ``per_key``).
+(``Store.lease_jobs``, ``per_key``). Both lanes lease tenants in turns, and the batched lane
+takes a bounded amount of work per round, shared fairly by tenants (jobs/fair_share.py), so
+one tenant's backlog delays another tenant's job by about a round, not by the backlog.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import MemlaneError
 from memlane.domain.model import Job
-from memlane.store.base import Store
+from memlane.store.base import LeasePicker, Store
 from memlane.store.error_text import loggable
 
 log = logging.getLogger(__name__)
@@ -50,6 +52,7 @@ class Worker:
         batch_handlers: dict[str, BatchHandler] | None = None,
         batch_limit: int = 64,
         gather_sec: float = 0.0,
+        batch_budgets: dict[str, LeasePicker] | None = None,
     ):
         self.store = store
         self.handlers = handlers
@@ -57,6 +60,10 @@ class Worker:
         #: one model call and one transaction for many one-node writes instead of one each
         self.batch_handlers: dict[str, BatchHandler] = dict(batch_handlers or {})
         self.batch_limit = batch_limit
+        #: per batched kind, what one round takes (jobs/fair_share.py, MEMLANE_EMBED_ROUND_NODES):
+        #: 64 jobs of an import carry 32,000 nodes, minutes of embedding that every other
+        #: tenant's one-node job leased after them waited for
+        self.batch_budgets: dict[str, LeasePicker] = dict(batch_budgets or {})
         #: after a wake-up, wait this long so jobs of concurrent or back-to-back writes join one
         #: batch: a lease, a model call and two commits per one-node write otherwise take the
         #: single SQLite writer from the writes themselves
@@ -167,7 +174,12 @@ class Worker:
             if kind not in self.handlers:
                 continue
             group = await self.store.lease_jobs(
-                self.worker_id, [kind], limit=self.batch_limit, lease_sec=self.lease_sec, now=self.clock.now()
+                self.worker_id,
+                [kind],
+                limit=self.batch_limit,
+                lease_sec=self.lease_sec,
+                now=self.clock.now(),
+                budget=self.batch_budgets.get(kind),
             )
             if group:
                 await self._run_batch(group, handler)

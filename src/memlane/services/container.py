@@ -15,6 +15,7 @@ from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.embed.base import Embedder
 from memlane.embed.factory import build_embedder
+from memlane.jobs.fair_share import FairBudget
 from memlane.jobs.kinds import EMBED_NODES, RETENTION_SWEEP
 from memlane.jobs.layers_kinds import KNOWLEDGE_SYNC, LAYERS_SWEEP
 from memlane.jobs.worker import Handler, Worker
@@ -23,7 +24,7 @@ from memlane.llm.limits import CallGate
 from memlane.rerank.factory import build_reranker
 from memlane.services.backlog import BacklogGate
 from memlane.services.conversation.wiring import ConversationServices, build_conversation
-from memlane.services.embedding import EmbeddingService
+from memlane.services.embedding import EmbeddingService, embed_job_size
 from memlane.services.embedding_context import ContextConfig
 from memlane.services.erasure import ErasureService
 from memlane.services.knowledge.service import KnowledgeService
@@ -75,6 +76,7 @@ def build_store(settings: Settings, *, dimension: int) -> Store:
         approx_min_rows=settings.vector_approx_min_rows,
         keyword_term_max_docs=settings.keyword_term_max_docs,
         synchronous=settings.sqlite_synchronous,
+        vector_cache_bytes=settings.vector_cache_mb * 1024 * 1024,
     )
 
 
@@ -186,6 +188,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         lease_sec=settings.job_lease_sec,
         batch_handlers={EMBED_NODES: embedding.run_embed_jobs},
         batch_limit=settings.embed_job_batch,
+        batch_budgets={EMBED_NODES: FairBudget(settings.embed_round_nodes, embed_job_size)},
         concurrency=settings.worker_concurrency,
         gather_sec=settings.worker_gather_ms / 1000,
     )

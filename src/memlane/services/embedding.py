@@ -22,6 +22,12 @@ from memlane.store.base import PendingEmbedding, Store, Vector
 log = logging.getLogger(__name__)
 
 
+def embed_job_size(job: Job) -> int:
+    """The work an embedding job carries: the nodes it names (a one-node write's job names one,
+    an import's up to 500): what the worker's round budget counts (jobs/fair_share.py)."""
+    return len(job.payload.get("node_ids") or ())
+
+
 class EmbeddingService:
     def __init__(
         self,

@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from memlane.domain.clock import Clock
-from memlane.domain.filters import Term, all_of, compiled
+from memlane.domain.filters import TRUE, Term, all_of, compiled
 from memlane.domain.model import Edge, Node, NodeBrief, ScoredId, SeedFilter
 from memlane.domain.validity import CURRENT, ValidTime, current_term, unexpired_term, valid_term
 from memlane.domain.visibility import Viewer, Visibility, visibility_of
@@ -170,6 +170,29 @@ class MemoryReader:
         ends = {e for edge in found for e in (edge.src_id, edge.dst_id)} - set(ids)
         shown = set(ids) | {n.id for n in await self.nodes(viewer, scope, list(ends))}
         return [e for e in found if e.src_id in shown and e.dst_id in shown]
+
+    async def scan_edges(
+        self, viewer: Viewer, scope: str, *, after: tuple[str, str, str] | None, limit: int
+    ) -> tuple[list[Edge], tuple[str, str, str] | None]:
+        """A page of the scope's edges in ``(type, src_id, dst_id)`` order, kept to those whose
+        both ends the viewer may see (an export walks a scope with it, page by page, instead of
+        gathering the edges of every node page): ``(page, last_key_read)``, None at the end."""
+        page = await self.store.scan_edges(viewer.tenant_id, scope, after=after, limit=limit)
+        if not page:
+            return [], None
+        return await self._both_ends_shown(viewer, scope, page), (page[-1].type, page[-1].src_id, page[-1].dst_id)
+
+    async def edges_by_id(self, viewer: Viewer, scope: str, ids: Sequence[str]) -> list[Edge]:
+        """The scope's edges among ``ids`` whose both ends the viewer may see."""
+        found = await self.store.get_edges(viewer.tenant_id, scope, ids) if ids else []
+        return await self._both_ends_shown(viewer, scope, found)
+
+    async def _both_ends_shown(self, viewer: Viewer, scope: str, edges: Sequence[Edge]) -> list[Edge]:
+        if visibility_of(viewer).term() == TRUE:  # an unrestricted reader (an export's admin) sees every end
+            return list(edges)
+        ends = list(dict.fromkeys(i for e in edges for i in (e.src_id, e.dst_id)))
+        shown = {n.id for n in await self.nodes(viewer, scope, ends)}
+        return [e for e in edges if e.src_id in shown and e.dst_id in shown]
 
     async def embeddings(self, viewer: Viewer, nodes: Sequence[Node]) -> dict[str, Vector]:
         """Vectors of nodes this reader returned, grouped by scope; the visibility is checked

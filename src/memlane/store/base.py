@@ -68,6 +68,13 @@ class NodePatch:
 FollowUpJobs = Callable[[WriteResult], list[Job]]
 
 
+class LeasePicker(Protocol):
+    """Chooses, inside the lease's transaction, which of the candidate jobs (in tenant turns,
+    oldest first within a tenant) are leased: at least one when there is any."""
+
+    def pick(self, candidates: Sequence[Job]) -> list[Job]: ...
+
+
 @runtime_checkable
 class Store(Protocol):
     backend: str
@@ -210,10 +217,13 @@ class Store(Protocol):
         lease_sec: float,
         now: datetime,
         per_key: bool = False,
+        budget: LeasePicker | None = None,
     ) -> list[Job]:
-        """Lease up to ``limit`` due jobs of ``kinds``, oldest first. ``per_key``: at most one
-        job per (tenant, scope), and none of a key that has a job running, so the jobs of one
-        key never overlap and start in order (``store/sql/jobs.py``, ``key_heads``)."""
+        """Lease up to ``limit`` due jobs of ``kinds``, tenants in turns: every tenant's oldest
+        job first, then every tenant's second, oldest first within a turn (store/sql/jobs.py ``in_turns``).
+        ``per_key``: at most one job per (tenant, scope), and none of a key that has a job
+        running, so the jobs of one key never overlap and start in order (``key_heads``).
+        ``budget``: of those, only the jobs it picks (jobs/fair_share.py)."""
         ...
 
     async def renew_lease(self, job: Job, *, lease_sec: float, now: datetime) -> bool:
@@ -240,6 +250,10 @@ class Store(Protocol):
 
     async def count_due_jobs(self, *, now: datetime) -> int:
         """Queued jobs whose ``run_after`` has passed (the backlog; jobs backing off excluded)."""
+        ...
+
+    async def count_due_jobs_by_tenant(self, *, now: datetime) -> dict[str, int]:
+        """``count_due_jobs`` per tenant, tenants without a due job left out."""
         ...
 
     async def job_counts(self) -> dict[tuple[str, str], int]:
@@ -288,9 +302,30 @@ class Store(Protocol):
         change?" check, since every change to a node chains a commit."""
         ...
 
-    async def list_scopes(self, tenant_id: str | None = None) -> list[tuple[str, str]]:
+    async def list_scopes(
+        self,
+        tenant_id: str | None = None,
+        *,
+        after: tuple[str, str] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[tuple[str, str]]:
         """``(tenant_id, scope)`` pairs that have ever been written, sorted; all tenants when
-        ``tenant_id`` is None (offline maintenance jobs only)."""
+        ``tenant_id`` is None (offline maintenance jobs only). A keyset page with ``after``
+        (the last pair of the page before) and ``limit``; every pair without ``limit``.
+        ``offset`` skips that many first (a page named by its place, when the pair that ends
+        the page before may not be shown to whoever asks for the next)."""
+        ...
+
+    async def scan_edges(
+        self, tenant_id: str, scope: str, *, after: tuple[str, str, str] | None, limit: int
+    ) -> list[Edge]:
+        """Edges of a scope in ``(type, src_id, dst_id)`` order (unique per scope) after
+        ``after``: keyset pages over the endpoints index, never the scope's graph cache."""
+        ...
+
+    async def get_edges(self, tenant_id: str, scope: str, ids: Sequence[str]) -> list[Edge]:
+        """The scope's edges among ``ids``, read from the tables (not the graph cache)."""
         ...
 
     async def scan_nodes(

@@ -134,15 +134,30 @@ class BatcherStore(SideTables):
             row = (await conn.execute(sa.select(batcher_buffers).where(*key.where()))).first()
         return _state(key, row) if row is not None else None
 
-    async def buffers(self, tenant_id: str | None, app_id: str | None = None) -> list[BufferState]:
+    async def buffers(
+        self,
+        tenant_id: str | None,
+        app_id: str | None = None,
+        *,
+        after: BufferKey | None = None,
+        limit: int | None = None,
+    ) -> list[BufferState]:
         """Every buffer of a tenant (or of every tenant), optionally of one app, in key order:
-        what an export carries (services/transfer)."""
+        what an export carries (services/transfer). A keyset page with ``after`` (the last key
+        of the page before) and ``limit``."""
         c = batcher_buffers.c
-        query = sa.select(batcher_buffers).order_by(c.tenant_id, c.app_id, c.user_id, c.session_key)
+        order = (c.tenant_id, c.app_id, c.user_id, c.session_key)
+        query = sa.select(batcher_buffers).order_by(*order)
         if tenant_id is not None:
             query = query.where(c.tenant_id == tenant_id)
         if app_id is not None:
             query = query.where(c.app_id == app_id)
+        if after is not None:
+            query = query.where(
+                sa.tuple_(*order) > sa.tuple_(after.tenant_id, after.app_id, after.user_id, after.session_key)
+            )
+        if limit is not None:
+            query = query.limit(limit)
         async with self.engine.connect() as conn:
             rows = (await conn.execute(query)).all()
         return [_state(BufferKey(r.tenant_id, r.app_id, r.user_id, r.session_id), r) for r in rows]

@@ -258,10 +258,13 @@ class KnowledgeStore(SideTables):
         return _item_from_row(row) if row else None
 
     async def list_items(
-        self, tenant_id: str, flt: ItemFilter | None = None, *, limit: int = 10_000
+        self, tenant_id: str, flt: ItemFilter | None = None, *, limit: int = 10_000, after_id: str | None = None
     ) -> list[KnowledgeRecord]:
+        """Items in id order; a keyset page with ``after_id`` (the last id of the page before)."""
         flt = flt or ItemFilter()
         cond: list[Any] = [knowledge_items.c.tenant_id == tenant_id]
+        if after_id is not None:
+            cond.append(knowledge_items.c.id > after_id)
         if flt.types:
             cond.append(knowledge_items.c.type.in_(list(flt.types)))
         if flt.layers:
@@ -452,6 +455,18 @@ class KnowledgeStore(SideTables):
                 r.item_id: SyncStateRecord(r.item_id, r.node_id, r.scope, r.content_hash, r.synced_at)
                 for r in await conn.execute(q)
             }
+
+    async def sync_state_page(self, tenant_id: str, *, after_item: str | None, limit: int) -> list[SyncStateRecord]:
+        """``sync_state`` in item order, a keyset page at a time (an export)."""
+        c = knowledge_sync_state.c
+        q = sa.select(knowledge_sync_state).where(c.tenant_id == tenant_id).order_by(c.item_id).limit(limit)
+        if after_item is not None:
+            q = q.where(c.item_id > after_item)
+        async with self._tx() as conn:
+            return [
+                SyncStateRecord(r.item_id, r.node_id, r.scope, r.content_hash, r.synced_at)
+                for r in await conn.execute(q)
+            ]
 
     async def set_sync_state(self, tenant_id: str, upserts: Sequence[SyncStateRecord], removed: Sequence[str]) -> None:
         async with self._tx() as conn:

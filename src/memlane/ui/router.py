@@ -161,11 +161,17 @@ async def knowledge_part(request: Request, svc: ServicesDep) -> HTMLResponse:
 
 
 @router.get("/part/scopes", response_class=HTMLResponse)
-async def scopes_part(request: Request, svc: ServicesDep) -> HTMLResponse:
-    async def build(viewer: Viewer) -> dict[str, Any]:
-        return {"scopes": await views.scope_counts(svc, viewer), "cap": views.COUNT_CAP}
+async def scopes_part(
+    request: Request, svc: ServicesDep, offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0
+) -> HTMLResponse:
+    """A page of the scope list; from ``offset`` > 0, only its rows and the next "More
+    scopes" row, which replace the row of the button that asked for them."""
 
-    return await fragment(request, "part_scopes.html", build)
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        found = await views.scope_counts(svc, viewer, offset=offset)
+        return {"page": found, "cap": views.COUNT_CAP, "per_page": views.SCOPES_PAGE}
+
+    return await fragment(request, "part_scopes.html" if offset == 0 else "part_scope_rows.html", build)
 
 
 @router.get("/part/queue", response_class=HTMLResponse)

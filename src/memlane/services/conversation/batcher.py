@@ -149,8 +149,15 @@ class BatcherService:
         state = await self.store.get(key) or BufferState(key=key)
         return BatchOutcome(state, self.batch_size, self.idle_timeout_sec)
 
-    async def buffers(self, tenant_id: str | None, app_id: str | None = None) -> list[BufferState]:
-        return await self.store.buffers(tenant_id, app_id)
+    async def buffers(
+        self,
+        tenant_id: str | None,
+        app_id: str | None = None,
+        *,
+        after: BufferKey | None = None,
+        limit: int | None = None,
+    ) -> list[BufferState]:
+        return await self.store.buffers(tenant_id, app_id, after=after, limit=limit)
 
     async def restore(self, given: BufferState) -> bool:
         """Load a buffer as exported (services/transfer): its pending messages, counters and

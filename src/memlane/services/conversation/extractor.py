@@ -151,6 +151,8 @@ def score_sentence(sentence: str, message: Message) -> SentenceScore:
         score += 0.1
     if re.search(r"\d", text):
         score += 0.05
+    if lang.CHANGE_MARKER.search(text.lower()):
+        score += 0.15  # "the house fell through": what changes a stored fact is worth keeping
     return SentenceScore(text, min(score, 1.0), category, date)
 
 

@@ -86,6 +86,19 @@ NUMBER_WORDS = {
 }  # fmt: skip
 SEASONS = frozenset({"spring", "summer", "fall", "autumn", "winter"})
 
+#: words that say a statement changes what was true: a closed class of English, unlike the
+#: wordings of the facts themselves ("no longer", "anymore", "used to", "switched", "called off")
+CHANGE_MARKER = re.compile(
+    r"\b(?:no longer|any ?more|not any ?longer|after all|used to|these days|nowadays|switched|instead|quit|"
+    r"stopped|gave up|given up|sold|(?:moved|relocated) (?:to|back|out|in|into|away|over)|no more|"
+    r"changed (?:my|our|jobs|careers|banks|teams|to|over)|cancel(?:l)?ed|call(?:ed)? (?:it |that |this )?off|"
+    r"postponed|pushed (?:back|to)|scrapped|fell through|decided (?:against|not to)|dropped out|backed out|"
+    r"bailed|pulled out|(?:got|bought|have|found|started) (?:a |our |my )?new|upgraded|downgraded|traded|"
+    r"replaced|retired|graduated|laid off|got fired|broke up|divorced|separated|now that|ever since|"
+    r"since (?:i|we|my|our|the)|after (?:the|my|our|i|we)|actually|correction|typo|i meant|"
+    r"got (?:it|that|this) wrong|right now|not .{1,40} anymore|now\s*(?:[.!,;]|$))"
+)
+
 
 def words(text: str) -> list[str]:
     return WORD.findall(text)
@@ -249,11 +262,12 @@ _FIRST_PERSON_REWRITES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bmyself\b", re.IGNORECASE), "{N}"),
     (re.compile(r"\bmy\b", re.IGNORECASE), "{N}'s"),
     (re.compile(r"\bmine\b", re.IGNORECASE), "{N}'s"),
-    (re.compile(r"(?<![\w'])me\b", re.IGNORECASE), "{N}"),
+    (re.compile(r"(?<![\w'.@/-])me\b(?![.@/][\w])", re.IGNORECASE), "{N}"),
 ]
 _I_VERB = re.compile(
     r"\bI\s+((?:(?:really|also|just|usually|always|often|still|now|never|actually|finally|recently|mostly|"
-    r"sometimes|rarely|even|already|only|currently|honestly|definitely|totally|barely|hardly)\s+)*)([a-z]+)\b"
+    r"sometimes|rarely|even|already|only|currently|honestly|definitely|totally|barely|hardly|no longer|"
+    r"seldom|normally|generally|mainly|basically|literally|probably)\s+)*)([a-z]+)\b"
 )
 _LONE_I = re.compile(r"\bI\b")
 #: words after "I" that are not a present-tense verb to conjugate: modals, past forms, conjunctions
@@ -261,7 +275,9 @@ _KEEP_FORM = wordset(
     """can could will would shall should may might must was were did had went got made took came saw said
     told felt thought knew bought brought found gave left lost met paid put ran sat sent spent stood taught
     understood won wrote began became broke chose drove ate fell flew forgot grew heard held kept rode are
-    sang slept spoke swam wore quit let set cut hit and or but too as in at to with for of myself alone used"""
+    sang slept spoke swam wore quit let set cut hit and or but too as in at to with for of myself alone used
+    meant built dealt lent burnt learnt dreamt lit led fed fled shot stuck struck hung swung dug spun drank
+    rang sank tore"""
 )
 _CONJUGATE = {"have": "has", "do": "does", "go": "goes", "am": "is", "be": "is"}
 

@@ -38,13 +38,13 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
-from memlane.store.base import PendingEmbedding, Vector, job_from_row
+from memlane.store.base import LeasePicker, PendingEmbedding, Vector, job_from_row
 from memlane.store.error_text import ENGINE_OPTIONS
 from memlane.store.postgres import direct_reads, vector_codec
 from memlane.store.schema import jobs, scope_heads
 from memlane.store.sql.core import ScopeHead
 from memlane.store.sql.erasure import ERASED_TABLES
-from memlane.store.sql.jobs import job_row, key_heads, leasable, stored_job
+from memlane.store.sql.jobs import job_row, stored_job
 from memlane.store.sql.store import SqlStore
 from memlane.store.term_selection import CACHE_SECONDS, CACHE_SIZE, MAX_DOCS_PER_TERM, CountCache, choose_terms
 from memlane.store.urls import async_url
@@ -511,8 +511,10 @@ class PostgresStore(SqlStore):
         lease_sec: float,
         now: datetime,
         per_key: bool = False,
+        budget: LeasePicker | None = None,
     ) -> list[Job]:
-        """One statement: lock due jobs other workers have not locked, and lease them.
+        """Lock due jobs other workers have not locked, pick what the budget allows, lease
+        those; the rows passed over are unlocked at the commit.
 
         ``per_key`` picks only the head of each idle key: another worker that is leasing that
         head holds its row lock, so this one skips the key rather than taking the job behind
@@ -520,31 +522,27 @@ class PostgresStore(SqlStore):
         ``leasable`` on the locked row."""
         if limit <= 0:
             return []
-        key = sa.tuple_(jobs.c.tenant_id, jobs.c.id)
-        due = (
-            sa.select(jobs.c.tenant_id, jobs.c.id)
-            .where(*leasable(kinds, now), *([key.in_(key_heads(kinds, now))] if per_key else []))
-            .order_by(jobs.c.run_after)
-            .limit(limit)
-            .with_for_update(skip_locked=True)
-        )
-        stmt = (
-            jobs.update()
-            .where(key.in_(due))
-            .values(
-                status="running",
-                lease_owner=worker_id,
-                lease_expires_at=now + timedelta(seconds=lease_sec),
-                attempts=jobs.c.attempts + 1,
-                updated_at=now,
-            )
-            .returning(*jobs.c)
-        )
         async with self._write_tx() as conn:
+            candidates = await self._lease_candidates(conn, kinds, now, limit=limit, per_key=per_key, lock=True)
+            chosen = budget.pick(candidates) if budget is not None else candidates
+            if not chosen:
+                return []
+            key = sa.tuple_(jobs.c.tenant_id, jobs.c.id)
+            stmt = (
+                jobs.update()
+                .where(key.in_([(j.tenant_id, j.id) for j in chosen]))
+                .values(
+                    status="running",
+                    lease_owner=worker_id,
+                    lease_expires_at=now + timedelta(seconds=lease_sec),
+                    attempts=jobs.c.attempts + 1,
+                    updated_at=now,
+                )
+                .returning(*jobs.c)
+            )
             rows = (await conn.execute(stmt)).all()
-        leased = [job_from_row(r) for r in rows]
-        leased.sort(key=lambda j: (j.run_after or now, j.created_at or now))
-        return leased
+        order = {(j.tenant_id, j.id): i for i, j in enumerate(chosen)}
+        return sorted((job_from_row(r) for r in rows), key=lambda j: order[(j.tenant_id, j.id)])
 
 
 def _similarity(distance: float | None) -> float:

@@ -22,6 +22,9 @@ from memlane.store.schema import NODE_COLUMNS_NO_VECTOR, edges, nodes, scope_hea
 from memlane.store.sql.core import SqlCore, chunks
 from memlane.store.sql.writes import write_patches
 
+#: an edge's columns without ``rev`` (a store detail an ``Edge`` does not carry)
+EDGE_COLUMNS = [c for c in edges.c if c.name != "rev"]
+
 
 def resolve_redirects(redirects: Mapping[str, str]) -> dict[str, str]:
     """Follow chains (a -> b -> c gives a -> c); self-maps and cycles are dropped, so no
@@ -93,14 +96,50 @@ class Lifecycle(SqlCore):
             value = (await conn.execute(q)).scalar_one_or_none()
         return str(value) if value is not None else None
 
-    async def list_scopes(self, tenant_id: str | None = None) -> list[tuple[str, str]]:
+    async def list_scopes(
+        self,
+        tenant_id: str | None = None,
+        *,
+        after: tuple[str, str] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[tuple[str, str]]:
         q = sa.select(scope_heads.c.tenant_id, scope_heads.c.scope).order_by(
             scope_heads.c.tenant_id, scope_heads.c.scope
         )
         if tenant_id is not None:
             q = q.where(scope_heads.c.tenant_id == tenant_id)
+        if after is not None:
+            q = q.where(sa.tuple_(scope_heads.c.tenant_id, scope_heads.c.scope) > sa.tuple_(*after))
+        if limit is not None:
+            q = q.limit(limit)
+        if offset:
+            q = q.offset(offset)
         async with self._read() as conn:
             return [(r.tenant_id, r.scope) for r in await conn.execute(q)]
+
+    async def scan_edges(
+        self, tenant_id: str, scope: str, *, after: tuple[str, str, str] | None, limit: int
+    ) -> list[Edge]:
+        if limit <= 0:
+            return []
+        key = sa.tuple_(edges.c.type, edges.c.src_id, edges.c.dst_id)
+        cond: list[Any] = [edges.c.tenant_id == tenant_id, edges.c.scope == scope]
+        if after is not None:
+            cond.append(key > sa.tuple_(*after))
+        q = sa.select(*EDGE_COLUMNS).where(*cond).order_by(edges.c.type, edges.c.src_id, edges.c.dst_id).limit(limit)
+        async with self._read() as conn:
+            return [edge_from_row(r) for r in await conn.execute(q)]
+
+    async def get_edges(self, tenant_id: str, scope: str, ids: Sequence[str]) -> list[Edge]:
+        found: list[Edge] = []
+        async with self._read() as conn:
+            for part in chunks(list(dict.fromkeys(ids))):
+                q = sa.select(*EDGE_COLUMNS).where(
+                    edges.c.tenant_id == tenant_id, edges.c.scope == scope, edges.c.id.in_(part)
+                )
+                found.extend(edge_from_row(r) for r in await conn.execute(q))
+        return found
 
     async def scan_nodes(
         self,

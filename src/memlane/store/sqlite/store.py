@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -23,12 +24,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from memlane.domain.errors import ServiceUnavailable
 from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
-from memlane.store.base import Vector, job_from_row
+from memlane.store.base import LeasePicker, Vector
 from memlane.store.error_text import ENGINE_OPTIONS
 from memlane.store.read_view import pinned_heads
 from memlane.store.schema import jobs, nodes, scope_heads
 from memlane.store.sql.core import READ_HEAD, ScopeHead
-from memlane.store.sql.jobs import key_heads, leasable
 from memlane.store.sql.store import SqlStore
 from memlane.store.sqlite.bulk_insert import insert_statement
 from memlane.store.sqlite.checkpointer import BACKSTOP_PAGES, Checkpointer
@@ -88,6 +88,7 @@ class SqliteStore(SqlStore):
         approx_min_rows: int = APPROX_MIN_ROWS,
         keyword_term_max_docs: int = MAX_DOCS_PER_TERM,
         synchronous: str = "NORMAL",
+        vector_cache_bytes: int = 4096 * 1024 * 1024,
     ):
         path = url.removeprefix("sqlite:///")
         if path == url or path in ("", ":memory:"):
@@ -102,7 +103,13 @@ class SqliteStore(SqlStore):
         self._direct_reader: DirectReader | None = None
         self._checkpointer: Checkpointer | None = None
         self._writer: WriterThread | None = None
-        self._vectors: dict[tuple[str, str], ScopeVectors] = {}
+        #: the scopes searched lately, least recently used first, with what they take in all:
+        #: beyond ``vector_cache_bytes`` the least recently used are dropped (one is reloaded
+        #: whole at its next search). Unbounded, a key that searched 3,000 small scopes kept
+        #: them all, for good (issue 26)
+        self._vectors: OrderedDict[tuple[str, str], ScopeVectors] = OrderedDict()
+        self._vector_bytes = 0
+        self._vector_cache_bytes = vector_cache_bytes
 
     def _create_engine(self) -> AsyncEngine:
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -174,6 +181,7 @@ class SqliteStore(SqlStore):
             self._direct_reader.close()
             self._direct_reader = None
         self._vectors.clear()
+        self._vector_bytes = 0
 
     @contextlib.asynccontextmanager
     async def _read(self) -> AsyncIterator[AsyncConnection]:
@@ -191,6 +199,7 @@ class SqliteStore(SqlStore):
             stats["created_connections"] += int(pool.checkedout()) + int(pool.checkedin())
             stats["overflow"] += max(int(pool.overflow()), 0)
         stats["vector_cache_scopes"] = len(self._vectors)
+        stats["vector_cache_bytes"] = self._vector_bytes
         return stats
 
     def _in_scope(self, column: Any, scope: str) -> Any:
@@ -228,7 +237,8 @@ class SqliteStore(SqlStore):
         """After an erasure (purge.py): this process's caches of the scopes and the keyword
         counts are dropped, the keyword index merged, the WAL checkpointed and truncated."""
         for sc in scopes:
-            self._vectors.pop((tenant_id, sc), None)
+            if (gone := self._vectors.pop((tenant_id, sc), None)) is not None:
+                self._vector_bytes -= gone.charged
         self._term_counts.clear()
         async with self._write_tx() as conn:
             await conn.exec_driver_sql(OPTIMIZE_KEYWORD_INDEX)
@@ -241,6 +251,7 @@ class SqliteStore(SqlStore):
         sv = self._vectors.get(key)
         if sv is None:
             sv = self._vectors.setdefault(key, ScopeVectors(dim=self.vector_dim, approx_min_rows=self._approx_min_rows))
+        self._vectors.move_to_end(key)
         head = await self._scope_head(tenant_id, scope)
         if head is None:
             sv.reset()
@@ -265,7 +276,23 @@ class SqliteStore(SqlStore):
             sv.edges.apply(edge_rows)
             if snap is not None:
                 sv.rev, sv.epoch = snap
+            self._charge(key, sv)
         return sv
+
+    def _charge(self, key: tuple[str, str], sv: ScopeVectors) -> None:
+        """Count what a refreshed scope now takes, then drop the least recently searched
+        scopes while the cache is over its budget (never the one just refreshed)."""
+        if self._vectors.get(key) is not sv:  # dropped while it refreshed: no longer counted
+            return
+        now = sv.approx_bytes()
+        self._vector_bytes += now - sv.charged
+        sv.charged = now
+        while self._vector_bytes > self._vector_cache_bytes and len(self._vectors) > 1:
+            oldest, gone = next(iter(self._vectors.items()))
+            if oldest == key:
+                break
+            del self._vectors[oldest]
+            self._vector_bytes -= gone.charged
 
     async def _scope_head(self, tenant_id: str, scope: str) -> tuple[int, int] | None:
         """(rev, epoch) of the scope, or None before its first write; inside
@@ -308,6 +335,10 @@ class SqliteStore(SqlStore):
     async def get_embeddings(self, tenant_id: str, scope: str, ids: Sequence[str]) -> dict[str, Vector]:
         if not ids:
             return {}
+        if (tenant_id, scope) not in self._vectors:
+            # a scope nobody searched (an export's pages): read these rows, not the whole scope
+            # into a cache it would then keep
+            return await self._direct.get_embeddings(tenant_id, scope, ids)
         found = (await self._scope_vectors(tenant_id, scope)).vectors(ids)
         rest = [i for i in ids if i not in found]  # not ready, or of another dimension
         if rest:
@@ -355,19 +386,18 @@ class SqliteStore(SqlStore):
         lease_sec: float,
         now: datetime,
         per_key: bool = False,
+        budget: LeasePicker | None = None,
     ) -> list[Job]:
         """The database lock of BEGIN IMMEDIATE keeps other workers out until the leases are
         written, so the heads ``per_key`` picks cannot change under it."""
+        if limit <= 0:
+            return []
         expires = now + timedelta(seconds=lease_sec)
-        due = sa.select(jobs).where(*leasable(kinds, now))
-        if per_key:
-            due = due.where(sa.tuple_(jobs.c.tenant_id, jobs.c.id).in_(key_heads(kinds, now)))
 
         async def tx(conn: AsyncConnection) -> list[Job]:
-            rows = (await conn.execute(due.order_by(jobs.c.run_after).limit(limit))).all()
-            leased: list[Job] = []
-            for r in rows:
-                job = job_from_row(r)
+            candidates = await self._lease_candidates(conn, kinds, now, limit=limit, per_key=per_key, lock=False)
+            leased = budget.pick(candidates) if budget is not None else candidates
+            for job in leased:
                 job.status, job.lease_owner, job.lease_expires_at = "running", worker_id, expires
                 job.attempts += 1
                 job.updated_at = now
@@ -382,7 +412,6 @@ class SqliteStore(SqlStore):
                         updated_at=now,
                     )
                 )
-                leased.append(job)
             return leased
 
         return await self._in_write_tx(tx)

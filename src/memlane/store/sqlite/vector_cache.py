@@ -44,6 +44,11 @@ PROJECTION_DIMS = 96
 PROJECTION_SAMPLE = 8000
 #: default scope size from which the two-stage search is used (MEMLANE_VECTOR_APPROX_MIN_ROWS)
 APPROX_MIN_ROWS = 20_000
+#: rows a scope's arrays hold room for at first; they double as it grows. 1,024 made every
+#: small scope cost ~145 KB (3,000 one-node scopes: +436 MB, issue 26)
+INITIAL_ROWS = 16
+#: bytes a cached scope costs besides its rows (its per-attribute lists, dicts and arrays)
+SCOPE_OVERHEAD_BYTES = 24 * 1024
 
 
 def fit_projection(vectors: npt.NDArray[np.float32], dims: int, seed: int = 0) -> npt.NDArray[np.float32]:
@@ -98,6 +103,8 @@ class ScopeVectors:
     _mean_text_len: float | None = None
     #: searches and refreshes run on worker threads; a search never sees half-applied rows
     _rows_lock: threading.Lock = field(default_factory=threading.Lock)
+    #: what the store's cache budget counts for this scope (``approx_bytes`` when last refreshed)
+    charged: int = 0
 
     #: every column a filter term reads (SeedFilter in domain/model.py, and a reader's
     #: Visibility), and what a NodeBrief needs
@@ -123,19 +130,27 @@ class ScopeVectors:
         with self._rows_lock:
             self._reset()
 
+    def approx_bytes(self) -> int:
+        """What the cached scope takes, about: its arrays at their allocated size, a row's
+        Python objects (id, attributes, index entry), and the fixed overhead."""
+        rows = int(self.matrix.shape[0])
+        per_row = int(self.matrix.shape[1] + self.reduced.shape[1] + len(self.ENCODED)) * 4 + 240
+        return rows * per_row + SCOPE_OVERHEAD_BYTES
+
     def _reset(self) -> None:
+        rows = INITIAL_ROWS
         self.count = 0
-        self.matrix = np.zeros((1024, self.dim), np.float32)
-        self.valid = np.zeros(1024, bool)
+        self.matrix = np.zeros((rows, self.dim), np.float32)
+        self.valid = np.zeros(rows, bool)
         self.ids = []
         self.attrs = {a: [] for a in self.ATTRS}
-        self.codes = {a: np.zeros(1024, np.int32) for a in self.ENCODED}
-        self.seconds = {a: np.full(1024, np.nan) for a in self.TIMES}
+        self.codes = {a: np.zeros(rows, np.int32) for a in self.ENCODED}
+        self.seconds = {a: np.full(rows, np.nan) for a in self.TIMES}
         self._code_of = {a: {None: 0} for a in self.ENCODED}
         self._names = {a: [None] for a in self.ENCODED}
         self.row_of = {}
-        self.row_no = np.zeros(1024, np.int64)
-        self.text_len = np.zeros(1024, np.float32)
+        self.row_no = np.zeros(rows, np.int64)
+        self.text_len = np.zeros(rows, np.float32)
         self._by_row_no = None
         self._mean_text_len = None
         self.basis = None
