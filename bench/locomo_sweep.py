@@ -40,7 +40,8 @@ from memlane.embed.local import LocalMiniLMEmbedder
 from memlane.services.container import build_store
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.reading import MemoryReader
-from memlane.services.recall import RecallParams, RecallService
+from memlane.services.recall.model import RecallParams
+from memlane.services.recall.service import RecallService
 
 TENANT = "default"
 
@@ -74,8 +75,8 @@ async def sweep(args: argparse.Namespace, variants: list[tuple[str, dict[str, An
                         viewer=Viewer(TENANT), scope=f"locomo-{c.conv_id}", query_text=q.question, limit=30
                     )
                     out = await recall.recall(vec, p)
-                    dia = {n.id: n.client_id for n, _ in out.seeds}
-                    ranked = [d for nid, _, _ in out.ranked if (d := dia.get(nid))]
+                    dia = {s.node.id: s.node.client_id for s in out.seeds}
+                    ranked = [d for r in out.ranked if (d := dia.get(r.id))]
                     rows[c.conv_id in tune].append((q.category, {k: recall_at(ranked, q.evidence, k) for k in (5, 10)}))
             await recall.drain_audit()
             print(f"{name:24s} tune {summary(rows[True])} | untouched {summary(rows[False])}", flush=True)

@@ -12,7 +12,7 @@ from memlane.domain.visibility import Viewer
 from memlane.embed.base import Vectors
 from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import open_services
-from memlane.services.recall import RecallParams
+from memlane.services.recall.model import RecallParams
 from memlane.services.writing import WriteCommand, WriteNodeSpec
 from tests.conftest import make_settings
 
@@ -53,6 +53,6 @@ async def test_a_new_model_re_embeds_old_vectors_before_they_seed_again(tmp_path
         nodes = await new.store.get_nodes("t", "s", ids)
         assert {(n.embedding_status, n.embedding_model) for n in nodes} == {("ready", "hashing-384-v2")}
         seeds = (await new.recall.recall(query, params)).seeds
-        assert seeds[0][0].title == "red apples" and seeds[0][1] > 0.99
+        assert seeds[0].node.title == "red apples" and seeds[0].similarity > 0.99
     finally:
         await new.close()

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.visibility import Viewer
 from memlane.services.container import Services
-from memlane.services.recall import RecallParams
+from memlane.services.recall.model import RecallParams
 from memlane.services.writing import WriteCommand, WriteNodeSpec
 
 
@@ -43,7 +43,7 @@ async def test_each_recall_records_who_asked_what_and_which_seeds(services: Serv
     [row] = await services.store.list_recall_audit("t", "s", limit=10)
     assert row["consumer_agent_id"] == "agent-7" and row["endpoint"] == "recall_text"
     assert row["query_sha256"] == sha256_hex("what was audited?")
-    assert row["seed_ids"] == [n.id for n, _ in out.seeds]
+    assert row["seed_ids"] == [s.node.id for s in out.seeds]
     assert await services.store.list_recall_audit("other-tenant", "s", limit=10) == []
 
 
@@ -56,4 +56,4 @@ async def test_a_failing_audit_write_does_not_fail_the_recall(services: Services
         np.asarray(vec, np.float32), RecallParams(viewer=Viewer(tenant_id="t"), scope="s")
     )
     await services.recall.drain_audit()
-    assert [n.title for n, _ in out.seeds] == ["audited"]
+    assert [s.node.title for s in out.seeds] == ["audited"]

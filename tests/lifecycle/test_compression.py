@@ -13,7 +13,7 @@ from memlane.domain.visibility import Viewer
 from memlane.jobs.lifecycle_kinds import LIFECYCLE_COMPRESS
 from memlane.services.container import Services
 from memlane.services.lifecycle.compression import CompressionOptions, extractive_summary
-from memlane.services.recall import RecallParams
+from memlane.services.recall.model import RecallParams
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec
 
 TRIP = [
@@ -111,11 +111,11 @@ async def test_recall_renders_the_rollup_instead_of_its_events(services: Service
     [rollup] = await rollups(svc)
     query = await svc.embedding.query_vector("our trip to Lisbon and Porto")
     out = await svc.recall.recall(np.asarray(query), RecallParams(viewer=Viewer(tenant_id="t1"), scope="s", limit=20))
-    assert out.context_text.startswith("# Summaries\n")
-    assert f"[{rollup.id}]" in out.context_text
-    cited = [c for c in out.citations if c["kind"] == "summary"]
+    assert out.context.text.startswith("# Summaries\n")
+    assert f"[{rollup.id}]" in out.context.text
+    cited = [c for c in out.context.citations if c["kind"] == "summary"]
     assert cited and set(cited[0]["derived_from"]) <= {ids[f"e{i}"] for i in range(5)}
-    listed_events = {c["node_id"] for c in out.citations if c["kind"] == "node" and c["type"] == "event"}
+    listed_events = {c["node_id"] for c in out.context.citations if c["kind"] == "node" and c["type"] == "event"}
     assert not listed_events & set(cited[0]["derived_from"])
 
 

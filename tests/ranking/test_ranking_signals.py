@@ -164,13 +164,19 @@ def test_a_hub_linked_to_many_seeds_stays_below_the_best_direct_hit() -> None:
     base = {f"m{i}": 0.5 for i in range(10)} | {"direct": 0.6}
     known = {**dict.fromkeys(base), "hub": None}
     edges = [edge(f"m{i}", "hub", "part_of") for i in range(10)]
-    act = spread(base, edges, known, hops=2, graph_weight=1.0)
+    act = spread(base, edges, known, hops=2, config=RankingConfig(graph_weight=1.0))
     assert act["hub"] < act["direct"]
     assert act["hub"] == pytest.approx(0.5 * 0.9 * 0.5)
 
 
 def test_activation_passes_along_edges_and_fades_with_each_hop() -> None:
-    act = spread({"a": 1.0}, [edge("a", "b"), edge("b", "c")], dict.fromkeys("abc"), hops=2, graph_weight=1.0)
+    act = spread(
+        {"a": 1.0},
+        [edge("a", "b"), edge("b", "c")],
+        dict.fromkeys("abc"),
+        hops=2,
+        config=RankingConfig(graph_weight=1.0),
+    )
     assert act["b"] == pytest.approx(0.3)
     assert act["c"] == pytest.approx(0.09)
     assert act["a"] == pytest.approx(1.0 + 0.09), "what comes back to a seed is faded twice"
@@ -178,9 +184,9 @@ def test_activation_passes_along_edges_and_fades_with_each_hop() -> None:
 
 def test_graph_weight_scales_what_neighbours_receive_and_unknown_nodes_get_nothing() -> None:
     edges = [edge("a", "b"), edge("a", "gone")]
-    act = spread({"a": 1.0}, edges, dict.fromkeys("ab"), hops=1, graph_weight=0.5)
+    act = spread({"a": 1.0}, edges, dict.fromkeys("ab"), hops=1, config=RankingConfig(graph_weight=0.5))
     assert act == {"a": 1.0, "b": pytest.approx(0.15)}
-    assert spread({"a": 1.0}, edges, dict.fromkeys("ab"), hops=1, graph_weight=0.0)["b"] == 0.0
+    assert spread({"a": 1.0}, edges, dict.fromkeys("ab"), hops=1, config=RankingConfig(graph_weight=0.0))["b"] == 0.0
 
 
 # --- settings ---------------------------------------------------------------------------------

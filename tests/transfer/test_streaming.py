@@ -12,7 +12,7 @@ from memlane.domain.clock import Clock
 from memlane.domain.model import EdgeRef
 from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import Services, open_services
-from memlane.services.recall import RecallParams
+from memlane.services.recall.model import RecallParams
 from memlane.services.transfer.export import PAGE, ExportRequest, admin_of
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec
 from tests.conftest import DIM, make_settings

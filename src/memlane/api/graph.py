@@ -33,7 +33,7 @@ from memlane.api.identity import Claims, header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute, json_request_body, validated_body
 from memlane.api.rules import recall_rules_block, recall_rules_context
 from memlane.domain.errors import Forbidden
-from memlane.services.recall import RecallOutcome, RecallParams
+from memlane.services.recall.model import RecallOutcome, RecallParams
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/v1/memory", tags=["graph memory"], dependencies=[Depends(authenticated)]
@@ -112,15 +112,13 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
     response: dict[str, Any] = {
         "tenant_id": p.tenant_id,
         "scope": p.scope,
-        "seeds": [seed_dto(n, s, out.seed_relevance[n.id], **seed_opts) for n, s in out.seeds],
-        "ranked": [
-            {"id": nid, "activation": round(act, 6), "score": round(score, 6)} for nid, act, score in out.ranked
-        ],
+        "seeds": [seed_dto(s.node, s.similarity, out.seed_relevance[s.node.id], **seed_opts) for s in out.seeds],
+        "ranked": [{"id": r.id, "activation": round(r.activation, 6), "score": round(r.score, 6)} for r in out.ranked],
         "subgraph": {
             "nodes": [node_dto(n, **opts) for n in out.nodes],
             "edges": [edge_dto(e, include_meta=body.include_meta, with_interval=with_interval) for e in out.edges],
         },
-        "context": {"text": out.context_text, "items": out.context_items, "citations": out.citations},
+        "context": {"text": out.context.text, "items": out.context.items, "citations": out.context.citations},
     }
     if body.explain:
         response["explain"] = {nid: {k: round(v, 6) for k, v in why.items()} for nid, why in out.signals.items()}

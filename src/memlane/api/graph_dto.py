@@ -19,7 +19,7 @@ from memlane.api.schema_rules import JsonInt, absent, any_of, both, given, value
 from memlane.domain.clock import iso
 from memlane.domain.inputs import ClientId, FreeObject, Name, ScopeName, Strict, TenantName, VersionName
 from memlane.domain.model import Edge, Node
-from memlane.services.recall import DEBUG_MAX_LIMIT
+from memlane.services.recall.debug import DEBUG_MAX_LIMIT
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 #: an agent, team or run id, an actor, a model name (domain/inputs.py: no control characters)

@@ -19,7 +19,7 @@ from memlane.domain.errors import Forbidden
 from memlane.domain.inputs import NAME_PATTERN
 from memlane.domain.visibility import Viewer
 from memlane.services.layers.service import Hit, ReadInput, SearchInput, UpdateInput, WriteInput
-from memlane.services.recall import embedding_preview
+from memlane.services.recall.debug import embedding_preview
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/v1/layers", tags=["layered memory"], dependencies=[Depends(authenticated)]

@@ -192,75 +192,82 @@ def _ranked(matches_: Sequence[RuleMatch]) -> list[RankedPatch]:
     return [RankedPatch(m.rule_node_id, m.state, m.rank.score, m.patch) for m in matches_]
 
 
-def evaluate(
-    rules: Sequence[Node | RuleRecord],
-    context: object,
-    *,
-    include_shadow: bool = True,
-    limit: int = DEFAULT_LIMIT,
-    reach: Visibility | None = None,
-) -> Evaluation:
-    """Evaluate visible SHADOW/ACTIVE rules against ``context`` and merge what they say.
+@dataclass(slots=True)
+class _Scan:
+    """What one evaluation found, rule by rule: the tally, the matches of each state, and the
+    defects worth logging."""
 
-    ``reach`` is the caller's visibility (services pass the one decided for the caller); without
-    it the context's identity decides, as for an anonymous caller (rules/visibility.py)."""
-    limit = max(0, min(int(limit), MAX_LIMIT))
-    identity = Identity.from_context(context)
-    reach = reach if reach is not None else identity.reach()
-    tally = VisibilityTally()
-    invalid_sample: list[dict[str, str]] = []
-    meta_issues: dict[str, list[str]] = {}
-    condition_errors: dict[str, list[str]] = {}
-    active: list[RuleMatch] = []
-    shadow: list[RuleMatch] = []
+    tally: VisibilityTally = field(default_factory=VisibilityTally)
+    invalid_sample: list[dict[str, str]] = field(default_factory=list)
+    meta_issues: dict[str, list[str]] = field(default_factory=dict)
+    condition_errors: dict[str, list[str]] = field(default_factory=dict)
+    active: list[RuleMatch] = field(default_factory=list)
+    shadow: list[RuleMatch] = field(default_factory=list)
 
-    candidates = sorted((_candidate(item) for item in rules), key=lambda c: c.node.id)
-    for c in candidates:
+    def consider(
+        self, c: _Candidate, context: object, identity: Identity, reach: Visibility, *, include_shadow: bool
+    ) -> None:
+        """One rule through the pipeline of the module's docstring: state, scope, lane, then, condition."""
         if c.node.type != "rule":
-            continue
+            return
         if c.state != "active" and not (include_shadow and c.state == "shadow"):
-            continue
-        tally.scanned += 1
-        slots = c.node.slots
+            return
+        self.tally.scanned += 1
+        if not self._visible(c, identity, reach):
+            return
+        check = parse_policy_patch(c.node.slots.get("then"))
+        if check.patch is None:
+            self.tally.skipped_invalid_then += 1
+            if len(self.invalid_sample) < INVALID_THEN_SAMPLE:
+                self.invalid_sample.append({"rule_node_id": c.node.id, "reason": check.error or "invalid"})
+            return
+        self._match(c, check.patch, context)
+
+    def _visible(self, c: _Candidate, identity: Identity, reach: Visibility) -> bool:
+        """Scope, then lane (visibility.py), counted in the tally either way."""
+        tally = self.tally
         unowned = is_unowned_private(c.node)
         if unowned:
             tally.legacy_unowned_private_detected += 1
-        if not scope_allows(rule_scope_of(slots), identity):
+        if not scope_allows(rule_scope_of(c.node.slots), identity):
             tally.filtered_by_scope += 1
-            continue
+            return False
         if not lane_allows(c.node, reach):
             tally.filtered_by_lane += 1
-            continue
+            return False
         if unowned:
             tally.legacy_unowned_private_visible += 1
-        check = parse_policy_patch(slots.get("then"))
-        if check.patch is None:
-            tally.skipped_invalid_then += 1
-            if len(invalid_sample) < INVALID_THEN_SAMPLE:
-                invalid_sample.append({"rule_node_id": c.node.id, "reason": check.error or "invalid"})
-            continue
+        return True
+
+    def _match(self, c: _Candidate, patch: PolicyPatch, context: object) -> None:
+        """The condition against ``context``; a match is ranked and kept with its state's."""
+        slots = c.node.slots
         result = matches(slots.get("if"), slots.get("exceptions"), context)
         if result.errors:
-            condition_errors[c.node.id] = list(result.errors)
+            self.condition_errors[c.node.id] = list(result.errors)
         if not result.matched:
-            tally.filtered_by_condition += 1
-            continue
+            self.tally.filtered_by_condition += 1
+            return
         meta = parse_rule_meta(slots)
         if meta.issues:
-            meta_issues[c.node.id] = list(meta.issues)
+            self.meta_issues[c.node.id] = list(meta.issues)
         rank = Rank.of(meta, c.positive, c.negative, specificity(slots.get("if")))
-        match = RuleMatch(c.node.id, c.state, rank, check.patch, _dto(c, rank, result.condition_paths))
+        match = RuleMatch(c.node.id, c.state, rank, patch, _dto(c, rank, result.condition_paths))
         if c.state == "active":
-            tally.matched_active += 1
-            active.append(match)
+            self.tally.matched_active += 1
+            self.active.append(match)
         else:
-            tally.matched_shadow += 1
-            shadow.append(match)
+            self.tally.matched_shadow += 1
+            self.shadow.append(match)
 
-    def order(items: list[RuleMatch]) -> list[RuleMatch]:
-        return sorted(items, key=lambda m: (-m.rank.score, m.rule_node_id))[:limit]
 
-    active, shadow = order(active), order(shadow)
+def _top(items: list[RuleMatch], limit: int) -> list[RuleMatch]:
+    return sorted(items, key=lambda m: (-m.rank.score, m.rule_node_id))[:limit]
+
+
+def _applied(active: list[RuleMatch], shadow: list[RuleMatch], *, include_shadow: bool) -> dict[str, Any]:
+    """The active matches merged; with ``include_shadow``, also the counterfactual merge of the
+    active and shadow matches (as if the shadow rules were promoted)."""
     merged = merge_policies(_ranked(active))
     applied: dict[str, Any] = {
         "policy": merged.policy,
@@ -279,17 +286,40 @@ def evaluate(
                 "shadow_tool_explain": counterfactual.tool_explain,
             }
         )
+    return applied
+
+
+def evaluate(
+    rules: Sequence[Node | RuleRecord],
+    context: object,
+    *,
+    include_shadow: bool = True,
+    limit: int = DEFAULT_LIMIT,
+    reach: Visibility | None = None,
+) -> Evaluation:
+    """Evaluate visible SHADOW/ACTIVE rules against ``context`` and merge what they say.
+
+    ``reach`` is the caller's visibility (services pass the one decided for the caller); without
+    it the context's identity decides, as for an anonymous caller (rules/visibility.py)."""
+    limit = max(0, min(int(limit), MAX_LIMIT))
+    identity = Identity.from_context(context)
+    reach = reach if reach is not None else identity.reach()
+    scan = _Scan()
+    for c in sorted((_candidate(item) for item in rules), key=lambda c: c.node.id):
+        scan.consider(c, context, identity, reach, include_shadow=include_shadow)
+    active, shadow = _top(scan.active, limit), _top(scan.shadow, limit)
+    tally = scan.tally
     matched = tally.matched_active + tally.matched_shadow
     return Evaluation(
         considered=tally.skipped_invalid_then + tally.filtered_by_condition + matched,
         matched=matched,
         skipped_invalid_then=tally.skipped_invalid_then,
-        invalid_then_sample=invalid_sample,
+        invalid_then_sample=scan.invalid_sample,
         agent_visibility_summary=tally.summary(identity, lane_applied=reach.lanes_enforced),
         active=active,
         shadow=shadow,
-        applied=applied,
+        applied=_applied(active, shadow, include_shadow=include_shadow),
         identity=identity,
-        rule_meta_issues=meta_issues,
-        condition_errors=condition_errors,
+        rule_meta_issues=scan.meta_issues,
+        condition_errors=scan.condition_errors,
     )

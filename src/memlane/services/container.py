@@ -36,7 +36,7 @@ from memlane.services.lifecycle import Lifecycle, build_lifecycle
 from memlane.services.quotas import QuotaGuard
 from memlane.services.ranking.calibration import RelevanceScale
 from memlane.services.reading import MemoryReader
-from memlane.services.recall import RecallService
+from memlane.services.recall.service import RecallService
 from memlane.services.retention import RetentionPolicy, RetentionService
 from memlane.services.rules_service import RulesService
 from memlane.services.tools.memory import MemoryTools
@@ -169,6 +169,84 @@ async def open_services(
 
 
 def build_services(settings: Settings, store: Store, embedder: Embedder, *, clock: Clock) -> Services:
+    """Every feature on one core (``_Core``); the worker then runs the jobs they handle."""
+    core = _core(settings, store, embedder, clock)
+    writes = core.writes
+    kstore = KnowledgeStore(store)
+    sweeper = ExpirySweeper(
+        store,
+        kstore,
+        writes=writes,
+        clock=clock,
+        ttl_hours=settings.workspace_ttl_hours,
+        interval_sec=settings.layers_sweep_interval_sec,
+        job_max_attempts=settings.job_max_attempts,
+        notify=core.worker.notify,
+    )
+    knowledge = KnowledgeService(
+        kstore, core.embedding, clock=clock, folder=settings.knowledge_dir, json_limits=settings.json_limits
+    )
+    sync = SyncService(
+        writes=writes,
+        kstore=kstore,
+        knowledge=knowledge,
+        embedding=core.embedding,
+        clock=clock,
+        scope=settings.default_scope,
+    )
+    recall = RecallService.from_settings(
+        store, core.reader, settings, clock=clock, dimension=embedder.dimension, reranker=build_reranker(settings)
+    )
+    rules = RulesService(store, writes, clock=clock)
+    conversation = _conversation(core)
+    services = Services(
+        settings=settings,
+        clock=clock,
+        store=store,
+        embedder=embedder,
+        embedding=core.embedding,
+        reader=core.reader,
+        writes=writes,
+        recall=recall,
+        worker=core.worker,
+        backlog=_backlog(core),
+        quotas=core.quotas,
+        llm=core.llm,
+        rules=rules,
+        lifecycle=build_lifecycle(store, writes, settings, clock=clock),
+        conversation=conversation,
+        layers=_layers(core, sweeper),
+        knowledge=knowledge,
+        sync=sync,
+        sweeper=sweeper,
+        exporter=_exporter(core, knowledge, conversation),
+        importer=_importer(core, knowledge, conversation),
+        tools=_tools(core, sweeper, knowledge, sync),
+        erasure=_erasure(core, recall, rules),
+        retention=_retention(core),
+    )
+    core.worker.handlers.update(services.handlers())
+    return services
+
+
+@dataclass(frozen=True, slots=True)
+class _Core:
+    """What the features are built on: one store, embedder and clock, the embedding service,
+    the worker, the reader and the writer, one quota guard and one LLM client."""
+
+    settings: Settings
+    store: Store
+    embedder: Embedder
+    clock: Clock
+    embedding: EmbeddingService
+    worker: Worker
+    reader: MemoryReader
+    writes: WriteService
+    quotas: QuotaGuard
+    llm: ChatClient | None
+
+
+def _core(settings: Settings, store: Store, embedder: Embedder, clock: Clock) -> _Core:
     # a whole job per embedder call: the embedder batches and length-sorts internally, and one
     # write transaction per job instead of per 32 nodes (measured 138 -> 261 texts/s)
     embedding = EmbeddingService(
@@ -192,8 +270,6 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         concurrency=settings.worker_concurrency,
         gather_sec=settings.worker_gather_ms / 1000,
     )
-    notify = worker.notify
-    reader = MemoryReader(store, clock)
     writes = WriteService(
         store,
         clock=clock,
@@ -203,130 +279,120 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         on_jobs=worker.notify_batched,
         concurrency=settings.write_concurrency,
     )
-    quotas = QuotaGuard(settings)
-    llm = build_llm(settings)
-    kstore = KnowledgeStore(store)
-    sweeper = ExpirySweeper(
-        store,
-        kstore,
-        writes=writes,
+    return _Core(
+        settings=settings,
+        store=store,
+        embedder=embedder,
         clock=clock,
-        ttl_hours=settings.workspace_ttl_hours,
-        interval_sec=settings.layers_sweep_interval_sec,
-        job_max_attempts=settings.job_max_attempts,
-        notify=notify,
-    )
-    knowledge = KnowledgeService(
-        kstore, embedding, clock=clock, folder=settings.knowledge_dir, json_limits=settings.json_limits
-    )
-    sync = SyncService(
-        writes=writes,
-        kstore=kstore,
-        knowledge=knowledge,
         embedding=embedding,
-        clock=clock,
-        scope=settings.default_scope,
+        worker=worker,
+        reader=MemoryReader(store, clock),
+        writes=writes,
+        quotas=QuotaGuard(settings),
+        llm=build_llm(settings),
     )
+
+
+def _conversation(core: _Core) -> ConversationServices:
+    return build_conversation(
+        store=core.store,
+        reader=core.reader,
+        embedding=core.embedding,
+        writes=core.writes,
+        settings=core.settings,
+        clock=core.clock,
+        llm=core.llm,
+        notify=core.worker.notify,
+    )
+
+
+def _backlog(core: _Core) -> BacklogGate:
+    settings = core.settings
+    return BacklogGate(
+        core.store,
+        clock=core.clock,
+        limit=settings.write_backlog_max,
+        retry_after_sec=settings.write_backlog_retry_after_sec,
+        slow_at=settings.write_backlog_slow,
+        wait_sec=settings.write_backlog_wait_sec,
+    )
+
+
+def _layers(core: _Core, sweeper: ExpirySweeper) -> LayeredMemoryService:
+    return LayeredMemoryService(
+        reader=core.reader,
+        writes=core.writes,
+        embedding=core.embedding,
+        clock=core.clock,
+        classifier=build_classifier(core.settings, core.llm),
+        on_write=sweeper.ensure_scheduled,
+    )
+
+
+def _exporter(core: _Core, knowledge: KnowledgeService, conversation: ConversationServices) -> Exporter:
+    return Exporter(
+        core.store,
+        core.reader,
+        knowledge,
+        conversation.batcher,
+        clock=core.clock,
+        model_id=core.embedder.model_id,
+        dimension=core.embedder.dimension,
+    )
+
+
+def _importer(core: _Core, knowledge: KnowledgeService, conversation: ConversationServices) -> Importer:
+    return Importer(
+        core.reader,
+        core.writes,
+        knowledge,
+        conversation.batcher,
+        model_id=core.embedder.model_id,
+        dimension=core.embedder.dimension,
+        json_limits=core.settings.json_limits,
+    )
+
+
+def _tools(core: _Core, sweeper: ExpirySweeper, knowledge: KnowledgeService, sync: SyncService) -> ToolService:
+    """The tool surface: memory tools (add, search ...) beside the knowledge tools."""
+    settings = core.settings
     memory_tools = MemoryTools(
-        reader=reader,
-        writes=writes,
-        embedding=embedding,
-        clock=clock,
+        reader=core.reader,
+        writes=core.writes,
+        embedding=core.embedding,
+        clock=core.clock,
         scope=settings.default_scope,
         on_write=sweeper.ensure_scheduled,
         json_limits=settings.json_limits,
     )
-    recall = RecallService.from_settings(
-        store, reader, settings, clock=clock, dimension=embedder.dimension, reranker=build_reranker(settings)
+    return ToolService(
+        core.store,
+        memory_tools,
+        knowledge,
+        sync,
+        clock=core.clock,
+        quotas=core.quotas,
+        sync_timeout_sec=settings.sync_timeout_sec,
+        job_max_attempts=settings.job_max_attempts,
+        notify=core.worker.notify,
     )
-    rules = RulesService(store, writes, clock=clock)
-    conversation = build_conversation(
-        store=store,
-        reader=reader,
-        embedding=embedding,
-        writes=writes,
-        settings=settings,
-        clock=clock,
-        llm=llm,
-        notify=notify,
-    )
-    services = Services(
-        settings=settings,
-        clock=clock,
-        store=store,
-        embedder=embedder,
-        embedding=embedding,
-        reader=reader,
-        writes=writes,
+
+
+def _erasure(core: _Core, recall: RecallService, rules: RulesService) -> ErasureService:
+    return ErasureService(
+        core.store,
         recall=recall,
-        worker=worker,
-        backlog=BacklogGate(
-            store,
-            clock=clock,
-            limit=settings.write_backlog_max,
-            retry_after_sec=settings.write_backlog_retry_after_sec,
-            slow_at=settings.write_backlog_slow,
-            wait_sec=settings.write_backlog_wait_sec,
-        ),
-        quotas=quotas,
-        llm=llm,
         rules=rules,
-        lifecycle=build_lifecycle(store, writes, settings, clock=clock),
-        conversation=conversation,
-        layers=LayeredMemoryService(
-            reader=reader,
-            writes=writes,
-            embedding=embedding,
-            clock=clock,
-            classifier=build_classifier(settings, llm),
-            on_write=sweeper.ensure_scheduled,
-        ),
-        knowledge=knowledge,
-        sync=sync,
-        sweeper=sweeper,
-        exporter=Exporter(
-            store,
-            reader,
-            knowledge,
-            conversation.batcher,
-            clock=clock,
-            model_id=embedder.model_id,
-            dimension=embedder.dimension,
-        ),
-        importer=Importer(
-            reader,
-            writes,
-            knowledge,
-            conversation.batcher,
-            model_id=embedder.model_id,
-            dimension=embedder.dimension,
-            json_limits=settings.json_limits,
-        ),
-        tools=ToolService(
-            store,
-            memory_tools,
-            knowledge,
-            sync,
-            clock=clock,
-            quotas=quotas,
-            sync_timeout_sec=settings.sync_timeout_sec,
-            job_max_attempts=settings.job_max_attempts,
-            notify=notify,
-        ),
-        erasure=ErasureService(
-            store,
-            recall=recall,
-            rules=rules,
-            clock=clock,
-            knowledge_scope=settings.default_scope,
-            hash_key=settings.erasure_hash_key,
-        ),
-        retention=RetentionService(
-            store,
-            clock=clock,
-            policy=RetentionPolicy.from_settings(settings),
-            job_max_attempts=settings.job_max_attempts,
-        ),
+        clock=core.clock,
+        knowledge_scope=core.settings.default_scope,
+        hash_key=core.settings.erasure_hash_key,
     )
-    worker.handlers.update(services.handlers())
-    return services
+
+
+def _retention(core: _Core) -> RetentionService:
+    return RetentionService(
+        core.store,
+        clock=core.clock,
+        policy=RetentionPolicy.from_settings(core.settings),
+        job_max_attempts=core.settings.job_max_attempts,
+    )

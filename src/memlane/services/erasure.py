@@ -18,7 +18,7 @@ from memlane.domain.errors import Forbidden
 from memlane.domain.filters import compiled
 from memlane.domain.patterns import forget_compiled
 from memlane.domain.visibility import Viewer
-from memlane.services.recall import RecallService
+from memlane.services.recall.service import RecallService
 from memlane.services.rules_service import RulesService
 from memlane.store.base import Store
 

@@ -9,7 +9,7 @@ are kept apart when, between them:
   sentence, so a negation in both the title and the summary of one node cannot cancel out, as
   a parity over the whole text did);
 * an **antonym** pair is split across them (like/dislike, always/never, remote/office ...);
-* their **facts** contradict or replace each other (facts.py: same person, relation and value
+* their **facts** contradict or replace each other (conversation/facts/: same person, relation and value
   with opposite polarity, or an exclusive relation with another value);
 * a **value changed**: numbers, names, places, dates or times present on both sides differ.
 
@@ -24,6 +24,7 @@ from collections.abc import Iterable
 
 from memlane.services.conversation import facts as fx
 from memlane.services.conversation import language as lang
+from memlane.services.conversation.facts.normalise import normalise
 
 #: pairs of words that state opposite things; each is checked in both directions
 ANTONYMS: tuple[tuple[str, str], ...] = (
@@ -86,7 +87,7 @@ def opposition_of_any(pairs: Iterable[tuple[str | None, str | None]]) -> str | N
 
 
 def _negated(text: str) -> bool:
-    return _NEGATION.search(fx.normalise(text)) is not None
+    return _NEGATION.search(normalise(text)) is not None
 
 
 def _negation(a: str, b: str) -> str | None:
@@ -100,7 +101,7 @@ def _negation(a: str, b: str) -> str | None:
 
 
 def _antonyms(a: str, b: str) -> str | None:
-    wa, wb = set(lang.words(fx.normalise(a))), set(lang.words(fx.normalise(b)))
+    wa, wb = set(lang.words(normalise(a))), set(lang.words(normalise(b)))
     for x, y in ANTONYMS:
         for p, q in ((x, y), (y, x)):
             if p in wa and q in wb and q not in wa and p not in wb:

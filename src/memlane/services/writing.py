@@ -325,7 +325,21 @@ class WriteService:
         return await self.store.delete_nodes(tenant_id, scope, ids, info, now=self.clock.now())
 
     def _upsert(self, cmd: WriteCommand, index: int, spec: WriteNodeSpec) -> NodeUpsert:
-        where = f"nodes[{index}]"
+        self._check_node(cmd, f"nodes[{index}]", spec)
+        fields = _GivenFields(spec)
+        node = _node(cmd, spec, fields)
+        fields.given.add("type")
+        return NodeUpsert(
+            node=node,
+            embedding=spec.embedding,
+            match_by_client_id=spec.id is None and bool(spec.client_id),
+            fields_set=frozenset(fields.given),
+            force_reembed=cmd.force_reembed,
+        )
+
+    def _check_node(self, cmd: WriteCommand, where: str, spec: WriteNodeSpec) -> None:
+        """A node of another scope, a rule with a pattern that cannot run, or an embedding of
+        another dimension is refused, naming the field."""
         if spec.scope is not None and spec.scope != cmd.scope:
             raise InvalidRequest(
                 f"{where}.scope is {spec.scope!r} but the request scope is {cmd.scope!r}; one write "
@@ -333,27 +347,6 @@ class WriteService:
                 code="scope_mismatch",
                 details={"field": f"{where}.scope"},
             )
-        given = set(spec.fields_set)
-
-        def pick(name: str, request_default: Any = None) -> Any:
-            value = getattr(spec, name)
-            if name in given and value is not None:
-                return value
-            if request_default is not None:
-                given.add(name)
-                return request_default
-            return NODE_DEFAULTS.get(name)
-
-        # defaults that are not in ``given`` (lane, author) shape a created node only: an
-        # update keeps the stored values (store/sql/node_plan.py decides which it is)
-        lane = pick("memory_lane", cmd.memory_lane) or "private"
-        owner_agent = pick("owner_agent_id", cmd.owner_agent_id)
-        owner_team = pick("owner_team_id", cmd.owner_team_id)
-        producer = pick("producer_agent_id", cmd.producer_agent_id)
-        if cmd.author is not None:
-            if owner_agent is None and owner_team is None:
-                owner_agent, owner_team = cmd.author.owner_agent_id, cmd.author.owner_team_id
-            producer = producer or cmd.author.producer_agent_id
         if spec.type == "rule":
             _refuse_bad_patterns(spec.slots or {}, where)
         if spec.embedding is not None and len(spec.embedding) != self.dimension:
@@ -363,50 +356,6 @@ class WriteService:
                 code="invalid_embedding_dimension",
                 details={"field": f"{where}.embedding", "expected": self.dimension, "got": len(spec.embedding)},
             )
-        slots = dict(spec.slots or {})
-        topic_state = slots.get("topic_state") if spec.type == "topic" else None
-        if "slots" in given and spec.type == "topic":
-            given.add("topic_state")
-        node = Node(
-            tenant_id=cmd.tenant_id,
-            id=spec.id or new_id(),
-            scope=cmd.scope,
-            type=spec.type,
-            client_id=spec.client_id,
-            tier=pick("tier"),
-            title=spec.title,
-            text_summary=spec.text_summary,
-            slots=slots,
-            raw_ref=spec.raw_ref,
-            evidence_ref=spec.evidence_ref,
-            memory_lane=lane,
-            producer_agent_id=producer,
-            owner_agent_id=owner_agent,
-            owner_team_id=owner_team,
-            salience=pick("salience"),
-            importance=pick("importance"),
-            confidence=pick("confidence"),
-            embedding_model=(spec.embedding_model or CLIENT_EMBEDDING_MODEL) if spec.embedding else None,
-            status=pick("status"),
-            topic_state=str(topic_state) if topic_state is not None else None,
-            layer=spec.layer,
-            user_id=spec.user_id,
-            session_id=spec.session_id,
-            task_id=spec.task_id,
-            agent=spec.agent,
-            tags=list(spec.tags or []),
-            expires_at=spec.expires_at,
-            valid_at=spec.valid_at,
-            invalid_at=spec.invalid_at,
-        )
-        given.add("type")
-        return NodeUpsert(
-            node=node,
-            embedding=spec.embedding,
-            match_by_client_id=spec.id is None and bool(spec.client_id),
-            fields_set=frozenset(given),
-            force_reembed=cmd.force_reembed,
-        )
 
     @staticmethod
     def _edge(cmd: WriteCommand, index: int, spec: WriteEdgeSpec) -> EdgeUpsert:
@@ -457,3 +406,71 @@ def _refuse_bad_patterns(slots: dict[str, Any], where: str) -> None:
         for path, reason in regex_errors(condition)[:1]:
             field = f"{where}.{name}" if path == "$" else f"{where}.{name}.{path}"
             raise InvalidRequest(f"{field}: {reason}", code="invalid_rule_pattern", details={"field": field})
+
+
+class _GivenFields:
+    """A node spec's values with the fields its writer set: a value the spec did not set comes
+    from the request's default (which then counts as set) or from ``NODE_DEFAULTS``."""
+
+    def __init__(self, spec: WriteNodeSpec):
+        self.spec = spec
+        self.given = set(spec.fields_set)
+
+    def pick(self, name: str, request_default: Any = None) -> Any:
+        value = getattr(self.spec, name)
+        if name in self.given and value is not None:
+            return value
+        if request_default is not None:
+            self.given.add(name)
+            return request_default
+        return NODE_DEFAULTS.get(name)
+
+
+def _node(cmd: WriteCommand, spec: WriteNodeSpec, fields: _GivenFields) -> Node:
+    """The node a spec writes. Defaults that are not in ``given`` (lane, author) shape a created
+    node only: an update keeps the stored values (store/sql/node_plan.py decides which it is)."""
+    pick = fields.pick
+    lane = pick("memory_lane", cmd.memory_lane) or "private"
+    owner_agent = pick("owner_agent_id", cmd.owner_agent_id)
+    owner_team = pick("owner_team_id", cmd.owner_team_id)
+    producer = pick("producer_agent_id", cmd.producer_agent_id)
+    if cmd.author is not None:
+        if owner_agent is None and owner_team is None:
+            owner_agent, owner_team = cmd.author.owner_agent_id, cmd.author.owner_team_id
+        producer = producer or cmd.author.producer_agent_id
+    slots = dict(spec.slots or {})
+    topic_state = slots.get("topic_state") if spec.type == "topic" else None
+    if "slots" in fields.given and spec.type == "topic":
+        fields.given.add("topic_state")
+    return Node(
+        tenant_id=cmd.tenant_id,
+        id=spec.id or new_id(),
+        scope=cmd.scope,
+        type=spec.type,
+        client_id=spec.client_id,
+        tier=pick("tier"),
+        title=spec.title,
+        text_summary=spec.text_summary,
+        slots=slots,
+        raw_ref=spec.raw_ref,
+        evidence_ref=spec.evidence_ref,
+        memory_lane=lane,
+        producer_agent_id=producer,
+        owner_agent_id=owner_agent,
+        owner_team_id=owner_team,
+        salience=pick("salience"),
+        importance=pick("importance"),
+        confidence=pick("confidence"),
+        embedding_model=(spec.embedding_model or CLIENT_EMBEDDING_MODEL) if spec.embedding else None,
+        status=pick("status"),
+        topic_state=str(topic_state) if topic_state is not None else None,
+        layer=spec.layer,
+        user_id=spec.user_id,
+        session_id=spec.session_id,
+        task_id=spec.task_id,
+        agent=spec.agent,
+        tags=list(spec.tags or []),
+        expires_at=spec.expires_at,
+        valid_at=spec.valid_at,
+        invalid_at=spec.invalid_at,
+    )

@@ -18,7 +18,7 @@ from memlane.services.layers.roles import LAYERS
 from memlane.services.layers.service import is_layered
 from memlane.services.ranking.calibration import DEFAULT_CUT
 from memlane.services.ranking.query_text import keyword_query, words
-from memlane.services.recall import RecallParams
+from memlane.services.recall.model import RecallParams
 from memlane.services.tools.memory import KIND as TOOL_KIND
 from memlane.services.tools.memory import KNOWLEDGE_KIND
 from memlane.services.tools.schemas import MEMORY_LAYERS
@@ -124,13 +124,14 @@ async def search(
         vector,
         RecallParams(viewer=viewer, scope=scope, limit=limit, query_text=text, endpoint="ui_search", explain=True),
     )
-    best_keyword = max((out.signals.get(n.id, {}).get("keyword", 0.0) for n, _ in out.seeds), default=0.0)
+    best_keyword = max((out.signals.get(s.node.id, {}).get("keyword", 0.0) for s in out.seeds), default=0.0)
     hits = []
-    for n, sim in out.seeds:
+    for seed in out.seeds:
+        n = seed.node
         signals = out.signals.get(n.id, {})
         keyword = signals.get("keyword", 0.0)
         share = keyword / best_keyword if best_keyword > 0 else 0.0
-        hits.append(SearchHit(n, sim, out.seed_relevance[n.id], signals, share, matched_words(text, n)))
+        hits.append(SearchHit(n, seed.similarity, out.seed_relevance[n.id], signals, share, matched_words(text, n)))
     shown = [h for h in hits if h.relevance >= cut]
     return SearchResults(sorted(shown, key=lambda h: -h.signals.get("score", 0.0)), cut, len(hits))
 

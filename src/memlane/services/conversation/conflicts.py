@@ -1,5 +1,5 @@
 """Offline conflict resolution: each new draft against the user's nearest stored notes and the
-drafts before it, by what their sentences state (facts.py) and, where no fact can be read, by
+drafts before it, by what their sentences state (facts/) and, where no fact can be read, by
 similarity.
 
 Facts decide first. For each fact of the draft, against each fact of a candidate note:
@@ -45,6 +45,8 @@ from memlane.domain.model import Node
 from memlane.services.conversation import facts as fx
 from memlane.services.conversation import language as lang
 from memlane.services.conversation.extractor import NoteDraft
+from memlane.services.conversation.facts.lexicon import CANCEL_SYNONYMS, PLAN_WORDS
+from memlane.services.conversation.facts.normalise import normalise
 from memlane.services.conversation.notes import (
     CONSOLIDATED,
     CONTRADICTED,
@@ -105,7 +107,7 @@ class Candidate:
         return (
             category == "plan"
             or any(f.kind == fx.PLAN for _, f in self.facts)
-            or bool(words & fx.PLAN_WORDS)
+            or bool(words & PLAN_WORDS)
             or bool(_FUTURE.search(self.content.lower()))
         )
 
@@ -217,7 +219,7 @@ def _closings(draft: NoteDraft, candidates: list[Candidate]) -> tuple[list[_Clos
 
 
 def _holds_word(text: str, phrase: str) -> bool:
-    return bool(phrase) and re.search(rf"(?<![\w'-]){re.escape(phrase)}(?![\w'-])", fx.normalise(text)) is not None
+    return bool(phrase) and re.search(rf"(?<![\w'-]){re.escape(phrase)}(?![\w'-])", normalise(text)) is not None
 
 
 def _cancels(fact: fx.Fact, cand: Candidate) -> bool:
@@ -230,7 +232,7 @@ def _cancels(fact: fx.Fact, cand: Candidate) -> bool:
         return bool(said & held)
     if specific & held:
         return True
-    return all(set(fx.CANCEL_SYNONYMS.get(w, ())) & held for w in specific)
+    return all(set(CANCEL_SYNONYMS.get(w, ())) & held for w in specific)
 
 
 def _fulfils(sentence: str, cand: Candidate) -> bool:
@@ -238,7 +240,7 @@ def _fulfils(sentence: str, cand: Candidate) -> bool:
     "we're expecting our first baby in April"). Only a plan stated as one (a future cue), and
     only the thing the sentence says is done: a past tense alone that shares a word with a
     plan proves nothing (on LoCoMo it closed 15 of 100 notes wrongly)."""
-    m = _DONE.search(fx.normalise(sentence))
+    m = _DONE.search(normalise(sentence))
     if m is None or not _FUTURE.search(cand.content.lower()):
         return False
     thing = lang.content_words(m.group("x") or m.group("y") or "")
@@ -423,14 +425,14 @@ def _carry_rest(note: PlannedNote, closing: _Closing) -> None:
 
 
 def _holds_sentence(text: str, sentence: str) -> bool:
-    return fx.normalise(sentence).strip(" .!") in fx.normalise(text)
+    return normalise(sentence).strip(" .!") in normalise(text)
 
 
 def _corrected(text: str, old: str, new: str) -> str:
     """``text`` with the word a correction names replaced by the words that differ ("the flat
     is at 24 Baker Lane, not 42" turns "42 Baker Lane" into "24 Baker Lane"); a capitalised
     word (a name) stays capitalised."""
-    held = set(fx.normalise(text).split())
+    held = set(normalise(text).split())
     words = new.split()
     while len(words) > 1 and words[-1] in held:
         words.pop()

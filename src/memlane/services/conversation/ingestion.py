@@ -29,6 +29,7 @@ from memlane.services.conversation.notes import (
     KIND_CONVERSATION,
     NOTE_TAG,
     NOTE_TYPE,
+    ExistingChange,
     IngestionPlan,
     PlannedNote,
     merge_sources,
@@ -272,15 +273,11 @@ class IngestionService:
     # --- writing ------------------------------------------------------------------------
     async def _apply(self, job: Job, plan: IngestionPlan, vectors: dict[str, tuple[str, Vector]]) -> dict[str, Any]:
         """One write: new notes (deterministic ids), lineage changes, ``next`` edges."""
-        payload = job.payload
-        tenant, scope = job.tenant_id, payload["app_id"]
         viewer = submitter(job)
-        existing = {n.id: n for n in await self.reader.nodes(viewer, scope, [c.id for c in plan.changes])}
-        missing = [n for n in plan.notes if n.id not in vectors or vectors[n.id][0] != n.content]
-        if missing:
-            fresh = await self.embedding.vectors([n.content for n in missing], urgent=False)
-            for n, v in zip(missing, fresh, strict=True):
-                vectors[n.id] = (n.content, np.asarray(v, dtype=np.float32))
+        existing = {
+            n.id: n for n in await self.reader.nodes(viewer, job.payload["app_id"], [c.id for c in plan.changes])
+        }
+        vectors = await self._with_vectors(plan, vectors)
         # A note that replaces or contradicts another begins when it was said; the one it
         # replaces is closed then, not deleted (domain/validity.py)
         now = self.clock.now()
@@ -297,55 +294,19 @@ class IngestionService:
                 log.info("task %s: note %s is gone; its %s is dropped", job.id, change.id, change.operation)
                 applied.append({"memory_id": change.id, "operation": change.operation, "applied": False})
                 continue
-            slots = dict(node.slots)
-            slots["source_messages"] = merge_sources(list(slots.get("source_messages") or []), change.add_sources)
-            if change.add_keywords:
-                slots["keywords"] = list(dict.fromkeys([*(slots.get("keywords") or []), *change.add_keywords]))[:20]
-            status = node.status
-            fields = {"type", "status", "slots"}
-            closed: datetime | None = None
-            if change.status is not None:
-                status = change.status
-                slots.update(status_reason=change.reason, next_id=change.next_id, changed_by_task=job.id)
-                closed = said.get(change.next_id or "", now)
-                if node.invalid_at is None and (node.valid_at is None or closed > node.valid_at):
-                    fields.add("invalid_at")
-            else:
-                slots["confirmed_by_task"] = job.id
-            specs.append(
-                WriteNodeSpec(
-                    type=node.type,
-                    id=node.id,
-                    status=status,
-                    slots=slots,
-                    invalid_at=closed if "invalid_at" in fields else None,
-                    fields_set=frozenset(fields),
-                )
-            )
+            spec = _change_spec(job, change, node, closed=said.get(change.next_id or "", now))
+            specs.append(spec)
             if change.next_id:
                 edges.append(WriteEdgeSpec(type="next", src=EdgeRef(id=node.id), dst=EdgeRef(id=change.next_id)))
-            applied.append({"memory_id": change.id, "operation": change.operation, "status": status, "applied": True})
-        for n in plan.notes:
-            if n.next_id:
-                edges.append(WriteEdgeSpec(type="next", src=EdgeRef(id=n.id), dst=EdgeRef(id=n.next_id)))
-        if plan.person_name and payload.get("user_id"):
-            specs.append(self._person_spec(job, plan.person_name))
-        commit_id = None
-        if specs:
-            outcome = await self.writes.write(
-                WriteCommand(
-                    tenant_id=tenant,
-                    scope=scope,
-                    input_sha256=str(payload.get("request_sha256") or "0" * 64),
-                    actor=f"conversation:{job.id}",
-                    kind="conversation_ingest",
-                    model_version=self.pipeline.model if plan.pipeline == "llm" and self.pipeline else "offline",
-                    nodes=specs,
-                    edges=edges,
-                    viewer=viewer,
-                )
+            applied.append(
+                {"memory_id": change.id, "operation": change.operation, "status": spec.status, "applied": True}
             )
-            commit_id = outcome.result.commit.id
+        edges += [
+            WriteEdgeSpec(type="next", src=EdgeRef(id=n.id), dst=EdgeRef(id=n.next_id)) for n in plan.notes if n.next_id
+        ]
+        if plan.person_name and job.payload.get("user_id"):
+            specs.append(self._person_spec(job, plan.person_name))
+        commit_id = await self._write(job, plan, specs, edges) if specs else None
         return {
             "pipeline": plan.pipeline,
             "memories": [
@@ -356,6 +317,39 @@ class IngestionService:
             **plan.summary(),
             "commit_id": commit_id,
         }
+
+    async def _with_vectors(
+        self, plan: IngestionPlan, vectors: dict[str, tuple[str, Vector]]
+    ) -> dict[str, tuple[str, Vector]]:
+        """``vectors`` with one for every planned note whose vector is missing or was computed for
+        other text (the LLM pipeline plans without vectors)."""
+        missing = [n for n in plan.notes if n.id not in vectors or vectors[n.id][0] != n.content]
+        if not missing:
+            return vectors
+        fresh = await self.embedding.vectors([n.content for n in missing], urgent=False)
+        return vectors | {
+            n.id: (n.content, np.asarray(v, dtype=np.float32)) for n, v in zip(missing, fresh, strict=True)
+        }
+
+    async def _write(
+        self, job: Job, plan: IngestionPlan, specs: list[WriteNodeSpec], edges: list[WriteEdgeSpec]
+    ) -> str:
+        """The plan's one write commit, as the submitter; its id."""
+        payload = job.payload
+        outcome = await self.writes.write(
+            WriteCommand(
+                tenant_id=job.tenant_id,
+                scope=payload["app_id"],
+                input_sha256=str(payload.get("request_sha256") or "0" * 64),
+                actor=f"conversation:{job.id}",
+                kind="conversation_ingest",
+                model_version=self.pipeline.model if plan.pipeline == "llm" and self.pipeline else "offline",
+                nodes=specs,
+                edges=edges,
+                viewer=submitter(job),
+            )
+        )
+        return outcome.result.commit.id
 
     @staticmethod
     def _person_spec(job: Job, name: str) -> WriteNodeSpec:
@@ -405,3 +399,30 @@ class IngestionService:
             valid_at=valid_at,
             fields_set=NEW_NOTE_FIELDS,
         )
+
+
+def _change_spec(job: Job, change: ExistingChange, node: Node, *, closed: datetime) -> WriteNodeSpec:
+    """An older note as a change leaves it: its evidence and keywords merged, and either a new
+    status (closed at ``closed``, when the newer note was said, unless it was closed already or
+    began later) or the mark of the task that confirmed it."""
+    slots = dict(node.slots)
+    slots["source_messages"] = merge_sources(list(slots.get("source_messages") or []), change.add_sources)
+    if change.add_keywords:
+        slots["keywords"] = list(dict.fromkeys([*(slots.get("keywords") or []), *change.add_keywords]))[:20]
+    status = node.status
+    fields = {"type", "status", "slots"}
+    if change.status is not None:
+        status = change.status
+        slots.update(status_reason=change.reason, next_id=change.next_id, changed_by_task=job.id)
+        if node.invalid_at is None and (node.valid_at is None or closed > node.valid_at):
+            fields.add("invalid_at")
+    else:
+        slots["confirmed_by_task"] = job.id
+    return WriteNodeSpec(
+        type=node.type,
+        id=node.id,
+        status=status,
+        slots=slots,
+        invalid_at=closed if "invalid_at" in fields else None,
+        fields_set=frozenset(fields),
+    )

@@ -23,11 +23,12 @@ worker thread: RE2 releases the GIL while it matches, so the event loop keeps se
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from memlane.domain.patterns import PatternError, UserPattern
-from memlane.services.knowledge.imports import Import, parse_imports
+from memlane.services.knowledge.imports import parse_imports
 from memlane.services.knowledge.model import SEVERITY_RANK, constraint_pattern
 from memlane.store.knowledge import KnowledgeRecord
 
@@ -104,88 +105,129 @@ class _Matcher:
 def evaluate_constraint(
     item: KnowledgeRecord, c: dict[str, Any], rx: _Matcher, files: list[CheckedFile], deps: list[Dependency]
 ) -> list[dict[str, Any]]:
-    op, target = c["operator"], c["target"]
-    out: list[dict[str, Any]] = []
-    scoped = [f for f in files if _applies(c, f.path)]
-    what = f"{target} pattern /{c['pattern']}/ ({item.id})"
-
+    """The violations of one constraint, by what it targets: dependencies, imports, file paths,
+    or (the default) file content line by line."""
+    check = _Check(item, c, rx, f"{c['target']} pattern /{c['pattern']}/ ({item.id})")
+    target = c["target"]
     if target == "dependency":
-        if not deps:
-            return out
-        matched = [d for d in deps if rx.fullmatch(d.name)]
-        if op in ("must_not_use", "must_not_match"):
-            out += [_violation(item, c, f"dependency {d.name!r} is not allowed: {what}") for d in matched]
-        elif op == "must_use" and not matched:
-            out.append(_violation(item, c, f"none of the dependencies matches the required {what}"))
-        elif op == "must_match":
-            out += [
-                _violation(item, c, f"dependency {d.name!r} does not match the required {what}")
-                for d in deps
-                if not rx.fullmatch(d.name)
-            ]
-        return out
-
+        return check.dependencies(deps)
+    scoped = [f for f in files if _applies(c, f.path)]
     if target == "import":
-        imports: list[tuple[CheckedFile, Import]] = [(f, i) for f in scoped for i in parse_imports(f.path, f.content)]
-        if not imports:
-            return out
-
-        def hit(i: Import) -> bool:
-            return any(rx.fullmatch(n) for n in i.names)
-
-        if op in ("must_not_use", "must_not_match"):
-            out += [
-                _violation(item, c, f"import of {i.module!r} is not allowed: {what}", f.path, i.line)
-                for f, i in imports
-                if hit(i)
-            ]
-        elif op == "must_use" and not any(hit(i) for _, i in imports):
-            out.append(_violation(item, c, f"no checked file imports the required {what}"))
-        elif op == "must_match":
-            out += [
-                _violation(item, c, f"import of {i.module!r} does not match the required {what}", f.path, i.line)
-                for f, i in imports
-                if not hit(i)
-            ]
-        return out
-
+        return check.imports(scoped)
     if target == "file":
-        if not scoped:
-            return out
-        if op in ("must_not_use", "must_not_match"):
-            out += [
-                _violation(item, c, f"file {f.path!r} is not allowed: {what}", f.path)
-                for f in scoped
-                if rx.search(f.path)
-            ]
-        elif op == "must_use" and not any(rx.search(f.path) for f in scoped):
-            out.append(_violation(item, c, f"none of the checked files matches the required {what}"))
-        elif op == "must_match":
-            out += [
-                _violation(item, c, f"file path {f.path!r} does not match the required {what}", f.path)
-                for f in scoped
-                if not rx.search(f.path)
-            ]
-        return out
+        return check.files(scoped)
+    return check.content(scoped)
 
-    # content, line by line
-    if not scoped:
-        return out
-    if op in ("must_not_use", "must_not_match"):
-        for f in scoped:
-            for no, line in enumerate(f.content.splitlines(), start=1):
-                if rx.search(line):
-                    out.append(_violation(item, c, f"line matches the forbidden {what}", f.path, no))
-    elif op == "must_use":
-        if not any(rx.search(line) for f in scoped for line in f.content.splitlines()):
-            out.append(_violation(item, c, f"no checked file contains the required {what}"))
-    elif op == "must_match":
-        out += [
-            _violation(item, c, f"file {f.path!r} contains nothing matching the required {what}", f.path)
-            for f in scoped
-            if not any(rx.search(line) for line in f.content.splitlines())
-        ]
-    return out
+
+_S = TypeVar("_S")
+
+
+@dataclass(frozen=True, slots=True)
+class _Check:
+    """One constraint against one kind of target; ``what`` names it in every message."""
+
+    item: KnowledgeRecord
+    c: dict[str, Any]
+    rx: _Matcher
+    what: str
+
+    @property
+    def op(self) -> str:
+        return str(self.c["operator"])
+
+    @property
+    def forbids(self) -> bool:
+        return self.op in ("must_not_use", "must_not_match")
+
+    def violation(self, message: str, path: str | None = None, line: int | None = None) -> dict[str, Any]:
+        return _violation(self.item, self.c, message, path, line)
+
+    def judge(
+        self,
+        subjects: Sequence[_S],
+        hit: Callable[[_S], bool],
+        *,
+        forbidden: Callable[[_S], dict[str, Any]],
+        missing: str,
+        mismatch: Callable[[_S], dict[str, Any]],
+    ) -> list[dict[str, Any]]:
+        """The operator over ``subjects`` (none: nothing to judge): each forbidden one that
+        ``hit`` finds; one violation when a required pattern is found nowhere (``missing``); each
+        that must match and does not."""
+        if not subjects:
+            return []
+        if self.forbids:
+            return [forbidden(s) for s in subjects if hit(s)]
+        return self.require(subjects, hit, missing=missing, mismatch=mismatch)
+
+    def require(
+        self,
+        subjects: Sequence[_S],
+        hit: Callable[[_S], bool],
+        *,
+        missing: str,
+        mismatch: Callable[[_S], dict[str, Any]],
+    ) -> list[dict[str, Any]]:
+        if self.op == "must_use" and not any(hit(s) for s in subjects):
+            return [self.violation(missing)]
+        if self.op == "must_match":
+            return [mismatch(s) for s in subjects if not hit(s)]
+        return []
+
+    def dependencies(self, deps: list[Dependency]) -> list[dict[str, Any]]:
+        what = self.what
+        return self.judge(
+            deps,
+            lambda d: self.rx.fullmatch(d.name),
+            forbidden=lambda d: self.violation(f"dependency {d.name!r} is not allowed: {what}"),
+            missing=f"none of the dependencies matches the required {what}",
+            mismatch=lambda d: self.violation(f"dependency {d.name!r} does not match the required {what}"),
+        )
+
+    def imports(self, scoped: list[CheckedFile]) -> list[dict[str, Any]]:
+        what = self.what
+        imports = [(f, i) for f in scoped for i in parse_imports(f.path, f.content)]
+        return self.judge(
+            imports,
+            lambda fi: any(self.rx.fullmatch(n) for n in fi[1].names),
+            forbidden=lambda fi: self.violation(
+                f"import of {fi[1].module!r} is not allowed: {what}", fi[0].path, fi[1].line
+            ),
+            missing=f"no checked file imports the required {what}",
+            mismatch=lambda fi: self.violation(
+                f"import of {fi[1].module!r} does not match the required {what}", fi[0].path, fi[1].line
+            ),
+        )
+
+    def files(self, scoped: list[CheckedFile]) -> list[dict[str, Any]]:
+        what = self.what
+        return self.judge(
+            scoped,
+            lambda f: self.rx.search(f.path),
+            forbidden=lambda f: self.violation(f"file {f.path!r} is not allowed: {what}", f.path),
+            missing=f"none of the checked files matches the required {what}",
+            mismatch=lambda f: self.violation(f"file path {f.path!r} does not match the required {what}", f.path),
+        )
+
+    def content(self, scoped: list[CheckedFile]) -> list[dict[str, Any]]:
+        """Line by line: a forbidden pattern is reported on each line it matches; a required one
+        must be in some line of every file (must_match) or of any file (must_use)."""
+        if not scoped:
+            return []
+        what, rx = self.what, self.rx
+        if self.forbids:
+            return [
+                self.violation(f"line matches the forbidden {what}", f.path, no)
+                for f in scoped
+                for no, line in enumerate(f.content.splitlines(), start=1)
+                if rx.search(line)
+            ]
+        return self.require(
+            scoped,
+            lambda f: any(rx.search(line) for line in f.content.splitlines()),
+            missing=f"no checked file contains the required {what}",
+            mismatch=lambda f: self.violation(f"file {f.path!r} contains nothing matching the required {what}", f.path),
+        )
 
 
 def run_check(

@@ -2,7 +2,7 @@
 summarise a group of events and are linked ``derived_from`` each of them.
 
 Recall renders such summaries first and leaves the events they cite out of ``context.text``
-(services/recall.py), so a rollup turns many event lines into one paragraph with evidence.
+(services/recall/context.py), so a rollup turns many event lines into one paragraph with evidence.
 
 Groups, all within one scope:
 
@@ -34,6 +34,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Final
 
 from memlane.domain.clock import Clock, iso
@@ -41,7 +42,7 @@ from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, EdgeRef, Node
 from memlane.services.lifecycle.consolidation import ProgressFn, tokens
 from memlane.services.opposition import opposition
-from memlane.services.recall import is_compression_summary
+from memlane.services.recall.context import is_compression_summary
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
 from memlane.store.base import NodePatch, Store, scan_all_nodes
 
@@ -49,6 +50,23 @@ ACTOR: Final = "memlane:compress"
 METHOD: Final = "extractive-v1"
 HUB_TYPES: Final = ("topic", "entity", "concept")
 CLIENT_PREFIX: Final = "memlane:rollup:"
+#: what a rollup's write sets; the rest keeps the node defaults (or, on an update, the stored values)
+ROLLUP_FIELDS: Final = frozenset(
+    {
+        "client_id",
+        "title",
+        "text_summary",
+        "slots",
+        "tier",
+        "memory_lane",
+        "owner_agent_id",
+        "owner_team_id",
+        "user_id",
+        "salience",
+        "importance",
+        "confidence",
+    }
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _STOP_TEXT = (
     "a an the and or of to in on at for with by from is are was were be been it its this that i you he "
@@ -346,59 +364,11 @@ class CompressionService:
     async def _write_rollups(
         self, tenant_id: str, scope: str, todo: list[RollupPlan], input_sha: str, report: CompressionReport
     ) -> None:
+        """One write commit for the rollups of ``todo`` and their edges; then the derived_from
+        edges of changed rollups to events that left their chunk are deleted."""
         now = self.clock.now()
-        nodes: list[WriteNodeSpec] = []
-        edges: list[WriteEdgeSpec] = []
-        for r in todo:
-            slots = {
-                "summary_kind": "compression_rollup",
-                "method": METHOD,
-                "source_ids": r.source_ids,
-                "source_count": len(r.source_ids),
-                "source_sha256": r.source_sha256,
-                "group": r.group,
-                "generated_at": iso(now),
-            }
-            nodes.append(
-                WriteNodeSpec(
-                    type="concept",
-                    fields_set=frozenset(
-                        {
-                            "client_id",
-                            "title",
-                            "text_summary",
-                            "slots",
-                            "tier",
-                            "memory_lane",
-                            "owner_agent_id",
-                            "owner_team_id",
-                            "user_id",
-                            "salience",
-                            "importance",
-                            "confidence",
-                        }
-                    ),
-                    client_id=r.client_id,
-                    tier="hot",
-                    memory_lane=r.lane,
-                    owner_agent_id=r.owner_agent_id,
-                    owner_team_id=r.owner_team_id,
-                    user_id=r.user_id,
-                    title=r.title,
-                    text_summary=r.summary,
-                    slots=slots,
-                    salience=r.salience,
-                    importance=r.importance,
-                    confidence=round(r.confidence, 6),
-                )
-            )
-            ref = EdgeRef(client_id=r.client_id)
-            edges += [
-                WriteEdgeSpec(type="derived_from", src=ref, dst=EdgeRef(id=sid), weight=0.9, confidence=1.0)
-                for sid in r.source_ids
-            ]
-            if r.hub_id is not None:
-                edges.append(WriteEdgeSpec(type="part_of", src=ref, dst=EdgeRef(id=r.hub_id), weight=0.8))
+        nodes = [_rollup_spec(r, now) for r in todo]
+        edges = [edge for r in todo for edge in _rollup_edges(r)]
         cmd = WriteCommand(
             tenant_id=tenant_id,
             scope=scope,
@@ -412,9 +382,20 @@ class CompressionService:
         outcome = await self.writes.write(cmd)
         report.commits.append(outcome.result.commit.id)
         by_client = {n.client_id: n.id for n in outcome.result.nodes}
-        stale: list[str] = []
         for r in todo:
             r.rollup_id = by_client.get(r.client_id, r.rollup_id)
+        stale = await self._stale_edges(tenant_id, scope, todo)
+        if stale:
+            info = CommitInfo(actor=ACTOR, input_sha256=input_sha, kind="compress")
+            commit = await self.writes.delete_edges(tenant_id, scope, stale, info)
+            if commit is not None:
+                report.commits.append(commit.id)
+                report.stale_edges_removed = len(stale)
+
+    async def _stale_edges(self, tenant_id: str, scope: str, todo: list[RollupPlan]) -> list[str]:
+        """The derived_from edges of changed rollups to events no longer in their chunk."""
+        stale: list[str] = []
+        for r in todo:
             if r.status != "changed" or r.rollup_id is None:
                 continue
             keep = set(r.source_ids)
@@ -428,12 +409,7 @@ class CompressionService:
                 types=["derived_from"],
             )
             stale += [e.id for e in found if e.src_id == r.rollup_id and e.dst_id not in keep]
-        if stale:
-            info = CommitInfo(actor=ACTOR, input_sha256=input_sha, kind="compress")
-            commit = await self.writes.delete_edges(tenant_id, scope, stale, info)
-            if commit is not None:
-                report.commits.append(commit.id)
-                report.stale_edges_removed = len(stale)
+        return stale
 
     async def _retire(self, tenant_id: str, scope: str, report: CompressionReport, input_sha: str) -> None:
         """Archive rollups whose chunk is gone, so recall stops rendering a stale summary."""
@@ -452,3 +428,44 @@ class CompressionService:
         commit = await self.writes.mutate(tenant_id, scope, sorted(retire), mutate, info)
         if commit is not None:
             report.commits.append(commit.id)
+
+
+def _rollup_spec(r: RollupPlan, now: datetime) -> WriteNodeSpec:
+    """A rollup as a hot ``concept`` node in its chunk's lane, owned like its events."""
+    slots = {
+        "summary_kind": "compression_rollup",
+        "method": METHOD,
+        "source_ids": r.source_ids,
+        "source_count": len(r.source_ids),
+        "source_sha256": r.source_sha256,
+        "group": r.group,
+        "generated_at": iso(now),
+    }
+    return WriteNodeSpec(
+        type="concept",
+        fields_set=ROLLUP_FIELDS,
+        client_id=r.client_id,
+        tier="hot",
+        memory_lane=r.lane,
+        owner_agent_id=r.owner_agent_id,
+        owner_team_id=r.owner_team_id,
+        user_id=r.user_id,
+        title=r.title,
+        text_summary=r.summary,
+        slots=slots,
+        salience=r.salience,
+        importance=r.importance,
+        confidence=round(r.confidence, 6),
+    )
+
+
+def _rollup_edges(r: RollupPlan) -> list[WriteEdgeSpec]:
+    """``derived_from`` each source event, and ``part_of`` the group's hub when it has one."""
+    ref = EdgeRef(client_id=r.client_id)
+    edges = [
+        WriteEdgeSpec(type="derived_from", src=ref, dst=EdgeRef(id=sid), weight=0.9, confidence=1.0)
+        for sid in r.source_ids
+    ]
+    if r.hub_id is not None:
+        edges.append(WriteEdgeSpec(type="part_of", src=ref, dst=EdgeRef(id=r.hub_id), weight=0.8))
+    return edges

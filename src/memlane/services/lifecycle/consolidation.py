@@ -44,7 +44,7 @@ from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, Node
 from memlane.services.lifecycle.closures import Closure, closure_patches, plan_closures
 from memlane.services.opposition import opposition_of_any, replaces_older
-from memlane.services.recall import is_compression_summary
+from memlane.services.recall.context import is_compression_summary
 from memlane.services.writing import WriteService
 from memlane.store.base import NodePatch, Store, scan_all_nodes
 

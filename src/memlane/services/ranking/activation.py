@@ -1,10 +1,10 @@
 """Graph activation blended into direct relevance without drowning it.
 
 Each hop passes ``activation x weight x confidence x type factor x 0.5`` along an edge, as
-docs/api-graph.md outlines. A node then takes the *strongest* activation that reaches
-it, not the sum: with a sum, a hub linked to many seeds (a session, a topic) would collect
-their scores and outrank every direct hit. The received activation is added to the node's own
-relevance, scaled by ``graph_weight``.
+docs/api-graph.md outlines (the factors and the decay are ``RankingConfig``'s). A node then
+takes the *strongest* activation that reaches it, not the sum: with a sum, a hub linked to many
+seeds (a session, a topic) would collect their scores and outrank every direct hit. The
+received activation is added to the node's own relevance, scaled by ``graph_weight``.
 """
 
 from __future__ import annotations
@@ -12,11 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from memlane.domain.model import Edge
-
-#: how much activation an edge type carries to its neighbour
-EDGE_TYPE_FACTOR: dict[str, float] = {"part_of": 0.9, "derived_from": 0.8, "next": 0.7, "related_to": 0.6}
-DEFAULT_TYPE_FACTOR = 0.5
-HOP_DECAY = 0.5
+from memlane.services.ranking.config import RankingConfig
 
 
 def spread(
@@ -25,7 +21,7 @@ def spread(
     known: Mapping[str, object],
     *,
     hops: int,
-    graph_weight: float,
+    config: RankingConfig,
 ) -> dict[str, float]:
     """``activation(n) = base(n) + graph_weight x max over paths of the activation reaching n``.
 
@@ -33,11 +29,12 @@ def spread(
     spreads what arrived at hop ``h-1``, so activation fades with distance and never loops
     back onto a seed at full strength.
     """
+    factors, other_factor, decay = dict(config.edge_type_factors), config.other_edge_factor, config.hop_decay
     adjacency: dict[str, list[tuple[str, float]]] = {}
     for e in edges:
         if e.src_id not in known or e.dst_id not in known:
             continue
-        w = e.weight * e.confidence * EDGE_TYPE_FACTOR.get(e.type, DEFAULT_TYPE_FACTOR) * HOP_DECAY
+        w = e.weight * e.confidence * factors.get(e.type, other_factor) * decay
         if w <= 0:
             continue
         adjacency.setdefault(e.src_id, []).append((e.dst_id, w))
@@ -59,5 +56,5 @@ def spread(
         layer = reached
     out = {nid: max(a, 0.0) for nid, a in base.items()}
     for nid, value in received.items():
-        out[nid] = out.get(nid, 0.0) + graph_weight * value
+        out[nid] = out.get(nid, 0.0) + config.graph_weight * value
     return out

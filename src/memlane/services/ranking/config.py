@@ -9,7 +9,9 @@ from typing import Any
 @dataclass(frozen=True, slots=True)
 class RankingConfig:
     """Defaults were tuned on two LoCoMo conversations and confirmed on three held-out ones
-    (BENCHMARKS-retrieval.md); every signal can be switched off to measure it alone."""
+    (BENCHMARKS-retrieval.md); every signal can be switched off to measure it alone. Every
+    weight recall uses is a field here; those without a ``MEMLANE_RECALL_*`` setting (edge
+    factors, hop decay, node weight) keep their defaults outside tests and sweeps."""
 
     keyword: bool = True
     graph: bool = True
@@ -21,6 +23,16 @@ class RankingConfig:
     keyword_weight: float = 0.6
     candidates: int = 100
     graph_weight: float = 1.0
+    #: how much activation an edge of each type carries to its neighbour per hop (ranking/activation.py)
+    edge_type_factors: tuple[tuple[str, float], ...] = (
+        ("part_of", 0.9),
+        ("derived_from", 0.8),
+        ("next", 0.7),
+        ("related_to", 0.6),
+    )
+    other_edge_factor: float = 0.5
+    #: what is left of activation after each hop
+    hop_decay: float = 0.5
     entity_boost: float = 0.3
     time_boost: float = 0.5
     time_scale_days: float = 3.0
@@ -28,6 +40,17 @@ class RankingConfig:
     time_statement_boost: float = 0.5
     episode_weight: float = 0.3
     entity_link_weight: float = 0.0
+    #: a node's own weight in its score (``score = activation x node_weight``): the share of
+    #: its salience and of its confidence (each 0..1); the rest of the weight is fixed, so a
+    #: node of salience and confidence 0 keeps 0.75 of its activation
+    salience_weight: float = 0.15
+    confidence_weight: float = 0.10
+
+    def node_weight(self, salience: float, confidence: float) -> float:
+        """``0.75 + 0.15 x salience + 0.10 x confidence`` with the defaults: relevance decides,
+        and of two equally relevant nodes the more salient and certain ranks first."""
+        fixed = 1.0 - self.salience_weight - self.confidence_weight
+        return fixed + self.salience_weight * salience + self.confidence_weight * confidence
 
     @property
     def question_aware(self) -> bool:

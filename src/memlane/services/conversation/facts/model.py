@@ -1,0 +1,193 @@
+"""A fact as the parser states it and a note's slots keep it, and ``relate``: how a newer fact
+bears on an older one (contradicts, replaces, repeats, or not at all)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from memlane.services.conversation import language as lang
+from memlane.services.conversation.facts.lexicon import NUMBER_WORDS, TIME_WORDS
+
+SELF = "self"
+
+STATEMENT, PLAN, PAST, CANCEL, CORRECTION = "statement", "plan", "past", "cancel", "correction"
+#: how a newer fact bears on an older one (``relate``)
+CONTRADICTS, REPLACES, REPEATS = "contradicts", "replaces", "repeats"
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    subject: str
+    relation: str
+    value: str
+    negated: bool = False
+    exclusive: bool = False
+    kind: str = STATEMENT
+    #: the clause said the state changed ("now", "moved", "switched", "anymore", "no longer")
+    change: bool = False
+    #: what a correction replaces, or what a switch leaves ("switched from X to Y")
+    old_value: str = ""
+    #: the value names something in particular (a capitalised name: "Iron Works", "Volvo")
+    specific: bool = False
+    #: the clause says it adds to what was known ("also", "too", "another", "a second")
+    adds: bool = False
+
+    def to_slot(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"subject": self.subject, "relation": self.relation, "value": self.value}
+        for flag in _FLAGS:
+            if getattr(self, flag):
+                out[flag] = True
+        if self.kind != STATEMENT:
+            out["kind"] = self.kind
+        if self.old_value:
+            out["old_value"] = self.old_value
+        return out
+
+    @classmethod
+    def from_slot(cls, data: Any) -> Fact | None:
+        if not isinstance(data, dict):
+            return None
+        subject, relation, value = data.get("subject"), data.get("relation"), data.get("value")
+        if not (isinstance(subject, str) and isinstance(relation, str) and isinstance(value, str)):
+            return None
+        kind = data.get("kind", STATEMENT)
+        return cls(
+            subject=subject,
+            relation=relation,
+            value=value,
+            kind=kind if kind in (STATEMENT, PLAN, PAST, CANCEL, CORRECTION) else STATEMENT,
+            old_value=str(data.get("old_value") or ""),
+            **{flag: data.get(flag) is True for flag in _FLAGS},
+        )
+
+
+_FLAGS = ("negated", "exclusive", "change", "specific", "adds")
+
+
+def value_words(value: str) -> frozenset[str]:
+    return frozenset(lang.content_words(value))
+
+
+def same_value(a: str, b: str) -> bool:
+    """Two values name the same thing: one's words hold the other's ("porto" and "a small flat
+    in porto"), or most words agree and so does the last ("flat in denver" is not "flat in
+    seattle"); numbers must be equal."""
+    la, lb = lang.content_words(a), lang.content_words(b)
+    wa, wb = frozenset(la), frozenset(lb)
+    if not wa or not wb:
+        return a.strip() == b.strip() and bool(a.strip())
+    na = {w for w in wa if w.isdigit()}
+    nb = {w for w in wb if w.isdigit()}
+    if na and nb and na != nb:
+        return False
+    if wa <= wb or wb <= wa:
+        return True
+    return la[-1] == lb[-1] and len(wa & wb) / len(wa | wb) >= 0.5
+
+
+def indexed(items: Any) -> list[tuple[int, Fact]]:
+    """Facts as they are kept in a note's slots (``Fact.to_slot`` plus ``i``, the sentence of
+    the note that states it); anything malformed is left out."""
+    if not isinstance(items, list):
+        return []
+    out = []
+    for item in items:
+        fact = Fact.from_slot(item)
+        if fact is not None:
+            i = item.get("i", 0)
+            out.append((i if isinstance(i, int) and i >= 0 else 0, fact))
+    return out
+
+
+#: relations that say what a person can eat: "can eat anything" (value "none") and any
+#: restriction replace each other
+_RESTRICTIVE = frozenset({"restriction", "allergy", "diet"})
+
+
+def relate(new: Fact, old: Fact) -> str | None:
+    """How a newer fact bears on an older one of the same subject, or None."""
+    if new.subject != old.subject or old.kind in (CANCEL, CORRECTION):
+        return None
+    if new.relation == "switch":
+        if new.old_value and not old.negated and same_value(new.old_value, old.value):
+            return REPLACES
+        return REPEATS if old.relation == "switch" and same_value(new.value, old.value) else None
+    if new.relation == "stop":
+        # "sold the Volvo", "moved on from The Bear", "no more coffee": whatever held it ends
+        return CONTRADICTS if not old.negated and old.kind != PAST and holds(old.value, new.value) else None
+    if new.kind == PAST:
+        # "I used to get flat whites": the habit ends, however it was stated
+        held = same_value(new.value, old.value) or holds(old.value, new.value)
+        return REPLACES if held and not old.negated and old.kind != PAST else None
+    if old.kind == PAST:
+        return None
+    if new.negated and new.change and new.specific and not old.negated and holds(old.value, new.value):
+        # "I'm no longer going to Iron Works" ends "is a member at the Iron Works gym"
+        return CONTRADICTS
+    if (
+        new.relation in _RESTRICTIVE
+        and old.relation in _RESTRICTIVE
+        and not (new.negated or old.negated)
+        and (new.value == "none") != (old.value == "none")
+    ):
+        return REPLACES
+    if new.relation != old.relation and not _same_verb(new, old):
+        return None
+    if new.kind in (CANCEL, CORRECTION):
+        return None
+    # "I quit smoking", "I don't drink anymore": the activity itself ends, whatever was said of it
+    # (only with a change cue: "we don't go often" says nothing about the camping trip)
+    bare = new.change and new.relation.startswith("do:") and new.value == verb_key(new.relation)[3:]
+    if new.relation != old.relation and not bare:
+        return None
+    same = bare or same_value(new.value, old.value)
+    if same:
+        if new.negated != old.negated:
+            return CONTRADICTS
+        if new.kind == STATEMENT and old.kind == PLAN and not new.negated:
+            return REPLACES  # the plan came true: the statement is the fact now
+        return REPEATS if new.kind == old.kind else None
+    if new.negated or old.negated or new.kind != STATEMENT or new.adds:
+        return None
+    if new.exclusive or _count_changed(new.value, old.value) or _time_changed(new.value, old.value):
+        return REPLACES
+    return None
+
+
+def holds(container: str, value: str) -> bool:
+    """Every content word of ``value`` is in ``container`` ("iron works" in "member at iron
+    works gym downtown")."""
+    words = value_words(value)
+    return bool(words) and words <= value_words(container)
+
+
+def verb_key(relation: str) -> str:
+    return relation.split(" ", 1)[0]
+
+
+def _same_verb(a: Fact, b: Fact) -> bool:
+    return a.relation.startswith("do:") and verb_key(a.relation) == verb_key(b.relation)
+
+
+def _time_changed(a: str, b: str) -> bool:
+    """ "bed around midnight" against "bed at 10 pm": the same thing at another time."""
+    la, lb = lang.content_words(a), lang.content_words(b)
+    if not la or not lb or la[0] != lb[0]:
+        return False
+    ta = {w for w in la if w.isdigit() or w in TIME_WORDS}
+    tb = {w for w in lb if w.isdigit() or w in TIME_WORDS}
+    return bool(ta or tb) and ta != tb
+
+
+def _count_changed(a: str, b: str) -> bool:
+    """ "two dogs" against "three dogs": the same thing counted differently. "another dog" or "a
+    second dog" adds one, which is not a new count of the same thing."""
+    wa, wb = a.split(), b.split()
+    na = [NUMBER_WORDS.get(w, w) for w in wa if w.isdigit() or w in NUMBER_WORDS]
+    nb = [NUMBER_WORDS.get(w, w) for w in wb if w.isdigit() or w in NUMBER_WORDS]
+    if not na or not nb or "+" in na or na == nb:
+        return False
+    rest_a = {lang.content_words(w)[0] for w in wa if not (w.isdigit() or w in NUMBER_WORDS) and lang.content_words(w)}
+    rest_b = {lang.content_words(w)[0] for w in wb if not (w.isdigit() or w in NUMBER_WORDS) and lang.content_words(w)}
+    return bool(rest_a) and rest_a == rest_b

@@ -1,0 +1,246 @@
+"""The facts of a sentence: its clauses read one by one (a clause with no subject of its own
+continues the previous one's), corrections found across the sentence, repeats dropped."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from memlane.services.conversation import language as lang
+from memlane.services.conversation.facts.clauses import Clause, Subject, clauses, subject_of, verb_phrase
+from memlane.services.conversation.facts.lexicon import (
+    ADDS,
+    AUX,
+    CANCEL_PHRASES,
+    CHANGE_PHRASES,
+    GIVE_UP,
+    PLAN_WORDS,
+    START_LEADS,
+    STOP_LEADS,
+)
+from memlane.services.conversation.facts.model import (
+    CANCEL,
+    CORRECTION,
+    PLAN,
+    SELF,
+    Fact,
+    indexed,
+    value_words,
+    verb_key,
+)
+from memlane.services.conversation.facts.normalise import APOSTROPHES, normalise, strip_value
+from memlane.services.conversation.facts.relations import generic_relation, possessive_relation, relation_of
+
+_CORRECTION = re.compile(
+    r"(?:\b(?:it is|that is|she is|he is|her name is|his name is|the name is|its name is|i meant|i mean|"
+    r"i said|it was|it should be|should be)\s+(?P<new1>[\w'\-]+(?: [\w'\-]+){0,3}?)\s*,?"
+    r"|(?:^|[,.;!:]\s*)(?:sorry|oops|correction|actually|wait|no)?[,:]?\s*(?P<new2>[\w'\-]+(?: [\w'\-]+){0,7}?)\s*,)"
+    r"\s*not\s+(?P<old>[\w'\-]+(?: [\w'\-]+){0,3}?)\s*(?:[.!,;]|$)"
+)
+#: what leads up to the corrected words: "the flat is at 24 baker lane" corrects "42" with "24 baker lane"
+_PRONOUNS = frozenset({"i", "we", "you", "he", "she", "they", "it", "me", "us", "them", "this", "that"})
+_CORRECTION_LEAD = re.compile(
+    r"^(?:(?:it|that|she|he|her name|his name|the name|its name|[\w'\-]+(?: [\w'\-]+){0,3}?) "
+    r"(?:is|are|was|were|should be)\s+)?(?:(?:at|in|on|a|an|the|called|named)\s+)*"
+)
+_CORRECTION_BUT = re.compile(r"\bnot (?P<old>[\w'\-]+(?: [\w'\-]+){0,2}),? but (?P<new>[\w'\-]+(?: [\w'\-]+){0,3})")
+
+
+#: verbs of going somewhere: "I'm not going to Japan" calls the trip off
+_GOING = frozenset({"do:go", "do:visit", "do:travel", "do:fly", "do:attend", "do:com", "do:driv", "do:head"})
+
+
+#: people whose mention says how a person lives ("my husband Carlos and I ...": married)
+_IMPLIED = (
+    (re.compile(r"\bmy (?:husband|wife|spouse)\b"), "relationship", "married"),
+    (re.compile(r"\bmy (?:fiance|fiancee|fiancé|fiancée)\b"), "relationship", "engaged"),
+    (re.compile(r"\bmy (?:boyfriend|girlfriend)\b"), "relationship", "dating"),
+)
+
+
+def parse(sentence: str, *, speaker_keys: Iterable[str] = (), known_people: Iterable[str] = ()) -> list[Fact]:
+    """The facts of one sentence. ``speaker_keys`` are the lower-cased names the speaker goes by
+    in third-person text ("priya", "the user"); ``known_people`` other names a clause may start
+    with."""
+    norm = normalise(sentence)
+    if not norm or norm.endswith("?"):
+        return []
+    keys = frozenset(k.lower() for k in speaker_keys if k)
+    people = frozenset(p.lower() for p in known_people if p) - keys
+    tokens = lang.words(sentence.translate(APOSTROPHES))
+    proper = frozenset(t.lower() for t in tokens[1:] if t[:1].isupper() and t != "I") - keys
+    facts = list(_corrections(norm))
+    previous: str | None = None
+    for clause in clauses(norm):
+        for pattern, relation, value in _IMPLIED:
+            if pattern.search(clause) and not re.search(r"\b(?:ex|former|late)[- ]", clause):
+                facts.append(Fact(SELF, relation, value, exclusive=True))
+        subject = subject_of(clause, keys, people, previous)
+        if subject is None:
+            cancel = _cancellation(clause, SELF)
+            if cancel is not None:
+                facts.append(cancel)
+            continue
+        previous = subject.key
+        fact = _clause_fact(subject, proper)
+        if fact is not None:
+            facts.append(fact)
+    return _dedupe(facts)
+
+
+def _clause_fact(subject: Subject, proper: frozenset[str]) -> Fact | None:
+    fact = _clause_fact_of(subject, proper)
+    if fact is None:
+        return None
+    specific = bool(set(fact.value.split()) & proper)
+    adds = ADDS.search(subject.rest) is not None
+    return replace(fact, specific=specific, adds=adds) if specific or adds else fact
+
+
+def _clause_fact_of(subject: Subject, proper: frozenset[str]) -> Fact | None:
+    rest = subject.rest
+    if CANCEL_PHRASES.search(rest):
+        return _cancellation(rest, subject.key)
+    if rest.startswith("my "):
+        return _possessive_fact(subject, rest)
+    if rest.startswith("no more "):
+        value = strip_value(rest.removeprefix("no more "))
+        return Fact(subject.key, "stop", value, negated=True, change=True) if value else None
+    return _verb_fact(subject, verb_phrase(rest, proper), proper)
+
+
+def _verb_fact(subject: Subject, vp: Clause, proper: frozenset[str]) -> Fact | None:
+    """A clause by its verb: a stop, a start, a switch, leaving a job or giving something up
+    says a state changed; any other verb states its relation (``_stated_fact``)."""
+    change = vp.change or subject.change
+    m = STOP_LEADS.match(vp.pred)
+    if m:
+        inner = verb_phrase(m.group("rest"), proper)
+        relation, exclusive, value = relation_of(inner.pred) or generic_relation(inner.pred)
+        if not value:
+            return None
+        return Fact(subject.key, relation, value, negated=not vp.negated, exclusive=exclusive, change=True)
+    m = START_LEADS.match(vp.pred)
+    if m and not vp.negated:
+        inner = verb_phrase(m.group("rest"), proper)
+        vp = Clause("", inner.pred, inner.negated, True, vp.kind)
+    m = re.match(r"^switch (?:from (?P<old>.+?) )?to (?P<new>.+)$", vp.pred)
+    if m:
+        return Fact(subject.key, "switch", strip_value(m.group("new")), exclusive=True, change=True,
+                    old_value=strip_value(m.group("old") or ""))  # fmt: skip
+    m = re.match(
+        r"^(?:leave|quit) (?:my job (?:at|with) |my position at |my role at |the )?(?P<v>[a-z][\w&'\- ]*)$", vp.pred
+    )
+    if (
+        m
+        and not vp.negated
+        and (
+            set(m.group("v").split()) & proper
+            or "job" in vp.pred
+            or m.group("v").split()[0] in ("bank", "company", "firm")
+        )
+    ):
+        value = strip_value(m.group("v"))
+        return Fact(subject.key, "employer", value, negated=True, exclusive=True, change=True)
+    m = GIVE_UP.match(vp.pred)
+    if m and not vp.negated and vp.kind != PLAN:
+        value = strip_value(m.group("v"))
+        return Fact(subject.key, "stop", value, negated=True, change=True) if value else None
+    return _stated_fact(subject.key, vp, change)
+
+
+def _stated_fact(subject: str, vp: Clause, change: bool) -> Fact | None:
+    """The relation a verb phrase states; a negated plan to go somewhere, or a negated planned
+    thing said with a change, cancels it."""
+    relation, exclusive, value = relation_of(vp.pred) or generic_relation(vp.pred)
+    if not relation or not value:
+        return None
+    negated = vp.negated
+    if relation == "like!":
+        relation, negated = "like", not negated
+    if negated and relation in ("do:eat", "do:drink") and not change:
+        relation, negated = "restriction", False  # "I can't eat gluten": a restriction
+    if relation == "diet" and value in ("eat meat", "eat fish"):
+        value = value.removeprefix("eat ") + "-eater"
+    kind = vp.kind
+    if (
+        negated
+        and relation.startswith("do:")
+        and ((change and value_words(value) & PLAN_WORDS) or (kind == PLAN and verb_key(relation) in _GOING))
+    ):
+        # "not going to Japan after all", "not doing the Paris trip anymore": a plan called off
+        # ("won't quit", "will never forget" are not: only going somewhere or a planned thing)
+        return Fact(subject, "cancel", " ".join(sorted(value_words(value))), kind=CANCEL, change=True)
+    return Fact(subject, relation, value, negated=negated, exclusive=exclusive, kind=kind, change=change)
+
+
+def _possessive_fact(subject: Subject, rest: str) -> Fact | None:
+    """A statement about something of the speaker's; times stay in it (a birthday's value is
+    a date)."""
+    body = CHANGE_PHRASES.sub(" ", rest)
+    change = subject.change or body != rest
+    body = re.sub(r"\b(?:now|currently|actually|really|also|just|still)\b", " ", body)
+    body = re.sub(r"\s+", " ", body).strip()
+    negated = bool(re.search(r" (?:is|are|was|were) (?:not|no longer|never) ", body))
+    body = re.sub(r" (is|are|was|were) (?:not|no longer|never) ", r" \1 ", body)
+    found = possessive_relation(body)
+    if found is None:
+        return None
+    relation, exclusive, value = found
+    if not value:
+        return None
+    return Fact(subject.key, relation, value, negated=negated, exclusive=exclusive, change=change)
+
+
+def _cancellation(clause: str, subject: str) -> Fact | None:
+    m = CANCEL_PHRASES.search(clause)
+    if not m:
+        return None
+    words = [w for w in lang.content_words(CANCEL_PHRASES.sub(" ", clause)) if w not in ("decided", "plan", "plans")]
+    if not words:
+        return None
+    return Fact(subject, "cancel", " ".join(words), kind=CANCEL, change=True)
+
+
+def _corrections(norm: str) -> list[Fact]:
+    out = []
+    for pattern in (_CORRECTION, _CORRECTION_BUT):
+        m = pattern.search(norm)
+        if m:
+            raw_new = m.groupdict().get("new") or m.groupdict().get("new1") or m.groupdict().get("new2") or ""
+            new = strip_value(_CORRECTION_LEAD.sub("", raw_new.split(",")[-1].strip(), count=1))
+            if not new or new.split()[-1] in AUX or new.split()[-1] in ("am", "is", "are", "was", "were", "i"):
+                continue
+            if new.split()[0] in _PRONOUNS or len(new.split()) > 4:
+                continue  # "not easy, but i am determined": a contrast, not a correction
+            old = strip_value(m.group("old"))
+            new_words, old_words = new.split(), old.split()
+            if new_words and old_words and len(new_words) <= 4 and new != old:
+                out.append(Fact(SELF, "correction", new, kind=CORRECTION, change=True, old_value=old))
+                break
+    return out
+
+
+def _dedupe(facts: Sequence[Fact]) -> list[Fact]:
+    seen: set[tuple[str, str, str, bool, str]] = set()
+    out = []
+    for f in facts:
+        key = (f.subject, f.relation, f.value, f.negated, f.kind)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+def facts_of_note(slots: Any, text: str, speaker_keys: Iterable[str] = ()) -> list[tuple[int, Fact]]:
+    """A stored note's facts: those recorded when it was written, else parsed from its text
+    (notes written before facts were recorded, and notes of the graph surface)."""
+    if isinstance(slots, dict) and isinstance(slots.get("facts"), list):
+        return indexed(slots["facts"])
+    keys = list(speaker_keys)
+    name = slots.get("subject_name") if isinstance(slots, dict) else None
+    if isinstance(name, str) and name:
+        keys.append(name.lower())
+    return [(i, f) for i, sentence in enumerate(lang.sentences(text)) for f in parse(sentence, speaker_keys=keys)]

@@ -1,0 +1,247 @@
+"""Recall's seeds: the ``limit`` best candidates of the query, each with its true cosine
+similarity and its base score.
+
+Without query text or any signal the base score is the cosine similarity itself (pure dense
+recall). With keyword fusion it is the fusion (relative scores, or reciprocal ranks) of the
+dense and keyword lists; entity and time boosts then multiply it, and the signals of the
+question's kind (ranking/question.py) adjust it. Candidates come from both lists,
+``RankingConfig.candidates`` deep, so a strong keyword match the dense list missed can still
+seed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memlane.domain.model import ACTIVE_TIERS, Node, ScoredId
+from memlane.metrics import recall_stage
+from memlane.services.ranking.config import RankingConfig
+from memlane.services.ranking.fusion import Candidates, fuse
+from memlane.services.ranking.query_text import keyword_query
+from memlane.services.ranking.question import (
+    QuestionKind,
+    common_names,
+    entity_link_boost,
+    episode_boost,
+    time_statement_boost,
+)
+from memlane.services.ranking.signals import QuerySignals
+from memlane.services.reading import MemoryReader
+from memlane.services.recall.model import RecallParams, Seed
+from memlane.services.recall.neighbourhood import seedable
+from memlane.store.base import Store, Vector
+
+
+def keyword_weight(weight: float, scope_size: int, depth: int) -> float:
+    """The keyword list's weight: in full where the dense list was cut at ``depth``; in a scope
+    smaller than that, in proportion to its size. There dense similarity is known for every
+    memory, while BM25 statistics from a handful of memories are noise (a word two of four
+    memories share gets no weight at all, so one rarer word decides): meaning ranks first and a
+    keyword match is evidence, not a veto."""
+    if scope_size >= depth or depth <= 0:
+        return weight
+    return weight * scope_size / depth
+
+
+@dataclass(frozen=True, slots=True)
+class SeedQuery:
+    """What the seed search does for one query: which lists it reads, how deep, and how wide
+    a head of the fused list it loads whole to boost."""
+
+    text: str | None
+    signals: QuerySignals
+    #: the words searched in the keyword index; None when there is no keyword list
+    keyword_text: str | None
+    fusing: bool
+    #: whether the signals of the question's kind apply
+    aware: bool
+    depth: int
+    window: int
+
+    @classmethod
+    def of(cls, p: RecallParams, cfg: RankingConfig) -> SeedQuery:
+        text = p.text
+        signals = QuerySignals.of(text, cfg)
+        fusing = cfg.keyword and text is not None
+        aware = text is not None and cfg.question_aware
+        boosting = signals.active or aware
+        # Boosts only reorder the head of the fused list (on LoCoMo a window of 1.3x ``limit``
+        # already ranked exactly like boosting every candidate), and without boosts nothing
+        # reorders it: whole nodes are loaded for that head only, which keeps recall_text's
+        # latency close to dense-only recall.
+        return cls(
+            text=text,
+            signals=signals,
+            keyword_text=keyword_query(text) if (cfg.keyword and text) else None,
+            fusing=fusing,
+            aware=aware,
+            depth=max(p.limit, cfg.candidates) if (fusing or boosting) else p.limit,
+            window=max(p.limit + 10, -(-4 * p.limit // 3)) if boosting else p.limit,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DensePool:
+    """The dense candidates' cosines, and whether they are every node the caller may see
+    there (the query's background, ranking/calibration.py)."""
+
+    cosines: dict[str, float]
+    whole: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Seeds:
+    seeds: list[Seed]
+    #: each seed's base score, by id, in seed order
+    base: dict[str, float]
+    #: every eligible node the search read whole (the seeds and the rest of the head)
+    loaded: dict[str, Node]
+    pool: DensePool
+    #: why each seed ranked, when the recall asks to explain (empty otherwise)
+    signals: dict[str, dict[str, float]]
+
+
+class SeedSearch:
+    def __init__(self, store: Store, reader: MemoryReader, ranking: RankingConfig):
+        self.store = store
+        self.reader = reader
+        self.ranking = ranking
+
+    async def find(self, query: Vector, p: RecallParams) -> Seeds:
+        q = SeedQuery.of(p, self.ranking)
+        dense_hits, keyword_hits = await self._candidates(query, p, q)
+        sims = {h.id: h.score for h in dense_hits}
+        pool = DensePool(dict(sims), len(dense_hits) < q.depth)
+        fused = self._fuse(q, dense_hits, keyword_hits)
+        order = sorted(fused, key=lambda nid: (-fused[nid], -sims.get(nid, 0.0), nid))
+        loaded, boosted = await self._head(p, q, order, fused, sims)
+        base = self._question_aware(q.text, boosted, loaded, sims) if q.aware and q.text is not None else boosted
+        chosen = sorted(base, key=lambda nid: (-base[nid], -sims.get(nid, 0.0), nid))[: p.limit]
+        missing = [nid for nid in chosen if nid not in sims]
+        if missing:
+            sims.update(await self._cosines(p, query, missing))
+        signals: dict[str, dict[str, float]] = {}
+        if p.explain:
+            keyword_scores = {h.id: h.score for h in keyword_hits}
+            signals = {
+                nid: _why(loaded[nid], q.signals, sims.get(nid, 0.0), keyword_scores.get(nid, 0.0), fused[nid])
+                | {"question": base[nid] - boosted[nid], "base": base[nid]}
+                for nid in chosen
+            }
+        return Seeds(
+            seeds=[Seed(loaded[nid], sims.get(nid, 0.0)) for nid in chosen],
+            base={nid: base[nid] for nid in chosen},
+            loaded=loaded,
+            pool=pool,
+            signals=signals,
+        )
+
+    async def _candidates(self, query: Vector, p: RecallParams, q: SeedQuery) -> tuple[list[ScoredId], list[ScoredId]]:
+        """The dense and keyword lists, ``depth`` deep. The keyword search runs while the dense
+        search does, after the query is embedded: run during the embedding it slowed the
+        embedder's two threads on two cores by more than its own ~1.5 ms (measured at 100k
+        nodes)."""
+        keyword_task = asyncio.ensure_future(self._keyword(p, q.keyword_text, q.depth)) if q.keyword_text else None
+        try:
+            with recall_stage("vector"):
+                dense_hits = await self.reader.nearest(p.viewer, p.scope, query, q.depth, p.when, tiers=ACTIVE_TIERS)
+            keyword_hits = await keyword_task if keyword_task is not None else []
+        finally:
+            if keyword_task is not None and not keyword_task.done():
+                keyword_task.cancel()
+                with contextlib.suppress(BaseException):
+                    await keyword_task
+        return dense_hits, keyword_hits
+
+    async def _keyword(self, p: RecallParams, text: str, depth: int) -> list[ScoredId]:
+        with recall_stage("keyword"):
+            return await self.reader.keyword(p.viewer, p.scope, text, depth, p.when, tiers=ACTIVE_TIERS)
+
+    def _fuse(self, q: SeedQuery, dense_hits: Sequence[ScoredId], keyword_hits: Sequence[ScoredId]) -> dict[str, float]:
+        """One score per candidate: the fusion of the two lists, or the (non-negative) cosine."""
+        cfg = self.ranking
+        dense = [(h.id, h.score) for h in dense_hits]
+        if not q.fusing:
+            return {nid: max(score, 0.0) for nid, score in dense}
+        # A dense list cut at ``depth`` is anchored at its last hit; one that holds the
+        # whole scope has no such reference, and similarity's own zero anchors it.
+        truncated = len(dense_hits) >= q.depth
+        dense_floor = None if truncated or not dense else min(0.0, min(s for _, s in dense))
+        lists = [
+            Candidates(cfg.dense_weight, dense, floor=dense_floor),
+            Candidates(
+                keyword_weight(cfg.keyword_weight, len(dense_hits), q.depth),
+                [(h.id, h.score) for h in keyword_hits],
+                floor=0.0,
+            ),
+        ]
+        return fuse(cfg.fusion, lists, rrf_k=cfg.rrf_k)
+
+    async def _head(
+        self, p: RecallParams, q: SeedQuery, order: Sequence[str], fused: Mapping[str, float], sims: Mapping[str, float]
+    ) -> tuple[dict[str, Node], dict[str, float]]:
+        """The first ``window`` eligible candidates of ``order``, read whole, and their scores
+        with the query's entity and time boosts. Keyword hits are not filtered on readiness by
+        the store; seeds must be ready."""
+        signals = q.signals
+        loaded: dict[str, Node] = {}
+        scores: dict[str, float] = {}
+        start = 0
+        while start < len(order) and len(scores) < q.window:
+            chunk = order[start : start + q.window]
+            start += len(chunk)
+            for n in await self.reader.nodes(p.viewer, p.scope, chunk, p.when):
+                if n.id in sims or seedable(n):
+                    loaded[n.id] = n
+            for nid in chunk:
+                if nid in loaded:
+                    scores[nid] = fused[nid] * signals.factor(loaded[nid]) if signals.active else fused[nid]
+        return loaded, scores
+
+    def _question_aware(
+        self, text: str, base: dict[str, float], index: dict[str, Node], sims: Mapping[str, float]
+    ) -> dict[str, float]:
+        """The signals of the question's kind (ranking/question.py), over the head window."""
+        cfg = self.ranking
+        kind = QuestionKind.of(text)
+        if kind.temporal and cfg.time_statement_boost > 0:
+            base = time_statement_boost(base, index, cfg.time_statement_boost)
+        if kind.listing and cfg.entity_link_weight > 0:
+            order = sorted(base, key=lambda nid: (-base[nid], -sims.get(nid, 0.0), nid))
+            base = entity_link_boost(
+                base, index, order, weight=cfg.entity_link_weight, ignored=common_names(text, index)
+            )
+        if cfg.episode_weight > 0:
+            base = episode_boost(base, index, cfg.episode_weight)
+        return base
+
+    async def _cosines(self, p: RecallParams, query: Vector, ids: list[str]) -> dict[str, float]:
+        """True cosine similarity of keyword-only seeds, so every seed reports it."""
+        vectors = await self.store.get_embeddings(p.tenant_id, p.scope, ids)  # ids are seeds the reader gave
+        q = np.asarray(query, dtype=np.float32)
+        qn = float(np.linalg.norm(q))
+        out: dict[str, float] = {}
+        for nid, vec in vectors.items():
+            if len(vec) != len(q):
+                continue
+            vn = float(np.linalg.norm(vec))
+            out[nid] = float(np.dot(q, vec) / (qn * vn)) if qn > 0 and vn > 0 else 0.0
+        return out
+
+
+def _why(node: Node, signals: QuerySignals, similarity: float, keyword: float, fused: float) -> dict[str, float]:
+    """A seed's signals before the question's kind: its similarity, keyword score, their
+    fusion and the entity and time boosts."""
+    entity, time_boost = signals.boosts(node) if signals.active else (1.0, 1.0)
+    return {
+        "similarity": similarity,
+        "keyword": keyword,
+        "fused": fused,
+        "entity_boost": entity,
+        "time_boost": time_boost,
+    }
