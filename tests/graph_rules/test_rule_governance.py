@@ -198,9 +198,9 @@ def test_with_auth_off_the_request_is_taken_at_its_word(client: httpx.Client) ->
     """The embedded, single-user default: a request naming another agent, with any role, still
     governs every rule it sees (the headers could name anyone, the manager role included)."""
     scope = new_scope()
-    rid = write_rules(
-        client, scope, [rule("no_rm", then=DENY_RM, producer_agent_id="alice", owner_agent_id="alice")]
-    )["no_rm"]
+    rid = write_rules(client, scope, [rule("no_rm", then=DENY_RM, producer_agent_id="alice", owner_agent_id="alice")])[
+        "no_rm"
+    ]
     nobody = {"X-Agent-Id": "mallory", "X-Team-Id": "guests", "X-Agent-Role": "user_agent"}
     r = edit(client, scope, rid, nobody, slots={"then": {"tool": {"deny": ["rm_rf", "ssh"]}}})
     assert r.status_code == 200, r.text

@@ -69,8 +69,14 @@ forgeries = st.one_of(
 )
 
 
+#: how much more often an operation's ``focus`` kinds are drawn than its other targets
+FOCUS_WEIGHT = 4
+
+
 def _aimed(op: Op) -> st.SearchStrategy[tuple[Op, str]]:
-    return st.tuples(st.just(op), st.sampled_from([name for name, kind in KINDS.items() if kind in op.kinds]))
+    names = [name for name, kind in KINDS.items() if kind in op.kinds]
+    names += [name for name in names if KINDS[name] in op.focus] * (FOCUS_WEIGHT - 1)
+    return st.tuples(st.just(op), st.sampled_from(names))
 
 
 attempts = st.tuples(

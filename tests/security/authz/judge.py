@@ -80,6 +80,8 @@ class Tally:
     recreated: Counter[str] = field(default_factory=Counter)
     #: attempts per transport and surface (graph, conversation, layers, tools, mcp)
     surfaces: Counter[str] = field(default_factory=Counter)
+    #: refusals the model gave and got, by the model's code ("403 rule_governance_required")
+    refusal_codes: Counter[str] = field(default_factory=Counter)
     leaks: int = 0
 
     @property
@@ -143,8 +145,9 @@ class Judge:
     def _refused(self, a: Attempt, obs: Observation, refusals: frozenset[Refusal], where: str) -> None:
         self.tally.refused[a.op.name] += 1
         got = (obs.status, code_of(obs))
-        allowed = {(r.status, expected_code(obs, r)) for r in refusals}
-        assert got in allowed, f"{where}: expected one of {allowed}, got {got}: {obs.text[:500]}"
+        allowed = {(r.status, expected_code(obs, r)): r for r in refusals}
+        assert got in allowed, f"{where}: expected one of {set(allowed)}, got {got}: {obs.text[:500]}"
+        self.tally.refusal_codes[f"{allowed[got].status} {allowed[got].code}"] += 1
         assert not obs.found, f"{where}: refused, yet the target came back"
 
     def _hidden(self, a: Attempt, obs: Observation, where: str) -> None:
@@ -207,6 +210,7 @@ class Judge:
                 for name in sorted(y.attempts)
             },
             "recreated": dict(y.recreated),
+            "refusal_codes": dict(y.refusal_codes),
             "by_surface": dict(y.surfaces),
         }
 

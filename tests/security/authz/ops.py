@@ -166,6 +166,9 @@ class Op:
     body_claims: BodyClaims = no_body_claims
     #: an Idempotency-Key replay of the target task's submission (judge.py judges it apart)
     replay: bool = False
+    #: target kinds drawn more often (test_authorization_suite.py): an operation aimed at every
+    #: node whose domain is a few of them still meets its positive controls there
+    focus: tuple[str, ...] = ()
     #: the allowed change retires the target for good (a disabled rule: disabled is final), so
     #: the judge checks that it took effect and writes the target anew
     retires: Callable[[Attempt], bool] = lambda a: False
@@ -796,7 +799,7 @@ OPS: list[Op] = [
     Op("rules.evaluate", rules_evaluate, "context", True, ("rule",)),
     Op("rules.tools_select", tools_select, "context", True, ("rule",)),
     Op("rules.tools_feedback", tools_feedback, "context", True, ("rule",), mutation="change", denied_with_200=True),
-    Op("rules.feedback", rule_feedback, "none", True, NODE_KINDS, is_rule, mutation="change"),
+    Op("rules.feedback", rule_feedback, "none", True, NODE_KINDS, is_rule, mutation="change", focus=("rule",)),
     Op(
         "rules.state",
         rule_state,
@@ -807,6 +810,7 @@ OPS: list[Op] = [
         mutation="change",
         policy=governed,
         retires=disables,
+        focus=("rule",),
     ),
     # another tenant writing the target's id creates a draft rule of its own: 200, the target untouched
     Op(
