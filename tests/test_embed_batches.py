@@ -9,9 +9,7 @@ from memlane.embed.base import Vectors
 from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import Services, open_services
 from memlane.services.writing import WriteCommand, WriteNodeSpec
-from tests.conftest import make_settings
-
-DIM = 384
+from tests.support.settings import DIM, make_settings
 
 
 class ProviderRefusingPoison(HashingEmbedder):

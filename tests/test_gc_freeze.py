@@ -9,7 +9,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from memlane.api.app import create_app
-from tests.conftest import make_settings
+from tests.support.settings import make_settings
 
 
 def test_the_server_app_freezes_its_start_up_objects(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import open_services
 from memlane.services.recall.model import RecallParams
 from memlane.services.writing import WriteCommand, WriteNodeSpec
-from tests.conftest import make_settings
+from tests.support.settings import make_settings
 
 
 class RotatedHashing(HashingEmbedder):

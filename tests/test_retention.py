@@ -17,7 +17,7 @@ from memlane.jobs.lifecycle_kinds import LIFECYCLE_DECAY, SYSTEM_TENANT
 from memlane.services.container import Services, open_services
 from memlane.services.retention import BATCH
 from memlane.store.base import Store
-from tests.conftest import DIM, make_settings
+from tests.support.settings import DIM, make_settings
 from tests.support.timeline import Timeline
 
 START = datetime(2026, 3, 1, tzinfo=UTC)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -27,10 +27,11 @@ import pytest
 from memlane.embed.hashing import HashingEmbedder
 from tests.support.pg import fresh_database_url, run_sync
 from tests.support.server import free_port
+from tests.support.settings import DIM
+from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
-DIM = 384
 TENANT = "acme"
 SCOPE = "scale-out"
 
@@ -132,17 +133,6 @@ class Procs:
         return "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in sorted(self.logs.glob("*.log")))
 
 
-def wait_for(what: str, check: Callable[[], Any], *, timeout: float, procs: Procs, interval: float = 0.05) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}\n{procs.tail()}")
-        time.sleep(interval)
-
-
 def healthy(url: str) -> bool:
     try:
         return httpx.get(f"{url}/health", timeout=2).status_code == 200
@@ -238,15 +228,17 @@ def test_two_api_processes_and_a_killable_worker_share_one_postgres(pg_url: str,
             procs.start("api-a", "serve", "--port", str(port_a))
             procs.start("api-b", "serve", "--port", str(port_b))
             worker = procs.start("worker-1", "worker")
-            wait_for("both API processes", lambda: healthy(api_a) and healthy(api_b), timeout=120, procs=procs)
+            wait_for(
+                lambda: healthy(api_a) and healthy(api_b), what="both API processes", timeout=120, diagnose=procs.tail
+            )
 
             # 1. A write through API A is recalled through API B once the worker embeds it.
             [first] = write(api_a, ["harbour lighthouse keeper logbook"])
             wait_for(
-                "recall through B",
                 lambda: first in recall_seed_ids(api_b, "harbour lighthouse keeper logbook"),
+                what="recall through B",
                 timeout=60,
-                procs=procs,
+                diagnose=procs.tail,
                 interval=0.2,
             )
 
@@ -264,10 +256,10 @@ def test_two_api_processes_and_a_killable_worker_share_one_postgres(pg_url: str,
             # A job embeds its nodes in one (slowed) embedder call, so nodes turn ready a job at
             # a time: wait until some are ready and the next job is in flight, then kill.
             wait_for(
-                "the worker to be in the middle of a job after finishing one",
                 lambda: node_states(pg_url, ids).get("ready", 0) >= 1 and job_states(pg_url).get("running", 0) >= 1,
+                what="the worker to be in the middle of a job after finishing one",
                 timeout=60,
-                procs=procs,
+                diagnose=procs.tail,
                 interval=0.02,
             )
             worker.send_signal(signal.SIGKILL)
@@ -288,13 +280,18 @@ def test_two_api_processes_and_a_killable_worker_share_one_postgres(pg_url: str,
             embeddings.delay = 0.0
             procs.start("worker-2", "worker")
             wait_for(
-                "every node to be embedded",
                 lambda: node_states(pg_url, ids) == {"ready": len(ids)},
+                what="every node to be embedded",
                 timeout=90,
-                procs=procs,
+                diagnose=procs.tail,
                 interval=0.1,
             )
-            wait_for("every job to be done", lambda: set(job_states(pg_url)) == {"done"}, timeout=30, procs=procs)
+            wait_for(
+                lambda: set(job_states(pg_url)) == {"done"},
+                what="every job to be done",
+                timeout=30,
+                diagnose=procs.tail,
+            )
             retried = query(pg_url, "SELECT id, attempts FROM jobs WHERE id = ANY($1)", list(orphaned))
             assert all(r["attempts"] >= 2 for r in retried), "orphaned jobs were re-leased after the kill"
 

@@ -10,7 +10,7 @@ import pytest
 from memlane.domain.clock import Clock
 from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import open_services
-from tests.conftest import make_settings
+from tests.support.settings import make_settings
 from tests.test_embed_batches import one_node_write
 
 

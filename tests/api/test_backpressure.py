@@ -18,9 +18,9 @@ from pathlib import Path
 import httpx
 
 from memlane.domain.clock import new_id
-from tests.api.helpers import new_scope
-from tests.conftest import make_settings
+from tests.support.memory_api import new_scope
 from tests.support.server import LiveServer
+from tests.support.settings import make_settings
 
 #: an import is JSON Lines (the browser boundary refuses other body types)
 NDJSON = {"content-type": "application/x-ndjson"}

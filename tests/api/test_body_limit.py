@@ -14,8 +14,7 @@ import httpx
 import pytest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, ServerFactory
 
 LIMIT = 64 * 1024
 CHUNK = 16 * 1024
@@ -51,16 +50,14 @@ class BodyMeter:
 
 
 @pytest.fixture(scope="module")
-def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, BodyMeter]]:
-    data = tmp_path_factory.mktemp("limit")
-    settings = make_settings(
-        f"sqlite:///{data / 'memlane.db'}",
+def guarded(live_server_factory: ServerFactory) -> Iterator[tuple[LiveServer, BodyMeter]]:
+    meter = BodyMeter()
+    with live_server_factory(
         MEMLANE_MAX_REQUEST_BYTES=LIMIT,
         MEMORY_AUTH_MODE="api_key",
         MEMORY_API_KEYS_JSON=json.dumps({KEY: {"tenant_id": "acme", "agent_id": "a1"}}),
-    )
-    meter = BodyMeter()
-    with LiveServer.start(settings, wrap=meter.wrap) as server:
+        wrap=meter.wrap,
+    ) as server:
         yield server, meter
 
 

@@ -6,20 +6,20 @@ a scrape before and after what they do."""
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.api.helpers import new_scope, wait_until_recallable, write
-from tests.conftest import make_settings
 from tests.conversation.helpers import msg, wait_task
-from tests.support.backends import BACKENDS, database_url
+from tests.support.backends import BACKENDS, fresh_url
 from tests.support.llm_server import Reply, chat_server
-from tests.support.server import LiveServer
+from tests.support.memory_api import new_scope, wait_until_recallable, write
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import make_settings
+from tests.support.waiting import wait_for
 from tests.support.webhook_receiver import webhook_receiver
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -40,15 +40,6 @@ def scrape(client: httpx.Client, **headers: str) -> Samples:
 
 def value(samples: Samples, name: str, **labels: str) -> float:
     return samples.get((name, frozenset(labels.items())), 0.0)
-
-
-def wait_for(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.1)
-    raise AssertionError("condition not reached in time")
 
 
 def test_requests_are_counted_per_route_template_and_status(client: httpx.Client) -> None:
@@ -96,16 +87,15 @@ def test_job_queue_depth_comes_from_the_store(client: httpx.Client) -> None:
             >= 1
         )
 
-    wait_for(counted)
+    wait_for(counted, what="an embedding job in the metrics", interval=0.1)
     samples = scrape(client)
     assert ("memlane_embedding_backlog", frozenset({("state", "pending")})) in samples
 
 
 @pytest.fixture(params=BACKENDS)
-def idle_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[LiveServer]:
+def idle_server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     """No worker in the process: what is written stays queued."""
-    url = database_url(request.param, tmp_path, request)
-    with LiveServer.start(make_settings(url, MEMLANE_WORKER_IN_PROCESS=False)) as server:
+    with live_server_factory(fresh_url(request), MEMLANE_WORKER_IN_PROCESS=False) as server:
         yield server
 
 

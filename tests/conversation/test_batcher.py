@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from memlane.services.conversation.messages import parse_timestamp
-from tests.conftest import make_settings
 from tests.conversation.helpers import new_app, wait_task
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, database_url, fresh_url
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import make_settings
 
 FACTS = [
     "I moved to Lisbon in 2019 for a new job",
@@ -54,10 +54,10 @@ def sources(notes: list[dict[str, Any]], task_id: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = database_url(request.param, tmp_path_factory.mktemp("batcher"), request)
-    settings = make_settings(url, MEMLANE_BATCHER_BATCH_SIZE=3, MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=3600)
-    with LiveServer.start(settings) as s:
+def server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(
+        fresh_url(request), MEMLANE_BATCHER_BATCH_SIZE=3, MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=3600
+    ) as s:
         yield s
 
 

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +17,11 @@ from memlane.domain.model import SeedFilter
 from memlane.domain.visibility import EVERYTHING, Viewer
 from memlane.jobs.conversation_kinds import CONVERSATION_INGEST
 from memlane.services.container import Services
-from tests.conftest import make_settings
 from tests.conversation.helpers import msg, wait_task
 from tests.support.llm_server import chat_server
 from tests.support.server import LiveServer
+from tests.support.settings import make_settings
+from tests.support.waiting import wait_for
 
 ALL_TIERS = ("hot", "warm", "cold", "archive")
 
@@ -46,12 +46,10 @@ def start_worker(env: dict[str, str]) -> subprocess.Popen[bytes]:
     )
 
 
-def wait_for(check: Any, what: str, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert proc.poll() is None, (proc.stderr.read() if proc.stderr else b"").decode()[-2000:]
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
+def alive(proc: subprocess.Popen[bytes]) -> bool:
+    """True while the worker runs; fails with its stderr once it has died."""
+    assert proc.poll() is None, (proc.stderr.read() if proc.stderr else b"").decode()[-2000:]
+    return True
 
 
 @pytest.mark.slow
@@ -70,7 +68,11 @@ def test_a_worker_killed_mid_pipeline_resumes_and_writes_the_note_once(tmp_path:
             env = worker_env(db_url, llm_url)
             worker = start_worker(env)
             try:
-                wait_for(lambda: script.calls_by_agent["synthesis"] >= 1, "the synthesis call", worker)
+                wait_for(
+                    lambda: alive(worker) and script.calls_by_agent["synthesis"] >= 1,
+                    what="the synthesis call",
+                    timeout=60,
+                )
             finally:
                 worker.send_signal(signal.SIGKILL)
                 worker.wait(timeout=10)

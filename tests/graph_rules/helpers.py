@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from tests.api.helpers import write
+from tests.support.memory_api import write
 
 #: the rules/state moves that take a new (draft) rule to each state
 PATH_TO: dict[str, tuple[str, ...]] = {

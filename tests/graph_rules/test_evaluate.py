@@ -6,8 +6,8 @@ import uuid
 
 import httpx
 
-from tests.api.helpers import has_long_float_list, new_scope
 from tests.graph_rules.helpers import evaluate, import_rules, rule, write_rules
+from tests.support.memory_api import has_long_float_list, new_scope
 
 RESPONSE_KEYS = {
     "tenant_id",

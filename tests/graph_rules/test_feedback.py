@@ -7,9 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
-from tests.api.helpers import new_scope, write
 from tests.graph_rules.helpers import evaluate, feedback, rule, select, set_state, tools_feedback, write_rules
 from tests.graph_rules.test_rules_state import read_node
+from tests.support.memory_api import new_scope, write
 from tests.support.server import LiveServer
 
 TOOLS_FEEDBACK_KEYS = {"ok", "tenant_id", "scope", "updated_rules", "rule_node_ids", "commit_id", "commit_hash"}

@@ -11,10 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.helpers import new_scope, unit
-from tests.conftest import make_settings
 from tests.graph_rules.helpers import rule, write_rules
-from tests.support.server import LiveServer
+from tests.support.memory_api import new_scope, unit
+from tests.support.server import LiveServer, ServerFactory
 
 ALICE = {"X-Api-Key": "key-alice"}  # agent alice, team red, tenant acme
 BOB = {"X-Api-Key": "key-bob"}  # agent bob, team blue, tenant acme
@@ -27,12 +26,8 @@ KEYS = {
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("rules-auth")
-    settings = make_settings(
-        f"sqlite:///{data / 'm.db'}", MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS)
-    )
-    with LiveServer.start(settings) as s:
+def server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS)) as s:
         yield s
 
 
@@ -185,9 +180,8 @@ QUOTAS = {
 
 
 @pytest.fixture(scope="module")
-def quota_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("rules-quota")
-    with LiveServer.start(make_settings(f"sqlite:///{data / 'm.db'}", **QUOTAS)) as s:
+def quota_server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(**QUOTAS) as s:
         yield s
 
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.api.helpers import new_scope
 from tests.graph_rules.helpers import import_rules, rule, write_rules
+from tests.support.memory_api import new_scope
 from tests.support.server import LiveServer
 
 json_scalars = (

@@ -12,8 +12,6 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.helpers import new_scope
-from tests.conftest import make_settings
 from tests.graph_rules.helpers import (
     exported,
     feedback,
@@ -26,8 +24,9 @@ from tests.graph_rules.helpers import (
     write_raw,
     write_rules,
 )
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.memory_api import new_scope
+from tests.support.server import ServerFactory
 
 KEYS = {
     "k-alice": {"tenant_id": "acme", "agent_id": "alice", "team_id": "ops"},
@@ -44,10 +43,13 @@ CANDIDATES = ["ls", "rm_rf"]
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def secured(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    url = database_url(request.param, tmp_path_factory.mktemp("rule-rights"), request)
-    settings = make_settings(url, MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS))
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+def secured(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
+    with (
+        live_server_factory(
+            fresh_url(request), MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS)
+        ) as server,
+        httpx.Client(base_url=server.url, timeout=30) as client,
+    ):
         yield client
 
 

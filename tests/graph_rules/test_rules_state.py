@@ -14,8 +14,8 @@ from memlane.domain.clock import new_id
 from memlane.domain.model import CommitInfo, Node, NodeUpsert
 from memlane.services.container import build_store
 from memlane.store.base import NodePatch
-from tests.api.helpers import new_scope, write
 from tests.graph_rules.helpers import evaluate, import_rules, rule, set_state, write_rules
+from tests.support.memory_api import new_scope, write
 from tests.support.server import LiveServer
 
 STATE_KEYS = {

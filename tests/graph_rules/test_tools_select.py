@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 
-from tests.api.helpers import new_scope
 from tests.graph_rules.helpers import rule, select, write_rules
+from tests.support.memory_api import new_scope
 
 SELECTION_KEYS = {"candidates", "allowed", "denied", "preferred", "ordered", "selected"}
 RULES_KEYS = {

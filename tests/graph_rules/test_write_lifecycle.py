@@ -12,8 +12,6 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.helpers import new_scope, write
-from tests.conftest import make_settings
 from tests.graph_rules.helpers import (
     evaluate,
     exported,
@@ -28,8 +26,9 @@ from tests.graph_rules.helpers import (
     write_raw,
     write_rules,
 )
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.memory_api import new_scope, write
+from tests.support.server import ServerFactory
 
 DENY_SHELL = {"tool": {"deny": ["shell"]}}
 
@@ -46,10 +45,13 @@ CANDIDATES = ["ls", "rm_rf"]
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def secured(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    url = database_url(request.param, tmp_path_factory.mktemp("rule-attack"), request)
-    settings = make_settings(url, MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS))
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+def secured(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
+    with (
+        live_server_factory(
+            fresh_url(request), MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS)
+        ) as server,
+        httpx.Client(base_url=server.url, timeout=30) as client,
+    ):
         yield client
 
 

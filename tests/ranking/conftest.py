@@ -18,10 +18,9 @@ import numpy.typing as npt
 import pytest
 
 from memlane.embed.hashing import HashingEmbedder
-from tests.conftest import make_settings
 from tests.support.server import LiveServer
+from tests.support.settings import DIM, make_settings
 
-DIM = 384
 SWITCHES: dict[str, dict[str, Any]] = {
     "full": {},
     "no-keyword": {"MEMLANE_RECALL_KEYWORD": False},

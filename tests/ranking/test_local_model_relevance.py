@@ -16,9 +16,9 @@ import httpx
 import pytest
 
 from memlane.services.ranking.calibration import Background, RelevanceScale
-from tests.conftest import make_settings
 from tests.conversation.helpers import ingest, msg, new_app, query, wait_task
 from tests.support.server import LiveServer
+from tests.support.settings import make_settings
 
 
 def local_server(tmp: Any, **env: Any) -> Any:

@@ -14,9 +14,9 @@ import httpx
 import jwt
 import pytest
 
-from tests.api.helpers import new_scope, unit
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
+from tests.support.memory_api import new_scope, unit
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import make_settings
 
 SECRET = "jwt-test-secret-0123456789abcdef0123456789"
 ALICE_KEY = "key-alice-7f3a9"
@@ -55,16 +55,13 @@ def logs() -> Iterator[Captured]:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, logs: Captured) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("auth")
-    settings = make_settings(
-        f"sqlite:///{data / 'memlane.db'}",
+def server(logs: Captured, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(
         MEMORY_AUTH_MODE="api_key_or_jwt",
         MEMORY_API_KEYS_JSON=json.dumps(KEYS),
         MEMORY_JWT_HS256_SECRET=SECRET,
         MEMORY_JWT_CLOCK_SKEW_SEC=5,
-    )
-    with LiveServer.start(settings) as s:
+    ) as s:
         yield s
 
 

@@ -21,9 +21,9 @@ from starlette.requests import Request
 import memlane.ui
 from memlane.api.browser_policy import BrowserPolicy
 from memlane.api.mcp_http import transport_security
-from tests.api.helpers import new_scope, unit
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
+from tests.support.memory_api import new_scope, unit
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import make_settings
 
 EVIL = "http://evil.example"
 TEMPLATES = Path(memlane.ui.__file__).parent / "templates"
@@ -32,20 +32,18 @@ MCP_ACCEPT = {"accept": "application/json, text/event-stream"}
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     """The quick start: auth off, no admin token, no allowed hosts or origins configured."""
-    with LiveServer.start(make_settings(f"sqlite:///{tmp_path_factory.mktemp('boundary') / 'm.db'}")) as s:
+    with live_server_factory() as s:
         yield s
 
 
 @pytest.fixture(scope="module")
-def configured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    settings = make_settings(
-        f"sqlite:///{tmp_path_factory.mktemp('configured') / 'm.db'}",
+def configured(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(
         MEMLANE_ALLOWED_HOSTS="memlane.internal, proxy.example:8443",
         MEMLANE_CORS_ORIGINS="http://app.example:3000,https://dash.example",
-    )
-    with LiveServer.start(settings) as s:
+    ) as s:
         yield s
 
 

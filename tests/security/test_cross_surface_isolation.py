@@ -15,10 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.helpers import has_long_float_list, unit
-from tests.conftest import make_settings
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.memory_api import has_long_float_list, unit
+from tests.support.server import LiveServer, ServerFactory
 
 KEYS = {
     "key-a": {"tenant_id": "tenant-a", "agent_id": "alpha", "role": "manager"},
@@ -34,10 +33,10 @@ def leaks(text: str) -> list[str]:
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = database_url(request.param, tmp_path_factory.mktemp("xsurface"), request)
-    settings = make_settings(url, MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS))
-    with LiveServer.start(settings) as s:
+def server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(
+        fresh_url(request), MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS)
+    ) as s:
         yield s
 
 

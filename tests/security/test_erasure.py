@@ -23,10 +23,10 @@ import httpx
 import pytest
 
 from memlane.domain.hashing import ChainLink, verify_chain
-from tests.conftest import make_settings
 from tests.support.backends import BACKENDS, database_url
 from tests.support.pg import run_sync
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import make_settings
 from tests.support.webhook_receiver import webhook_receiver
 
 DEFAULT_SCOPE = "default"
@@ -43,7 +43,7 @@ class Erasable:
 
 
 @pytest.fixture(params=BACKENDS)
-def erasable(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Erasable]:
+def erasable(request: pytest.FixtureRequest, tmp_path: Path, live_server_factory: ServerFactory) -> Iterator[Erasable]:
     """A server of its own on a fresh database (an erasure of the default scope must not
     meet other tests' data), and a webhook receiver for summary callbacks."""
     backend = str(request.param)
@@ -51,7 +51,7 @@ def erasable(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Erasabl
     url = f"sqlite:///{data_dir / 'memlane.db'}" if data_dir is not None else database_url(backend, tmp_path, request)
     with (
         webhook_receiver() as (hook_url, _),
-        LiveServer.start(make_settings(url, MEMLANE_WEBHOOK_ALLOWED_HOSTS="127.0.0.1")) as server,
+        live_server_factory(url, MEMLANE_WEBHOOK_ALLOWED_HOSTS="127.0.0.1") as server,
         httpx.Client(base_url=server.url, timeout=60) as client,
     ):
         yield Erasable(backend, url, data_dir, client, hook_url)

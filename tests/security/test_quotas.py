@@ -11,9 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.api.helpers import unit
-from tests.conftest import make_settings
-from tests.support.server import LiveServer, free_port
+from tests.support.memory_api import unit
+from tests.support.server import LiveServer, ServerFactory, free_port
+from tests.support.settings import make_settings
 
 QUOTAS = {
     "TENANT_QUOTA_ENABLED": True,
@@ -31,9 +31,8 @@ def recall(c: httpx.Client, tenant: str, **extra: object) -> httpx.Response:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("quota")
-    with LiveServer.start(make_settings(f"sqlite:///{data / 'm.db'}", **QUOTAS)) as s:
+def server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(**QUOTAS) as s:
         yield s
 
 
@@ -69,12 +68,11 @@ ADMIN = "quota-admin-token"
 
 
 @pytest.fixture(scope="module")
-def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def guarded(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     """ADMIN_TOKEN set: a debug request without it is refused (403). Recall and write buckets
     are wide so that only the debug bucket can run out."""
-    data = tmp_path_factory.mktemp("quota-admin")
     env = {**QUOTAS, "TENANT_RECALL_RATE_LIMIT_BURST": 100, "TENANT_WRITE_RATE_LIMIT_BURST": 100, "ADMIN_TOKEN": ADMIN}
-    with LiveServer.start(make_settings(f"sqlite:///{data / 'm.db'}", **env)) as s:
+    with live_server_factory(**env) as s:
         yield s
 
 

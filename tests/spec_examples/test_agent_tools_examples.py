@@ -16,21 +16,19 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from tests.conftest import make_settings
 from tests.knowledge.helpers import ADR_DIR
 from tests.spec_examples.agent_tools_scenario import run_every_example
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import make_settings
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     """The default model, the spec's ADR folder, auth off, nothing else configured."""
-    url = database_url(request.param, tmp_path_factory.mktemp("spec-tools"), request)
-    settings = make_settings(url, MEMLANE_EMBEDDER="local", MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR))
-    with LiveServer.start(settings) as s:
+    with live_server_factory(fresh_url(request), MEMLANE_EMBEDDER="local", MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR)) as s:
         yield s
 
 

@@ -24,8 +24,8 @@ from memlane.domain.model import (
 )
 from memlane.domain.visibility import EVERYTHING, Visibility
 from memlane.store.base import NodePatch, Store
+from tests.support.settings import DIM
 
-DIM = 384
 #: an offline job's filter: every active node
 UNFILTERED = SeedFilter(valid_at=None, visibility=EVERYTHING)
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

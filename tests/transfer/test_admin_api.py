@@ -7,8 +7,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import make_settings
 from tests.support.server import LiveServer
+from tests.support.settings import make_settings
 from tests.transfer.helpers import TENANT, H, populate
 
 ADMIN_KEY = "key-admin-acme"

@@ -15,9 +15,9 @@ import pytest
 
 from memlane.cli.main import app
 from memlane.domain.hashing import ChainLink, verify_chain
-from tests.api.helpers import wait_until_recallable
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
+from tests.support.memory_api import wait_until_recallable
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import make_settings
 from tests.transfer.helpers import BUFFERED, TENANT, H, buffer_of, cli, populate, runner
 
 
@@ -65,9 +65,9 @@ def chains_verify(commits: list[dict[str, Any]]) -> bool:
 
 
 @pytest.fixture
-def source(tmp_path: Path) -> Iterator[str]:
+def source(tmp_path: Path, live_server_factory: ServerFactory) -> Iterator[str]:
     url = f"sqlite:///{tmp_path / 'source.db'}"
-    with LiveServer.start(make_settings(url)) as server:
+    with live_server_factory(url) as server:
         populate(server)
     yield url
 

@@ -1,14 +1,23 @@
-"""Shared by the browser tests: the keys of the auth-on server, writing through the API, and
-waiting for what htmx loads."""
+"""Shared by the browser tests: where Chromium and screenshots live, the keys of the auth-on
+server, writing through the API, and waiting for what htmx loads."""
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
 from typing import Any
 
 import httpx
 
-from tests.api.helpers import wait_until_recallable
+from tests.support.memory_api import wait_until_recallable
 from tests.support.server import LiveServer
+
+CHROMIUM = os.environ.get("MEMLANE_TEST_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = (
+    Path(os.environ.get("MEMLANE_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts")) / "ui"
+)
+
 
 ALICE = "key-alice-ui"
 BOB = "key-bob-ui"
@@ -71,3 +80,10 @@ def use(page: Any, credential: str | None = None, *, tenant: str | None = None, 
         page.locator("details.identity summary").click()
         page.fill("#id-project", project)
     page.click("#session-form button[type=submit]")
+
+
+def screenshot(page: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

@@ -14,11 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.helpers import new_scope
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
-from tests.ui.conftest import screenshot
-from tests.ui.helpers import loaded, write
+from tests.support.memory_api import new_scope
+from tests.support.server import LiveServer, ServerFactory
+from tests.ui.helpers import loaded, screenshot, write
 
 ALICE = [
     "Alice lives in Berlin.",
@@ -45,9 +43,8 @@ ALICE = [
 
 
 @pytest.fixture(scope="module")
-def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('ui-local') / 'memlane.db'}"
-    with LiveServer.start(make_settings(url, MEMLANE_EMBEDDER="local")) as s:
+def local(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(MEMLANE_EMBEDDER="local") as s:
         yield s
 
 

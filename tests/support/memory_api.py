@@ -1,4 +1,6 @@
-"""Small helpers for API tests: unique scopes, vectors, and waiting for background embedding."""
+"""Writing and recalling through /v1/memory over real HTTP, shared by every suite that needs
+it: unique scopes, unit vectors, a write that must succeed, waiting for background embedding,
+and reading what the server stored."""
 
 from __future__ import annotations
 
@@ -14,10 +16,9 @@ import numpy as np
 from memlane.config import Settings
 from memlane.domain.model import Node
 from memlane.store.base import Store
+from tests.support.settings import DIM
 
 T = TypeVar("T")
-
-DIM = 384
 
 
 def new_scope() -> str:
