@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.graph_rules.helpers import as_drafts, evaluate, rule, write_rules
+from tests.rules.api.helpers import as_drafts, evaluate, rule, write_rules
 from tests.support.liveness import concurrently, health_watch
 from tests.support.memory_api import new_scope
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.graph_rules.helpers import import_rules, rule, write_rules
+from tests.rules.api.helpers import import_rules, rule, write_rules
 from tests.support.memory_api import new_scope, unit
 
 RULES_BLOCK = {"scope", "considered", "matched", "skipped_invalid_then", "invalid_then_sample", "applied"}

@@ -10,8 +10,8 @@ import pytest
 from memlane.domain.clock import Clock
 from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import open_services
+from tests.support.service_writes import one_node_write
 from tests.support.settings import make_settings
-from tests.test_embed_batches import one_node_write
 
 
 async def _writes_in_flight(db_url: str, monkeypatch: pytest.MonkeyPatch, limit: int, writes: int) -> tuple[int, int]:

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from memlane.domain.clock import Clock
 from memlane.embed.base import Vectors
 from memlane.embed.hashing import HashingEmbedder
-from memlane.services.container import Services, open_services
-from memlane.services.writing import WriteCommand, WriteNodeSpec
+from memlane.services.container import open_services
+from tests.support.service_writes import one_node_write
 from tests.support.settings import DIM, make_settings
 
 
@@ -24,19 +24,6 @@ class ProviderRefusingPoison(HashingEmbedder):
         if any("poison" in t for t in texts):
             raise ValueError("provider refused an input")
         return await super().embed(texts)
-
-
-async def one_node_write(svc: Services, title: str) -> tuple[str, str]:
-    out = await svc.writes.write(
-        WriteCommand(
-            tenant_id="default",
-            scope="s",
-            input_sha256="0" * 64,
-            nodes=[WriteNodeSpec(type="event", title=title, fields_set=frozenset({"type", "title"}))],
-        )
-    )
-    assert out.embed_job_id is not None
-    return out.result.nodes[0].id, out.embed_job_id
 
 
 async def test_many_one_node_writes_are_embedded_in_one_call(db_url: str) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.graph_rules.helpers import rule, write_rules
+from tests.rules.api.helpers import rule, write_rules
 from tests.support.memory_api import new_scope, unit
 from tests.support.server import LiveServer, ServerFactory
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from memlane.rules.promotion import PromotionThresholds, RuleEvidence, check_promotion, suggest_promotions
-from tests.rules.factories import rule_node
+from tests.rules.engine.factories import rule_node
 
 
 def runs(*ids: str) -> RuleEvidence:

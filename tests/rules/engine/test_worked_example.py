@@ -33,7 +33,7 @@ import pytest
 from memlane.domain.errors import InvalidRequest
 from memlane.rules.evaluate import evaluate
 from memlane.rules.tool_select import select_tools
-from tests.rules.factories import rule_node
+from tests.rules.engine.factories import rule_node
 
 R1_THEN = {
     "tool": {"allow": ["search", "editor", "shell"], "prefer": ["shell", "editor"]},

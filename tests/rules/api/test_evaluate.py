@@ -6,7 +6,7 @@ import uuid
 
 import httpx
 
-from tests.graph_rules.helpers import evaluate, import_rules, rule, write_rules
+from tests.rules.api.helpers import evaluate, import_rules, rule, write_rules
 from tests.support.memory_api import has_long_float_list, new_scope
 
 RESPONSE_KEYS = {

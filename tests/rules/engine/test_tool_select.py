@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from memlane.domain.errors import InvalidRequest
 from memlane.rules.evaluate import evaluate
 from memlane.rules.tool_select import MAX_SUMMARY, select_tools, tool_conflicts_summary
-from tests.rules.factories import rule_node
+from tests.rules.engine.factories import rule_node
 
 SETTINGS = settings(max_examples=200, deadline=None)
 

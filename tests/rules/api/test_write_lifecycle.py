@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.graph_rules.helpers import (
+from tests.rules.api.helpers import (
     evaluate,
     exported,
     feedback,

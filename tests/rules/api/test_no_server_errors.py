@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.graph_rules.helpers import import_rules, rule, write_rules
+from tests.rules.api.helpers import import_rules, rule, write_rules
 from tests.support.memory_api import new_scope
 from tests.support.server import LiveServer
 

@@ -8,7 +8,7 @@ import httpx
 from typer.testing import CliRunner
 
 from memlane.cli.main import app
-from tests.graph_rules.helpers import evaluate, feedback, rule, write_rules
+from tests.rules.api.helpers import evaluate, feedback, rule, write_rules
 from tests.support.memory_api import new_scope
 from tests.support.server import LiveServer
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.graph_rules.helpers import rule, select, write_rules
+from tests.rules.api.helpers import rule, select, write_rules
 from tests.support.memory_api import new_scope
 
 SELECTION_KEYS = {"candidates", "allowed", "denied", "preferred", "ordered", "selected"}

@@ -20,7 +20,7 @@ from memlane.rules.lifecycle import (
     review_rule_write,
     with_transition,
 )
-from tests.rules.factories import rule_node
+from tests.rules.engine.factories import rule_node
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 THEN = {"tool": {"deny": ["shell"]}}

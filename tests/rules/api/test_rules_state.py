@@ -14,7 +14,7 @@ from memlane.domain.clock import new_id
 from memlane.domain.model import CommitInfo, Node, NodeUpsert
 from memlane.services.container import build_store
 from memlane.store.base import NodePatch
-from tests.graph_rules.helpers import evaluate, import_rules, rule, set_state, write_rules
+from tests.rules.api.helpers import evaluate, import_rules, rule, set_state, write_rules
 from tests.support.memory_api import new_scope, write
 from tests.support.server import LiveServer
 
@@ -177,7 +177,7 @@ def test_a_broken_rule_cannot_go_live(client: httpx.Client) -> None:
             rule("bad-if", then={"output": {"strict": True}}, if_={"$gt": "a"}, state="draft"),
         ],
     )
-    # a write cannot make a broken rule shadow either (tests/graph_rules/test_write_lifecycle.py):
+    # a write cannot make a broken rule shadow either (tests/rules/api/test_write_lifecycle.py):
     # this one is from a store that could
     ids |= import_rules(
         client, scope, [rule("bad-scope", then={"output": {"strict": True}}, rule_scope="agent", state="shadow")]

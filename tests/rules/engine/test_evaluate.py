@@ -9,7 +9,7 @@ import pytest
 from memlane.domain.model import Node
 from memlane.rules.evaluate import RuleRecord, evaluate, rule_state
 from memlane.rules.visibility import Identity
-from tests.rules.factories import rule_node
+from tests.rules.engine.factories import rule_node
 
 AGENT_CTX: dict[str, Any] = {"agent": {"id": "a1", "team_id": "t1"}, "intent": "code"}
 

@@ -18,7 +18,7 @@ from memlane.domain.roles import ACCEPTED_ROLES
 from memlane.domain.visibility import SYSTEM_AGENTS_TEAM, Viewer
 from memlane.rules.governance import EVERY_RULE, rule_rights_of
 from memlane.rules.lifecycle import DEFINITION_SLOTS, SERVER_SLOTS, review_rule_write, rule_changes
-from tests.rules.factories import rule_node
+from tests.rules.engine.factories import rule_node
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 THEN = {"tool": {"deny": ["rm_rf"]}}
