@@ -9,8 +9,8 @@ from typing import Any
 @dataclass(frozen=True, slots=True)
 class RankingConfig:
     """Defaults were tuned on two LoCoMo conversations and confirmed on three held-out ones
-    (BENCHMARKS-retrieval.md); every signal can be switched off to measure it alone. Every
-    weight recall uses is a field here; those without a ``MEMLANE_RECALL_*`` setting (edge
+    (BENCHMARKS.md, "Retrieval quality on LoCoMo"); every signal can be switched off to
+    measure it alone. Every weight recall uses is a field here; those without a ``MEMLANE_RECALL_*`` setting (edge
     factors, hop decay, node weight) keep their defaults outside tests and sweeps."""
 
     keyword: bool = True
@@ -75,17 +75,4 @@ class RankingConfig:
             time_statement_boost=settings.recall_time_statement_boost,
             episode_weight=settings.recall_episode_weight,
             entity_link_weight=settings.recall_entity_link_weight,
-        )
-
-    @classmethod
-    def dense_only(cls) -> RankingConfig:
-        """Cosine seeds and no other signal: what recall did before hybrid ranking."""
-        return cls(
-            keyword=False,
-            graph=False,
-            time=False,
-            entity=False,
-            time_statement_boost=0.0,
-            episode_weight=0.0,
-            entity_link_weight=0.0,
         )
