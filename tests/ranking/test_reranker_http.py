@@ -9,7 +9,7 @@ import pytest
 
 from memlane.config import Settings
 from memlane.rerank.factory import build_reranker
-from tests.ranking.conftest import new_scope, query_vector, recall_text, vector_with_cosine, write
+from tests.ranking.helpers import new_scope, query_vector, recall_text, vector_with_cosine, write
 from tests.support.rerank_server import RerankScript, rerank_server
 from tests.support.server import ServerFactory
 

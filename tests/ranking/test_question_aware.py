@@ -1,15 +1,13 @@
-"""Question-aware ranking over real HTTP: a "when" question prefers the memory that says when,
+"""Question-aware ranking (in-process, helpers.Ranking): a "when" question prefers the memory that says when,
 a memory among other strong hits of its session outranks a lone look-alike, and (switched on)
 a question asking for several things finds the memory linked to a strong hit by a shared name.
-Each signal is switched off on its own server, and the order falls back to similarity."""
+Each signal is switched off in its own RankingConfig, and the order falls back to similarity."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
-from tests.ranking.conftest import query_vector, recall_text, vector_with_cosine, write_everywhere
+from tests.ranking.helpers import SWITCHES, Ranking, query_vector, vector_with_cosine
 
 
 def turn(client_id: str, text: str, cosine: float, query: str, *, session: int, seed: int) -> dict[str, Any]:
@@ -23,8 +21,8 @@ def turn(client_id: str, text: str, cosine: float, query: str, *, session: int, 
     }
 
 
-def first(client: httpx.Client, scope: str, query: str) -> str:
-    return str(recall_text(client, scope, query)["ranked"][0]["id"])
+async def first(ranking: Ranking, scope: str, query: str, switch: str = "full") -> str:
+    return (await ranking.ranked_ids(scope, query, config=SWITCHES[switch]))[0]
 
 
 def puppy_turns(query: str) -> list[dict[str, Any]]:
@@ -35,23 +33,21 @@ def puppy_turns(query: str) -> list[dict[str, Any]]:
     ]
 
 
-def test_a_when_question_prefers_the_turn_that_says_when_it_happened(clients: dict[str, httpx.Client]) -> None:
+async def test_a_when_question_prefers_the_turn_that_says_when_it_happened(ranking: Ranking) -> None:
     query = "When did Ana adopt the puppy?"
-    scope, ids = write_everywhere(clients, puppy_turns(query))
+    scope, ids = await ranking.write(puppy_turns(query))
     # the session date (slots.event_time) with "last weekend" dates the adoption: that turn answers
-    assert first(clients["full"], scope, query) == ids["full"]["dated"]
-    assert first(clients["no-time-statement"], scope, query) == ids["no-time-statement"]["about"]
+    assert await first(ranking, scope, query) == ids["dated"]
+    assert await first(ranking, scope, query, "no-time-statement") == ids["about"]
 
 
-def test_a_question_not_about_time_keeps_the_similarity_order(clients: dict[str, httpx.Client]) -> None:
+async def test_a_question_not_about_time_keeps_the_similarity_order(ranking: Ranking) -> None:
     query = "What is Ana's puppy like?"
-    scope, ids = write_everywhere(clients, puppy_turns(query))
-    assert first(clients["full"], scope, query) == ids["full"]["about"]
+    scope, ids = await ranking.write(puppy_turns(query))
+    assert await first(ranking, scope, query) == ids["about"]
 
 
-def test_a_turn_among_other_strong_hits_of_its_session_outranks_a_lone_look_alike(
-    clients: dict[str, httpx.Client],
-) -> None:
+async def test_a_turn_among_other_strong_hits_of_its_session_outranks_a_lone_look_alike(ranking: Ranking) -> None:
     query = "Which instrument does Ana practise?"
     nodes = [
         turn("lone", "the orchestra hall downtown got a new roof", 0.55, query, session=1, seed=3),
@@ -59,26 +55,24 @@ def test_a_turn_among_other_strong_hits_of_its_session_outranks_a_lone_look_alik
         turn("answer", "yes, cello with my teacher every Tuesday", 0.50, query, session=2, seed=5),
         turn("after", "she says my bowing got much better", 0.45, query, session=2, seed=6),
     ]
-    scope, ids = write_everywhere(clients, nodes)
-    assert first(clients["full"], scope, query) == ids["full"]["answer"]
-    assert first(clients["no-episode"], scope, query) == ids["no-episode"]["lone"]
+    scope, ids = await ranking.write(nodes)
+    assert await first(ranking, scope, query) == ids["answer"]
+    assert await first(ranking, scope, query, "no-episode") == ids["lone"]
     # explain says what the question-aware signals added
-    why = recall_text(clients["full"], scope, query, explain=True)["explain"]
-    assert why[ids["full"]["answer"]]["question"] > 0 and why[ids["full"]["lone"]]["question"] == 0
+    why = (await ranking.recall(scope, query, explain=True)).signals
+    assert why[ids["answer"]]["question"] > 0 and why[ids["lone"]]["question"] == 0
 
 
-def test_a_question_asking_for_several_things_finds_the_turn_linked_by_a_shared_name(
-    clients: dict[str, httpx.Client],
-) -> None:
+async def test_a_question_asking_for_several_things_finds_the_turn_linked_by_a_shared_name(ranking: Ranking) -> None:
     query = "What pets does Ana have?"
     nodes = [
         turn("named", "my cat Luna loves sleeping in the garden", 0.60, query, session=1, seed=7),
         turn("unrelated", "the garden centre had a sale on pots", 0.35, query, session=2, seed=8),
         turn("linked", "this morning Luna caught a mouse", 0.20, query, session=3, seed=9),
     ]
-    scope, ids = write_everywhere(clients, nodes)
-    ranked = [str(x["id"]) for x in recall_text(clients["entity-links"], scope, query)["ranked"]]
-    assert ranked.index(ids["entity-links"]["linked"]) < ranked.index(ids["entity-links"]["unrelated"])
+    scope, ids = await ranking.write(nodes)
+    ranked = await ranking.ranked_ids(scope, query, config=SWITCHES["entity-links"])
+    assert ranked.index(ids["linked"]) < ranked.index(ids["unrelated"])
     # off by default (it did not help on the tuning conversations): similarity order
-    ranked = [str(x["id"]) for x in recall_text(clients["full"], scope, query)["ranked"]]
-    assert ranked.index(ids["full"]["unrelated"]) < ranked.index(ids["full"]["linked"])
+    ranked = await ranking.ranked_ids(scope, query)
+    assert ranked.index(ids["unrelated"]) < ranked.index(ids["linked"])
