@@ -75,6 +75,22 @@ def distractors(query: str, n: int, *, start: float = 0.6, step: float = 0.02) -
     ]
 
 
+def _graph_pair() -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+    query = "morning run along the river"
+    q = query_vector(query)
+    nodes = [
+        {"client_id": "seed", "type": "event", "text_summary": "jogged", "embedding": vector_with_cosine(q, 0.9, 31)},
+        {"client_id": "next", "type": "event", "text_summary": "ate", "embedding": vector_with_cosine(q, -0.5, 32)},
+    ]
+    edges = [{"type": "related_to", "src": {"client_id": "seed"}, "dst": {"client_id": "next"}}]
+    return query, nodes, edges
+
+
+#: ``(query, nodes, edges)``: a seed the query finds, and a neighbour only graph activation brings
+#: in (its own cosine is negative), linked by one related_to edge
+GRAPH_PAIR = _graph_pair()
+
+
 def new_scope() -> str:
     return f"rank-{uuid.uuid4().hex[:10]}"
 

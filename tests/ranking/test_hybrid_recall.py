@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.ranking.helpers import SWITCHES, Ranking, distractors, query_vector, vector_with_cosine
+from tests.ranking.helpers import GRAPH_PAIR, SWITCHES, Ranking, distractors, query_vector, vector_with_cosine
 
 
 async def test_an_exact_keyword_match_that_dense_misses_is_recalled_with_keyword_fusion(ranking: Ranking) -> None:
@@ -153,13 +153,7 @@ async def test_a_memory_without_event_time_is_dated_by_when_it_was_written(ranki
 async def test_graph_activation_brings_in_neighbours_of_seeds_and_switching_it_off_ranks_seeds_only(
     ranking: Ranking,
 ) -> None:
-    query = "morning run along the river"
-    q = query_vector(query)
-    nodes: list[dict[str, Any]] = [
-        {"client_id": "seed", "type": "event", "text_summary": "jogged", "embedding": vector_with_cosine(q, 0.9, 31)},
-        {"client_id": "next", "type": "event", "text_summary": "ate", "embedding": vector_with_cosine(q, -0.5, 32)},
-    ]
-    edges = [{"type": "related_to", "src": {"client_id": "seed"}, "dst": {"client_id": "next"}}]
+    query, nodes, edges = GRAPH_PAIR
     scope, ids = await ranking.write(nodes, edges)
 
     on = await ranking.recall(scope, query, limit=1)

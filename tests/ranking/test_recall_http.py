@@ -12,7 +12,16 @@ import numpy as np
 import pytest
 
 from memlane.services.ranking.config import RankingConfig
-from tests.ranking.helpers import SWITCHES, distractors, new_scope, query_vector, recall_text, vector_with_cosine, write
+from tests.ranking.helpers import (
+    GRAPH_PAIR,
+    SWITCHES,
+    distractors,
+    new_scope,
+    query_vector,
+    recall_text,
+    vector_with_cosine,
+    write,
+)
 from tests.support.server import ServerFactory
 from tests.support.settings import make_settings
 
@@ -44,13 +53,7 @@ def graph_off(live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
 
 
 def test_a_recall_setting_reaches_the_ranking_of_a_live_server(http: httpx.Client, graph_off: httpx.Client) -> None:
-    query = "morning run along the river"
-    q = query_vector(query)
-    nodes: list[dict[str, Any]] = [
-        {"client_id": "seed", "type": "event", "text_summary": "jogged", "embedding": vector_with_cosine(q, 0.9, 31)},
-        {"client_id": "next", "type": "event", "text_summary": "ate", "embedding": vector_with_cosine(q, -0.5, 32)},
-    ]
-    edges = [{"type": "related_to", "src": {"client_id": "seed"}, "dst": {"client_id": "next"}}]
+    query, nodes, edges = GRAPH_PAIR
     scope = new_scope()
     on, off = write(http, scope, nodes, edges), write(graph_off, scope, nodes, edges)
     assert [x["id"] for x in recall_text(http, scope, query, limit=1)["ranked"]] == [on["seed"], on["next"]]
