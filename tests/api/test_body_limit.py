@@ -15,6 +15,7 @@ import pytest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import api_keys
 
 LIMIT = 64 * 1024
 CHUNK = 16 * 1024
@@ -54,8 +55,7 @@ def guarded(live_server_factory: ServerFactory) -> Iterator[tuple[LiveServer, Bo
     meter = BodyMeter()
     with live_server_factory(
         MEMLANE_MAX_REQUEST_BYTES=LIMIT,
-        MEMORY_AUTH_MODE="api_key",
-        MEMORY_API_KEYS_JSON=json.dumps({KEY: {"tenant_id": "acme", "agent_id": "a1"}}),
+        **api_keys({KEY: {"tenant_id": "acme", "agent_id": "a1"}}),
         wrap=meter.wrap,
     ) as server:
         yield server, meter

@@ -10,6 +10,7 @@ import pytest
 from tests.support.memory_api import new_scope, wait_until_recallable, write
 from tests.support.openai_server import ProviderScript, openai_server
 from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import openai_embedder
 
 
 @pytest.fixture(scope="module")
@@ -20,13 +21,7 @@ def provider() -> Iterator[tuple[str, ProviderScript]]:
 
 @pytest.fixture(scope="module")
 def server(provider: tuple[str, ProviderScript], live_server_factory: ServerFactory) -> Iterator[LiveServer]:
-    with live_server_factory(
-        MEMLANE_EMBEDDER="openai",
-        MEMLANE_EMBEDDING_BASE_URL=provider[0],
-        MEMLANE_EMBEDDING_MODEL="test-embed",
-        MEMLANE_EMBEDDING_DIMENSION=384,
-        MEMLANE_EMBEDDING_TIMEOUT_SEC=2,
-    ) as s:
+    with live_server_factory(**openai_embedder(provider[0])) as s:
         yield s
 
 

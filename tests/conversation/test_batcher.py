@@ -16,7 +16,6 @@ from memlane.services.conversation.messages import parse_timestamp
 from tests.conversation.helpers import new_app, wait_task
 from tests.support.backends import BACKENDS, database_url, fresh_url
 from tests.support.server import LiveServer, ServerFactory
-from tests.support.settings import make_settings
 
 FACTS = [
     "I moved to Lisbon in 2019 for a new job",
@@ -115,10 +114,14 @@ def test_bad_batcher_requests_are_a_400_naming_the_field(c: httpx.Client) -> Non
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_an_idle_buffer_is_flushed_after_the_timeout(backend: str, tmp_path: Any, request: Any) -> None:
+def test_an_idle_buffer_is_flushed_after_the_timeout(
+    backend: str, tmp_path: Any, request: Any, live_server_factory: ServerFactory
+) -> None:
     url = database_url(backend, tmp_path, request)
-    settings = make_settings(url, MEMLANE_BATCHER_BATCH_SIZE=10, MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=0.5)
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as c:
+    with (
+        live_server_factory(url, MEMLANE_BATCHER_BATCH_SIZE=10, MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=0.5) as server,
+        httpx.Client(base_url=server.url, timeout=30) as c,
+    ):
         app = new_app()
         assert append(c, app, [said(FACTS[0])])["status"] == "pending"
         assert append(c, app, [said(FACTS[1])])["pending_messages"] == 2
@@ -135,13 +138,20 @@ def test_an_idle_buffer_is_flushed_after_the_timeout(backend: str, tmp_path: Any
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_the_buffer_survives_a_restart(backend: str, tmp_path: Any, request: Any) -> None:
+def test_the_buffer_survives_a_restart(
+    backend: str, tmp_path: Any, request: Any, live_server_factory: ServerFactory
+) -> None:
     url = database_url(backend, tmp_path, request)
-    settings = make_settings(url, MEMLANE_BATCHER_BATCH_SIZE=4, MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=3600)
     app = new_app()
-    with LiveServer.start(settings) as before, httpx.Client(base_url=before.url, timeout=30) as c:
+    with (
+        live_server_factory(url, MEMLANE_BATCHER_BATCH_SIZE=4, MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=3600) as before,
+        httpx.Client(base_url=before.url, timeout=30) as c,
+    ):
         assert append(c, app, [said(FACTS[0]), said(FACTS[1]), said(FACTS[2])])["pending_messages"] == 3
-    with LiveServer.start(settings) as after, httpx.Client(base_url=after.url, timeout=30) as c:
+    with (
+        live_server_factory(url, MEMLANE_BATCHER_BATCH_SIZE=4, MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=3600) as after,
+        httpx.Client(base_url=after.url, timeout=30) as c,
+    ):
         assert append(c, app, [])["pending_messages"] == 3
         out = append(c, app, [said(FACTS[3])])
         assert out["status"] == "flushed"

@@ -19,8 +19,7 @@ from memlane.jobs.conversation_kinds import CONVERSATION_INGEST
 from memlane.services.container import Services
 from tests.conversation.helpers import msg, wait_task
 from tests.support.llm_server import chat_server
-from tests.support.server import LiveServer
-from tests.support.settings import make_settings
+from tests.support.server import ServerFactory
 from tests.support.waiting import wait_for
 
 ALL_TIERS = ("hot", "warm", "cold", "archive")
@@ -53,12 +52,16 @@ def alive(proc: subprocess.Popen[bytes]) -> bool:
 
 
 @pytest.mark.slow
-def test_a_worker_killed_mid_pipeline_resumes_and_writes_the_note_once(tmp_path: Path) -> None:
+def test_a_worker_killed_mid_pipeline_resumes_and_writes_the_note_once(
+    tmp_path: Path, live_server_factory: ServerFactory
+) -> None:
     db_url = f"sqlite:///{tmp_path / 'memlane.db'}"
     with chat_server() as (llm_url, script):
         script.agent_delay["synthesis"] = 20.0  # the kill lands while this call is in flight
-        settings = make_settings(db_url, MEMLANE_WORKER_IN_PROCESS=False, MEMLANE_LLM_BASE_URL=llm_url)
-        with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as api:
+        with (
+            live_server_factory(db_url, MEMLANE_WORKER_IN_PROCESS=False, MEMLANE_LLM_BASE_URL=llm_url) as server,
+            httpx.Client(base_url=server.url, timeout=30) as api,
+        ):
             r = api.post(
                 "/api/v1/memories",
                 json={"app_id": "crash-app", "user_id": "u1", "messages": [msg("I restore old motorbikes.", mid="c1")]},

@@ -11,6 +11,7 @@ import pytest
 from tests.layers.helpers import as_role, assert_error, post, tenant
 from tests.support.openai_server import ProviderScript, openai_server
 from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import openai_embedder
 
 
 @pytest.fixture(scope="module")
@@ -21,13 +22,7 @@ def provider() -> Iterator[tuple[str, ProviderScript]]:
 
 @pytest.fixture(scope="module")
 def server(provider: tuple[str, ProviderScript], live_server_factory: ServerFactory) -> Iterator[LiveServer]:
-    with live_server_factory(
-        MEMLANE_EMBEDDER="openai",
-        MEMLANE_EMBEDDING_BASE_URL=provider[0],
-        MEMLANE_EMBEDDING_MODEL="test-embed",
-        MEMLANE_EMBEDDING_DIMENSION=384,
-        MEMLANE_EMBEDDING_TIMEOUT_SEC=2,
-    ) as s:
+    with live_server_factory(**openai_embedder(provider[0])) as s:
         yield s
 
 

@@ -4,7 +4,6 @@ API keys here (auth on), so a forged X-Agent-Role header changes nothing."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 
 from tests.layers.helpers import assert_error
 from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import api_keys
 
 KEYS = {
     "user-key": {"tenant_id": "acme", "agent_id": "chat-1", "role": "user"},
@@ -25,7 +25,7 @@ SECRET = "workspace secret: the migration password rotation is half done"
 
 @pytest.fixture(scope="module")
 def server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
-    with live_server_factory(MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS)) as s:
+    with live_server_factory(**api_keys(KEYS)) as s:
         yield s
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 import httpx
@@ -14,6 +13,7 @@ from mcp import ClientSession
 from tests.knowledge.helpers import ADR_DIR
 from tests.mcp.session_checks import exercise_every_tool
 from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import api_keys
 
 KEYS = {"k-acme": {"tenant_id": "acme", "agent_id": "agent-1", "user_id": "user-1"}}
 
@@ -22,8 +22,7 @@ KEYS = {"k-acme": {"tenant_id": "acme", "agent_id": "agent-1", "user_id": "user-
 def server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     with live_server_factory(
         MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR),
-        MEMORY_AUTH_MODE="api_key",
-        MEMORY_API_KEYS_JSON=json.dumps(KEYS),
+        **api_keys(KEYS),
     ) as s:
         yield s
 

@@ -18,28 +18,23 @@ import pytest
 from memlane.services.ranking.calibration import Background, RelevanceScale
 from tests.conversation.helpers import ingest, msg, new_app, query, wait_task
 from tests.support.fact_sheets import ALICE
-from tests.support.server import LiveServer
-from tests.support.settings import make_settings
-
-
-def local_server(tmp: Any, **env: Any) -> Any:
-    return LiveServer.start(make_settings(f"sqlite:///{tmp / 'memlane.db'}", MEMLANE_EMBEDDER="local", **env))
+from tests.support.server import ServerFactory
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+def client(live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
     with (
-        local_server(tmp_path_factory.mktemp("local-model")) as server,
+        live_server_factory(MEMLANE_EMBEDDER="local") as server,
         httpx.Client(base_url=server.url, timeout=60) as c,
     ):
         yield c
 
 
 @pytest.fixture(scope="module")
-def client_without_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+def client_without_context(live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
     with (
-        local_server(
-            tmp_path_factory.mktemp("local-model-plain"),
+        live_server_factory(
+            MEMLANE_EMBEDDER="local",
             MEMLANE_EMBEDDING_CONTEXT_WINDOW=0,
             MEMLANE_EMBEDDING_CONTEXT_SPEAKER=False,
         ) as server,

@@ -6,7 +6,6 @@ different surface than the one that wrote it. Runs on both backends with API-key
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ import pytest
 from tests.support.backends import BACKENDS, fresh_url
 from tests.support.memory_api import has_long_float_list, unit
 from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import api_keys
 
 KEYS = {
     "key-a": {"tenant_id": "tenant-a", "agent_id": "alpha", "role": "manager"},
@@ -34,9 +34,7 @@ def leaks(text: str) -> list[str]:
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
-    with live_server_factory(
-        fresh_url(request), MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS)
-    ) as s:
+    with live_server_factory(fresh_url(request), **api_keys(KEYS)) as s:
         yield s
 
 

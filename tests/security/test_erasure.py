@@ -25,8 +25,7 @@ import pytest
 from memlane.domain.hashing import ChainLink, verify_chain
 from tests.support.backends import BACKENDS, database_url
 from tests.support.pg import run_sync
-from tests.support.server import LiveServer, ServerFactory
-from tests.support.settings import make_settings
+from tests.support.server import ServerFactory
 from tests.support.webhook_receiver import webhook_receiver
 
 DEFAULT_SCOPE = "default"
@@ -316,12 +315,16 @@ def test_a_tenant_is_erased_whole_and_other_tenants_keep_theirs(erasable: Erasab
     assert places_holding(erasable, other)
 
 
-def test_erasure_needs_the_admin_role_when_auth_is_on(tmp_path: Path) -> None:
+def test_erasure_needs_the_admin_role_when_auth_is_on(tmp_path: Path, live_server_factory: ServerFactory) -> None:
     keys = json.dumps(
         {"k-admin": {"tenant_id": "t1", "role": "admin"}, "k-agent": {"tenant_id": "t1", "agent_id": "a"}}
     )
-    settings = make_settings(f"sqlite:///{tmp_path / 'm.db'}", MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=keys)
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url) as c:
+    with (
+        live_server_factory(
+            f"sqlite:///{tmp_path / 'm.db'}", MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=keys
+        ) as server,
+        httpx.Client(base_url=server.url) as c,
+    ):
         denied = c.post("/v1/erasure", json={"user_id": "u1"}, headers={"X-Api-Key": "k-agent"})
         assert denied.status_code == 403 and denied.json()["error"] == "erasure_forbidden"
         other = c.post("/v1/erasure", json={"user_id": "u1", "tenant_id": "t2"}, headers={"X-Api-Key": "k-admin"})

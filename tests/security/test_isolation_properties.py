@@ -8,7 +8,6 @@ expected visibility comes from an independent model written here.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from hypothesis import strategies as st
 from tests.support.backends import BACKENDS, fresh_url
 from tests.support.memory_api import unit
 from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import api_keys
 
 
 @dataclass(frozen=True)
@@ -68,9 +68,7 @@ def may_see(reader: Identity, node: Stored) -> bool:
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
-    with live_server_factory(
-        fresh_url(request), MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(REGISTRY)
-    ) as s:
+    with live_server_factory(fresh_url(request), **api_keys(REGISTRY)) as s:
         yield s
 
 

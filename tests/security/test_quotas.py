@@ -13,7 +13,6 @@ import pytest
 
 from tests.support.memory_api import unit
 from tests.support.server import LiveServer, ServerFactory, free_port
-from tests.support.settings import make_settings
 
 QUOTAS = {
     "TENANT_QUOTA_ENABLED": True,
@@ -140,12 +139,14 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         proc.wait(timeout=10)
 
 
-def test_two_replicas_sharing_redis_share_one_bucket(redis_url: str, tmp_path: Path) -> None:
+def test_two_replicas_sharing_redis_share_one_bucket(
+    redis_url: str, tmp_path: Path, live_server_factory: ServerFactory
+) -> None:
     env = {**QUOTAS, "MEMLANE_RATE_LIMIT_STORAGE": redis_url}
     db = f"sqlite:///{tmp_path / 'shared.db'}"
     with (
-        LiveServer.start(make_settings(db, **env)) as a,
-        LiveServer.start(make_settings(db, **env)) as b,
+        live_server_factory(db, **env) as a,
+        live_server_factory(db, **env) as b,
         httpx.Client(base_url=a.url) as ca,
         httpx.Client(base_url=b.url) as cb,
     ):

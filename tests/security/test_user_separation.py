@@ -17,7 +17,6 @@ With auth off, the request is taken at its word: the user it names, or every use
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Iterator
@@ -29,6 +28,7 @@ import pytest
 from tests.support.backends import BACKENDS, fresh_url
 from tests.support.memory_api import unit
 from tests.support.server import ServerFactory
+from tests.support.settings import api_keys
 
 KEYS = {
     "k-u1": {"tenant_id": "acme", "agent_id": "a1", "user_id": "u1"},
@@ -49,8 +49,7 @@ def c(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Ite
     with (
         live_server_factory(
             fresh_url(request),
-            MEMORY_AUTH_MODE="api_key",
-            MEMORY_API_KEYS_JSON=json.dumps(KEYS),
+            **api_keys(KEYS),
             MEMLANE_BATCHER_BATCH_SIZE=BATCH_SIZE,
             MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=1,
         ) as server,

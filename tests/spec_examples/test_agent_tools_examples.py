@@ -20,7 +20,6 @@ from tests.knowledge.helpers import ADR_DIR
 from tests.spec_examples.agent_tools_scenario import run_every_example
 from tests.support.backends import BACKENDS, fresh_url
 from tests.support.server import LiveServer, ServerFactory
-from tests.support.settings import make_settings
 
 pytestmark = pytest.mark.slow
 
@@ -50,11 +49,12 @@ async def mcp_call(session: ClientSession, name: str, args: dict[str, Any]) -> t
     return bool(result.is_error), payload
 
 
-async def test_every_agent_tools_example_works_over_mcp_http_without_identity(tmp_path: Path) -> None:
-    settings = make_settings(
+async def test_every_agent_tools_example_works_over_mcp_http_without_identity(
+    tmp_path: Path, live_server_factory: ServerFactory
+) -> None:
+    with live_server_factory(
         f"sqlite:///{tmp_path / 'memlane.db'}", MEMLANE_EMBEDDER="local", MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR)
-    )
-    with LiveServer.start(settings) as server:
+    ) as server:
         await _over_mcp_http(server)
 
 

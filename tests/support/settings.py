@@ -6,6 +6,8 @@ a conftest is pytest's to load, and importing it by name loads it a second time.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
 from memlane.config import Settings
@@ -31,3 +33,20 @@ def make_settings(db_url: str, **env: Any) -> Settings:
         # test asks for a cut (the default cut is tested with the local model)
         values.setdefault("MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD", 0.0)
     return Settings(**values)
+
+
+def api_keys(keys: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
+    """Auth on with these API keys (``MEMORY_API_KEYS_JSON``: key -> identity), as settings."""
+    return {"MEMORY_AUTH_MODE": "api_key", "MEMORY_API_KEYS_JSON": json.dumps(keys)}
+
+
+def openai_embedder(base_url: str) -> dict[str, Any]:
+    """The OpenAI-compatible embedder against a stand-in provider (tests/support/openai_server.py),
+    with a short timeout so a provider that hangs fails the request, not the test."""
+    return {
+        "MEMLANE_EMBEDDER": "openai",
+        "MEMLANE_EMBEDDING_BASE_URL": base_url,
+        "MEMLANE_EMBEDDING_MODEL": "test-embed",
+        "MEMLANE_EMBEDDING_DIMENSION": DIM,
+        "MEMLANE_EMBEDDING_TIMEOUT_SEC": 2,
+    }

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import api_keys
 from tests.ui.helpers import CHROMIUM, KEYS
 
 
@@ -50,5 +50,5 @@ def server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def secured(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
-    with live_server_factory(MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS)) as s:
+    with live_server_factory(**api_keys(KEYS)) as s:
         yield s

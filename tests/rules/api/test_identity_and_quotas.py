@@ -3,7 +3,6 @@ private rules and nodes kept to their owners, and each endpoint counted in its b
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -14,6 +13,7 @@ import pytest
 from tests.rules.api.helpers import rule, write_rules
 from tests.support.memory_api import new_scope, unit
 from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import api_keys
 
 ALICE = {"X-Api-Key": "key-alice"}  # agent alice, team red, tenant acme
 BOB = {"X-Api-Key": "key-bob"}  # agent bob, team blue, tenant acme
@@ -27,7 +27,7 @@ KEYS = {
 
 @pytest.fixture(scope="module")
 def server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
-    with live_server_factory(MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS)) as s:
+    with live_server_factory(**api_keys(KEYS)) as s:
         yield s
 
 

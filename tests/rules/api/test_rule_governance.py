@@ -5,7 +5,6 @@ off the request is taken at its word, as before. Real HTTP with API keys, both b
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,6 +26,7 @@ from tests.rules.api.helpers import (
 from tests.support.backends import BACKENDS, fresh_url
 from tests.support.memory_api import new_scope
 from tests.support.server import ServerFactory
+from tests.support.settings import api_keys
 
 KEYS = {
     "k-alice": {"tenant_id": "acme", "agent_id": "alice", "team_id": "ops"},
@@ -45,9 +45,7 @@ CANDIDATES = ["ls", "rm_rf"]
 @pytest.fixture(scope="module", params=BACKENDS)
 def secured(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
     with (
-        live_server_factory(
-            fresh_url(request), MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS)
-        ) as server,
+        live_server_factory(fresh_url(request), **api_keys(KEYS)) as server,
         httpx.Client(base_url=server.url, timeout=30) as client,
     ):
         yield client

@@ -29,6 +29,7 @@ from tests.rules.api.helpers import (
 from tests.support.backends import BACKENDS, fresh_url
 from tests.support.memory_api import new_scope, write
 from tests.support.server import ServerFactory
+from tests.support.settings import api_keys
 
 DENY_SHELL = {"tool": {"deny": ["shell"]}}
 
@@ -47,9 +48,7 @@ CANDIDATES = ["ls", "rm_rf"]
 @pytest.fixture(scope="module", params=BACKENDS)
 def secured(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
     with (
-        live_server_factory(
-            fresh_url(request), MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS)
-        ) as server,
+        live_server_factory(fresh_url(request), **api_keys(KEYS)) as server,
         httpx.Client(base_url=server.url, timeout=30) as client,
     ):
         yield client
