@@ -9,7 +9,9 @@ from typing import Any
 
 import httpx
 
-from tests.support.memory_api import write
+from memlane.domain.model import Node
+from tests.support.memory_api import stored, write
+from tests.support.server import LiveServer
 
 #: the rules/state moves that take a new (draft) rule to each state
 PATH_TO: dict[str, tuple[str, ...]] = {
@@ -221,3 +223,8 @@ def refused(r: httpx.Response, status: int, code: str, field: str) -> dict[str, 
     assert body["error"] == code and body["details"]["field"] == field, body
     assert field in body["message"]
     return body
+
+
+def read_node(server: LiveServer, scope: str, node_id: str) -> Node:
+    """The stored node, read with a store of our own on the server's database."""
+    return stored(server.settings, lambda s: s.get_nodes("default", scope, [node_id]))[0]

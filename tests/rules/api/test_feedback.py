@@ -7,8 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
-from tests.rules.api.helpers import evaluate, feedback, rule, select, set_state, tools_feedback, write_rules
-from tests.rules.api.test_rules_state import read_node
+from tests.rules.api.helpers import evaluate, feedback, read_node, rule, select, set_state, tools_feedback, write_rules
 from tests.support.memory_api import new_scope, write
 from tests.support.server import LiveServer
 

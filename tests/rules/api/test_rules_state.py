@@ -14,7 +14,7 @@ from memlane.domain.clock import new_id
 from memlane.domain.model import CommitInfo, Node, NodeUpsert
 from memlane.services.container import build_store
 from memlane.store.base import NodePatch
-from tests.rules.api.helpers import evaluate, import_rules, rule, set_state, write_rules
+from tests.rules.api.helpers import evaluate, import_rules, read_node, rule, set_state, write_rules
 from tests.support.memory_api import new_scope, write
 from tests.support.server import LiveServer
 
@@ -77,20 +77,6 @@ def test_a_rule_moves_draft_shadow_active_disabled_and_evaluation_follows(client
     disabled = set_state(client, scope, rid, "disabled").json()
     assert disabled["previous_state"] == "active" and disabled["state"] == "disabled"
     assert evaluate(client, scope, {})["considered"] == 0
-
-
-def read_node(server: LiveServer, scope: str, node_id: str) -> Node:
-    """The stored node, read with a store of our own on the server's database file."""
-
-    async def go() -> Node:
-        store = build_store(Settings(MEMLANE_DATABASE_URL=server.settings.database_url), dimension=384)
-        await store.open()
-        try:
-            return (await store.get_nodes("default", scope, [node_id]))[0]
-        finally:
-            await store.close()
-
-    return asyncio.run(go())
 
 
 def test_the_state_history_is_kept_in_slots(client: httpx.Client, live_server: LiveServer) -> None:
