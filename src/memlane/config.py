@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from memlane.domain.addresses import parse_allowed_hosts as parse_webhook_allowed_hosts
 from memlane.domain.inputs import JsonLimits
 
 
@@ -225,9 +226,7 @@ class Settings(BaseSettings):
     @field_validator("webhook_allowed_hosts")
     @classmethod
     def _allowed_hosts_parse(cls, value: str) -> str:
-        from memlane.services.conversation.webhook_targets import parse_allowed_hosts
-
-        parse_allowed_hosts(value)  # a bad entry stops start-up, naming it
+        parse_webhook_allowed_hosts(value)  # a bad entry stops start-up, naming it
         return value
 
     @field_validator("allowed_hosts", "cors_origins")
