@@ -39,7 +39,7 @@ def create_app(
         owned = services is None
         svc = services or await open_services(settings)
         app.state.services = svc
-        if owned and settings.worker_in_process:
+        if owned and settings.worker.in_process:
             svc.worker.start()
             requeued = await svc.embedding.requeue_stale_model()
             if requeued:
@@ -64,11 +64,11 @@ def create_app(
 
     # outermost last: the body limit and metrics, then CORS (when configured), then the browser
     # boundary (Host, Origin, media type, security headers: browser_boundary.py)
-    browser = BrowserPolicy.parse(settings.allowed_hosts, settings.cors_origins)
+    browser = BrowserPolicy.parse(settings.server.allowed_hosts, settings.server.cors_origins)
     app.add_middleware(BrowserBoundary, policy=browser)
     if browser.origins.enabled:
         add_cors(app, browser.origins)
-    app.add_middleware(EdgeMiddleware, max_request_bytes=settings.max_request_bytes)
+    app.add_middleware(EdgeMiddleware, max_request_bytes=settings.server.max_request_bytes)
     use_relative_slash_redirects(app.router)
 
     # Built here, not in the lifespan, so a bad key registry or secret stops start-up at once.
