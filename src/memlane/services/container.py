@@ -173,31 +173,9 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
     core = _core(settings, store, embedder, clock)
     writes = core.writes
     kstore = KnowledgeStore(store)
-    sweeper = ExpirySweeper(
-        store,
-        kstore,
-        writes=writes,
-        clock=clock,
-        ttl_hours=settings.layers.workspace_ttl_hours,
-        interval_sec=settings.layers.sweep_interval_sec,
-        job_max_attempts=settings.worker.job_max_attempts,
-        notify=core.worker.notify,
-    )
-    knowledge = KnowledgeService(
-        kstore,
-        core.embedding,
-        clock=clock,
-        folder=settings.layers.knowledge_dir,
-        json_limits=settings.server.json_limits,
-    )
-    sync = SyncService(
-        writes=writes,
-        kstore=kstore,
-        knowledge=knowledge,
-        embedding=core.embedding,
-        clock=clock,
-        scope=settings.defaults.scope,
-    )
+    sweeper = _sweeper(core, kstore)
+    knowledge = _knowledge(core, kstore)
+    sync = _sync(core, kstore, knowledge)
     recall = RecallService.from_settings(
         store, core.reader, settings, clock=clock, dimension=embedder.dimension, reranker=build_reranker(settings)
     )
@@ -294,6 +272,40 @@ def _core(settings: Settings, store: Store, embedder: Embedder, clock: Clock) ->
         writes=writes,
         quotas=QuotaGuard(settings),
         llm=build_llm(settings),
+    )
+
+
+def _sweeper(core: _Core, kstore: KnowledgeStore) -> ExpirySweeper:
+    return ExpirySweeper(
+        core.store,
+        kstore,
+        writes=core.writes,
+        clock=core.clock,
+        ttl_hours=core.settings.layers.workspace_ttl_hours,
+        interval_sec=core.settings.layers.sweep_interval_sec,
+        job_max_attempts=core.settings.worker.job_max_attempts,
+        notify=core.worker.notify,
+    )
+
+
+def _knowledge(core: _Core, kstore: KnowledgeStore) -> KnowledgeService:
+    return KnowledgeService(
+        kstore,
+        core.embedding,
+        clock=core.clock,
+        folder=core.settings.layers.knowledge_dir,
+        json_limits=core.settings.server.json_limits,
+    )
+
+
+def _sync(core: _Core, kstore: KnowledgeStore, knowledge: KnowledgeService) -> SyncService:
+    return SyncService(
+        writes=core.writes,
+        kstore=kstore,
+        knowledge=knowledge,
+        embedding=core.embedding,
+        clock=core.clock,
+        scope=core.settings.defaults.scope,
     )
 
 
