@@ -53,12 +53,9 @@ class MemlaneRetriever(BaseRetriever):
         return self._documents(result)
 
     def _documents(self, result: m.RecallResult) -> list[Document]:
-        return [
-            Document(
-                page_content=seed.text_summary or seed.title or "",
-                metadata={"id": seed.id, "type": seed.type, "title": seed.title, "similarity": seed.similarity,
-                          "scope": result.scope},  # fmt: skip
-                id=seed.id,
-            )
-            for seed in result.seeds[: self.k]
-        ]
+        return [_document(seed, result.scope) for seed in result.seeds[: self.k]]
+
+
+def _document(seed: m.Seed, scope: str) -> Document:
+    metadata = {"id": seed.id, "type": seed.type, "title": seed.title, "similarity": seed.similarity, "scope": scope}
+    return Document(page_content=seed.text_summary or seed.title or "", metadata=metadata, id=seed.id)
