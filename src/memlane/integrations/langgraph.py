@@ -121,6 +121,9 @@ class MemlaneStore(BaseStore):
         """The memlane scope of a namespace."""
         if not namespace:
             raise InvalidNamespaceError("Namespace cannot be empty.")
+        if any(not label or "." in label for label in namespace):
+            # LangGraph's rule too; here it also keeps ("a.b",) and ("a", "b") apart
+            raise InvalidNamespaceError(f"Namespace labels must be non-empty and hold no '.': {namespace}")
         scope = ".".join((self.scope_prefix, *namespace))
         if len(scope) > 256:
             raise InvalidNamespaceError(f"namespace {namespace} makes a scope of {len(scope)} characters (max 256)")
