@@ -10,11 +10,11 @@ from typing import Any, TypedDict
 
 import pytest
 from langgraph.graph import END, START, StateGraph
-from langgraph.store.base import BaseStore, Item
+from langgraph.store.base import BaseStore, InvalidNamespaceError, Item, PutOp
 from langgraph.store.memory import InMemoryStore
 
 from memlane.integrations.langgraph import MemlaneStore
-from tests.integrations.conftest import API_KEY
+from tests.integrations.conftest import API_KEY, OTHER_TENANT_KEY
 from tests.support.server import LiveServer
 
 
@@ -145,6 +145,24 @@ def test_a_ttl_is_refused_because_graph_nodes_do_not_expire(memlane_server: Live
     with pytest.raises(NotImplementedError):
         store.put(("t",), "k", {"v": 1}, ttl=5)
     assert store.get(("t",), "k") is None
+
+
+def test_a_namespace_label_with_a_period_is_refused_even_in_a_direct_batch(memlane_server: LiveServer) -> None:
+    store = store_of(memlane_server)
+    with pytest.raises(InvalidNamespaceError):
+        store.batch([PutOp(("a.b",), "k", {"v": 1})])
+    with pytest.raises(InvalidNamespaceError):
+        store.put(("a.b",), "k", {"v": 1})
+
+
+def test_another_tenants_key_sees_nothing_of_the_store(memlane_server: LiveServer) -> None:
+    store = store_of(memlane_server)
+    fill(store)
+    outsider = MemlaneStore(base_url=memlane_server.url, api_key=OTHER_TENANT_KEY, scope_prefix=store.scope_prefix)
+    assert outsider.get(("docs",), "readme") is None
+    assert outsider.list_namespaces() == [] and outsider.search(("users",)) == []
+    outsider.delete(("docs",), "readme")
+    assert store.get(("docs",), "readme") is not None
 
 
 class ChatState(TypedDict):

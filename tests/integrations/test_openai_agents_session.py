@@ -13,7 +13,7 @@ from openai import AsyncOpenAI
 
 from memlane.client import AsyncMemlaneClient
 from memlane.integrations.openai_agents import MemlaneSession
-from tests.integrations.conftest import API_KEY
+from tests.integrations.conftest import API_KEY, OTHER_TENANT_KEY
 from tests.support.llm_server import Reply, chat_server
 from tests.support.server import LiveServer
 
@@ -65,6 +65,15 @@ async def test_a_new_session_object_reads_the_same_history(memlane_server: LiveS
     await session.add_items([call, output])
     again = MemlaneSession(session.session_id, base_url=memlane_server.url, api_key=API_KEY)
     assert await again.get_items() == [call, output]
+
+
+async def test_another_tenants_key_cannot_read_or_clear_the_session(memlane_server: LiveServer) -> None:
+    session = session_of(memlane_server)
+    await session.add_items([{"role": "user", "content": "private"}])
+    outsider = MemlaneSession(session.session_id, base_url=memlane_server.url, api_key=OTHER_TENANT_KEY)
+    assert await outsider.get_items() == [] and await outsider.pop_item() is None
+    await outsider.clear_session()
+    assert await session.get_items() == [{"role": "user", "content": "private"}]
 
 
 async def test_user_messages_become_long_term_notes_of_the_user(memlane_server: LiveServer) -> None:
