@@ -45,6 +45,7 @@ from langgraph.store.base import (
 from langgraph.store.base.embed import get_text_at_path
 
 from memlane.client import AsyncMemlaneClient, MemlaneClient
+from memlane.client.models import RecallResult
 from memlane.integrations._records import adelete_node, aread_node, client_kwargs, delete_node, read_node, stable_id
 
 Namespace = tuple[str, ...]
@@ -257,9 +258,23 @@ def _listed(namespaces: list[Namespace], op: ListNamespacesOp) -> list[Namespace
     return sorted(set(kept))[op.offset : op.offset + op.limit]
 
 
-def _seeds(op: SearchOp) -> int:
-    """Seeds to ask each scope for: every one it may give when a filter drops some."""
-    return _MAX_SEEDS if op.filter else max(1, min(_MAX_SEEDS, op.offset + op.limit))
+def _recall_options(op: SearchOp) -> dict[str, Any]:
+    """The seeds to ask a scope for (every one it may give when a filter drops some), with the
+    returned nodes' slots and times, so that a seed's item needs no second request."""
+    seeds = _MAX_SEEDS if op.filter else max(1, min(_MAX_SEEDS, op.offset + op.limit))
+    return {"limit": seeds, "max_nodes": seeds, "include_slots": True, "include_meta": True}
+
+
+def _shown(result: RecallResult) -> dict[str, dict[str, Any] | None]:
+    """The returned nodes as ``get`` would read them: their slots plus ``created_at`` and
+    ``updated_at`` (the recall's ``include_slots`` and ``include_meta``)."""
+    shown: dict[str, dict[str, Any] | None] = {}
+    for node in result.subgraph.nodes:
+        extra = node.model_extra or {}
+        if isinstance(extra.get("slots"), dict):
+            shown[node.id] = {**extra["slots"], "created_at": extra.get("created_at"),
+                              "updated_at": extra.get("updated_at")}  # fmt: skip
+    return shown
 
 
 def _ranked(found: list[SearchItem]) -> list[SearchItem]:
@@ -302,9 +317,10 @@ class _SyncIO:
     def recalled(self, ns: Namespace, op: SearchOp) -> list[SearchItem]:
         assert op.query
         scope = self.s.scope_of(ns)
-        seeds = self.c.recall_text(query_text=op.query, scope=scope, limit=_seeds(op)).seeds
-        metas = [(read_node(self.c, scope, seed.id), seed.similarity) for seed in seeds]
-        items = [_item(meta, SearchItem, score) for meta, score in metas]
+        result = self.c.recall_text(query_text=op.query, scope=scope, **_recall_options(op))
+        shown = _shown(result)
+        metas = [shown.get(seed.id) or read_node(self.c, scope, seed.id) for seed in result.seeds]
+        items = [_item(meta, SearchItem, seed.similarity) for meta, seed in zip(metas, result.seeds, strict=True)]
         return [i for i in items if isinstance(i, SearchItem) and _kept(i, op)]
 
     def catalogue(self) -> list[Namespace]:
@@ -371,9 +387,12 @@ class _AsyncIO:
     async def recalled(self, ns: Namespace, op: SearchOp) -> list[SearchItem]:
         assert op.query
         scope = self.s.scope_of(ns)
-        seeds = (await self.c.recall_text(query_text=op.query, scope=scope, limit=_seeds(op))).seeds
-        metas = await asyncio.gather(*(aread_node(self.c, scope, seed.id) for seed in seeds))
-        items = [_item(meta, SearchItem, seed.similarity) for meta, seed in zip(metas, seeds, strict=True)]
+        result = await self.c.recall_text(query_text=op.query, scope=scope, **_recall_options(op))
+        shown, seeds = _shown(result), result.seeds
+        missing = [seed.id for seed in seeds if seed.id not in shown]
+        read = await asyncio.gather(*(aread_node(self.c, scope, node_id) for node_id in missing))
+        shown.update(zip(missing, read, strict=True))
+        items = [_item(shown.get(seed.id), SearchItem, seed.similarity) for seed in seeds]
         return [i for i in items if isinstance(i, SearchItem) and _kept(i, op)]
 
     async def catalogue(self) -> list[Namespace]:
