@@ -43,7 +43,7 @@ SETTINGS_OF: dict[str, dict[str, Any]] = {
 @pytest.mark.parametrize("name", SETTINGS_OF)
 def test_each_recall_setting_switches_its_signal_in_the_ranking_config(name: str) -> None:
     settings = make_settings("sqlite:///unused.db", **SETTINGS_OF[name])
-    assert RankingConfig.from_settings(settings) == SWITCHES[name]
+    assert RankingConfig.from_settings(settings.recall) == SWITCHES[name]
 
 
 @pytest.fixture(scope="module")

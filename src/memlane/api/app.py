@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from fastapi import FastAPI
 
@@ -34,41 +34,17 @@ def create_app(
     ``freeze_startup_heap`` is for the server process (gc_freeze.py), not for apps in tests."""
     settings = settings or (services.settings if services else Settings())
 
-    @contextlib.asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        owned = services is None
-        svc = services or await open_services(settings)
-        app.state.services = svc
-        if owned and settings.worker_in_process:
-            svc.worker.start()
-            requeued = await svc.embedding.requeue_stale_model()
-            if requeued:
-                log.info("embedding model is %s: %d nodes queued for re-embedding", svc.embedder.model_id, requeued)
-        if freeze_startup_heap:
-            log.debug("froze %d start-up objects", freeze_startup_objects())
-        try:
-            yield
-        finally:
-            if owned:
-                await svc.close()
-
     app = FastAPI(
         title="memlane",
         version=__version__,
         description="Long-term memory for AI agents: graph memory, conversation memory, layered memory "
         "and agent tools on one core.",
-        lifespan=lifespan,
+        lifespan=_lifespan(settings, services, freeze_startup_heap=freeze_startup_heap),
     )
     if services is not None:
         app.state.services = services
 
-    # outermost last: the body limit and metrics, then CORS (when configured), then the browser
-    # boundary (Host, Origin, media type, security headers: browser_boundary.py)
-    browser = BrowserPolicy.parse(settings.allowed_hosts, settings.cors_origins)
-    app.add_middleware(BrowserBoundary, policy=browser)
-    if browser.origins.enabled:
-        add_cors(app, browser.origins)
-    app.add_middleware(EdgeMiddleware, max_request_bytes=settings.max_request_bytes)
+    browser = _install_edge(app, settings)
     use_relative_slash_redirects(app.router)
 
     # Built here, not in the lifespan, so a bad key registry or secret stops start-up at once.
@@ -90,3 +66,42 @@ def create_app(
     mcp_http.mount_mcp(app, browser)
     install_openapi(app, settings)
     return app
+
+
+def _lifespan(
+    settings: Settings, services: Services | None, *, freeze_startup_heap: bool
+) -> Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]:
+    """Open the services (unless the caller gave them) and start the in-process worker."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = services is None
+        svc = services or await open_services(settings)
+        app.state.services = svc
+        if owned and settings.worker.in_process:
+            svc.worker.start()
+            requeued = await svc.embedding.requeue_stale_model()
+            if requeued:
+                log.info("embedding model is %s: %d nodes queued for re-embedding", svc.embedder.model_id, requeued)
+        if freeze_startup_heap:
+            log.debug("froze %d start-up objects", freeze_startup_objects())
+        try:
+            yield
+        finally:
+            if owned:
+                await svc.close()
+
+    return lifespan
+
+
+def _install_edge(app: FastAPI, settings: Settings) -> BrowserPolicy:
+    """The middleware every request crosses first; the browser policy is returned for the MCP
+    transport, which applies the same lists."""
+    # outermost last: the body limit and metrics, then CORS (when configured), then the browser
+    # boundary (Host, Origin, media type, security headers: browser_boundary.py)
+    browser = BrowserPolicy.parse(settings.server.allowed_hosts, settings.server.cors_origins)
+    app.add_middleware(BrowserBoundary, policy=browser)
+    if browser.origins.enabled:
+        add_cors(app, browser.origins)
+    app.add_middleware(EdgeMiddleware, max_request_bytes=settings.server.max_request_bytes)
+    return browser

@@ -110,11 +110,11 @@ def _opt(d: dict[str, Any], key: str) -> str | None:
 
 class Authenticator:
     def __init__(self, settings: Settings):
-        self.mode = settings.auth_mode
-        self.keys = parse_key_registry(settings.api_keys_json)
-        self.secret = settings.jwt_hs256_secret
-        self.leeway = settings.jwt_clock_skew_sec
-        self.required_claims = ["exp"] if settings.jwt_require_exp else []
+        self.mode = settings.security.auth_mode
+        self.keys = parse_key_registry(settings.security.api_keys_json)
+        self.secret = settings.security.jwt_hs256_secret
+        self.leeway = settings.security.jwt_clock_skew_sec
+        self.required_claims = ["exp"] if settings.security.jwt_require_exp else []
         if self.mode in ("api_key", "api_key_or_jwt") and not self.keys:
             raise ValueError(f"MEMORY_AUTH_MODE={self.mode} needs MEMORY_API_KEYS_JSON with at least one key")
         if self.mode in ("jwt", "api_key_or_jwt") and not self.secret:

@@ -158,7 +158,7 @@ async def add_memory(
     key = _idempotency_key(idempotency_key)
     await quota(request, "write", viewer.tenant_id)
     await admit_queued_write(request, viewer.tenant_id)
-    messages = _message_list(body.messages, svc.settings.max_messages, svc.clock.now())
+    messages = _message_list(body.messages, svc.settings.conversation.max_messages, svc.clock.now())
     payload = {
         "app_id": body.app_id,
         "user_id": body.user_id,
@@ -212,7 +212,7 @@ async def query_memories(
             session_id=session_id or None,
             n_results=n_results,
             similarity_threshold=(
-                svc.settings.conversation_similarity_threshold if similarity_threshold is None else similarity_threshold
+                svc.settings.conversation.similarity_threshold if similarity_threshold is None else similarity_threshold
             ),
             when=ValidTime(as_of=as_of, include_invalid=include_invalid),
         )
@@ -271,7 +271,7 @@ async def add_agent_memory(
     key = _idempotency_key(idempotency_key)
     await quota(request, "write", viewer.tenant_id)
     await admit_queued_write(request, viewer.tenant_id)
-    messages = _flexible_messages(body, svc.settings.max_messages, svc.clock.now(), "agent")
+    messages = _flexible_messages(body, svc.settings.conversation.max_messages, svc.clock.now(), "agent")
     payload = {
         "app_id": body.app_id,
         "user_id": body.user_id,
@@ -301,7 +301,7 @@ async def summarize_conversation(
     viewer = _viewer(request, body.user_id, body.session_id)
     await quota(request, "write", viewer.tenant_id)
     now = svc.clock.now()
-    messages = _flexible_messages(body, svc.settings.max_messages, now, RAW_TEXT_ROLE)
+    messages = _flexible_messages(body, svc.settings.conversation.max_messages, now, RAW_TEXT_ROLE)
     callback, field = body.callback_url, "callback_url"
     if callback is None and x_callback_url:
         callback, field = x_callback_url, "X-Callback-URL"
@@ -342,7 +342,7 @@ async def summarize_conversation(
 async def batcher_messages(body: BatcherRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     viewer = _viewer(request, body.user_id, body.session_id)
     await quota(request, "write", viewer.tenant_id)
-    limit = svc.settings.max_messages
+    limit = svc.settings.conversation.max_messages
     if len(body.messages) > limit:
         raise InvalidRequest(
             f"messages must contain at most {limit} messages per request (got {len(body.messages)})",

@@ -37,11 +37,11 @@ PrincipalDep = Annotated[Principal, Depends(authenticated)]
 
 
 def resolve_tenant(request: Request, body_tenant: str | None) -> str:
-    return identity.resolve_tenant(request, body_tenant, get_services(request).settings.default_tenant_id)
+    return identity.resolve_tenant(request, body_tenant, get_services(request).settings.defaults.tenant_id)
 
 
 def resolve_scope(request: Request, body_scope: str | None) -> str:
-    return body_scope or get_services(request).settings.default_scope
+    return body_scope or get_services(request).settings.defaults.scope
 
 
 async def quota(request: Request, bucket: str, tenant_id: str) -> None:
@@ -81,8 +81,8 @@ def admin_authorized(request: Request) -> bool:
     address proves nothing."""
     settings = get_services(request).settings
     given = request.headers.get("x-admin-token")
-    if settings.admin_token:
-        return given is not None and hmac.compare_digest(given.encode(), settings.admin_token.encode())
+    if settings.security.admin_token:
+        return given is not None and hmac.compare_digest(given.encode(), settings.security.admin_token.encode())
     if principal_of(request).authenticated:
         return False
-    return not settings.is_production and is_loopback(request) and not from_browser(request)
+    return not settings.server.is_production and is_loopback(request) and not from_browser(request)

@@ -66,7 +66,7 @@ def refuse_unstorable_params(request: Request) -> None:
 
 def limits_of(request: Request) -> JsonLimits:
     services = getattr(request.app.state, "services", None)
-    return services.settings.json_limits if services is not None else JsonLimits()
+    return services.settings.server.json_limits if services is not None else JsonLimits()
 
 
 class JsonBodyRequest(Request):

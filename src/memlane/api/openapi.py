@@ -183,7 +183,7 @@ def _bound(schema: dict[str, Any], model: str, field: str, **bounds: Any) -> Non
 def _settings_bounds(schema: dict[str, Any], app: FastAPI, settings: Settings) -> None:
     """Bounds that the routers check against settings, written where clients can read them."""
     for model in ("AddMemoryRequest", "AgentMemoryRequest", "SummaryRequest"):
-        _bound(schema, model, "messages", minItems=1, maxItems=settings.max_messages)
+        _bound(schema, model, "messages", minItems=1, maxItems=settings.conversation.max_messages)
     services = getattr(app.state, "services", None)
     if services is not None:
         dim = services.embedder.dimension

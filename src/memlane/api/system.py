@@ -34,11 +34,11 @@ async def health(svc: ServicesDep) -> JSONResponse:
             "model": svc.embedder.model_id,
             "dimension": svc.embedder.dimension,
         },
-        "worker": "in-process" if svc.settings.worker_in_process else "external",
+        "worker": "in-process" if svc.settings.worker.in_process else "external",
         # due queued jobs (as of at most 0.25 s ago) and the bound beyond which writes get 503
         "backlog": {
             "jobs": await svc.backlog.backlog() if db_ok else None,
-            "limit": svc.settings.write_backlog_max,
+            "limit": svc.settings.writes.backlog_max,
         },
     }
     return JSONResponse(body, status_code=200 if db_ok else 503)

@@ -42,12 +42,12 @@ def serve(
     import uvicorn
 
     settings = Settings()
-    _logging(settings.log_level)
+    _logging(settings.server.log_level)
     from memlane.store import migrate
 
-    migrate.upgrade(settings.resolved_database_url)
-    bind = host or settings.host
-    if bind not in ("127.0.0.1", "localhost", "::1") and not settings.allowed_hosts:
+    migrate.upgrade(settings.storage.resolved_database_url)
+    bind = host or settings.server.host
+    if bind not in ("127.0.0.1", "localhost", "::1") and not settings.server.allowed_hosts:
         logging.getLogger("memlane.serve").warning(
             "listening on %s, but answering only to localhost, 127.0.0.1 and [::1]: set MEMLANE_ALLOWED_HOSTS to "
             "the names clients use (docs/security.md, 'Browsers')",
@@ -56,9 +56,9 @@ def serve(
     uvicorn.run(
         "memlane.api.main:app",
         host=bind,
-        port=port or settings.port,
+        port=port or settings.server.port,
         workers=workers,
-        log_level=settings.log_level,
+        log_level=settings.server.log_level,
         proxy_headers=False,
     )
 
@@ -70,7 +70,7 @@ def worker() -> None:
     from memlane.services.container import open_services
 
     settings = Settings()
-    _logging(settings.log_level)
+    _logging(settings.server.log_level)
 
     async def main() -> None:
         svc = await open_services(settings)
@@ -93,7 +93,7 @@ def migrate_upgrade(revision: Annotated[str, typer.Argument()] = "head") -> None
     """Upgrade the schema (default: to the newest revision)."""
     from memlane.store import migrate
 
-    migrate.upgrade(Settings().resolved_database_url, revision)
+    migrate.upgrade(Settings().storage.resolved_database_url, revision)
     typer.echo(f"upgraded to {revision}")
 
 
@@ -102,7 +102,7 @@ def migrate_downgrade(revision: Annotated[str, typer.Argument(help="target revis
     """Downgrade the schema to an older revision."""
     from memlane.store import migrate
 
-    migrate.downgrade(Settings().resolved_database_url, revision)
+    migrate.downgrade(Settings().storage.resolved_database_url, revision)
     typer.echo(f"downgraded to {revision}")
 
 
@@ -116,7 +116,7 @@ def migrate_current() -> None:
     from memlane.store.urls import async_url
 
     async def read() -> str | None:
-        engine = create_async_engine(async_url(Settings().resolved_database_url), **ENGINE_OPTIONS)
+        engine = create_async_engine(async_url(Settings().storage.resolved_database_url), **ENGINE_OPTIONS)
         try:
             return await migrate.current_revision(engine)
         finally:

@@ -30,11 +30,11 @@ def mcp(
     # the stdio server is a local process of its user: it acts for the identity it is started
     # with, as the HTTP surface does with auth off (defaults: MEMORY_DEFAULT_*)
     viewer = Viewer(
-        tenant_id=tenant or settings.default_tenant_id,
-        agent_id=agent_id or settings.default_agent_id,
+        tenant_id=tenant or settings.defaults.tenant_id,
+        agent_id=agent_id or settings.defaults.agent_id,
         team_id=team_id,
-        user_id=user_id or settings.default_user_id,
-        session_id=session_id or settings.default_session_id,
+        user_id=user_id or settings.defaults.user_id,
+        session_id=session_id or settings.defaults.session_id,
         role=canonical_role(role),
     )
     named = {"agent": agent_id, "user": user_id, "session": session_id}

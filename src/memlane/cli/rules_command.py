@@ -48,7 +48,7 @@ def suggest(
         active_min_positive=active_min_positive,
         active_max_negative_ratio=active_max_negative_ratio,
     )
-    tenant_id = tenant or settings.default_tenant_id
+    tenant_id = tenant or settings.defaults.tenant_id
     rows = asyncio.run(_suggest(settings, tenant_id, scope, thresholds, show_all))
     if as_json:
         typer.echo(json.dumps({"tenant_id": tenant_id, "suggestions": rows}, indent=2))

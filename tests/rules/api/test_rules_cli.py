@@ -14,7 +14,7 @@ from tests.support.server import LiveServer
 
 
 def run(server: LiveServer, *args: str) -> dict[str, object]:
-    env = {"MEMLANE_DATABASE_URL": str(server.settings.database_url), "MEMLANE_EMBEDDER": "hashing"}
+    env = {"MEMLANE_DATABASE_URL": str(server.settings.storage.database_url), "MEMLANE_EMBEDDER": "hashing"}
     result = CliRunner().invoke(app, ["rules", "suggest", *args, "--json"], env=env)
     assert result.exit_code == 0, result.output
     return dict(json.loads(result.output))
@@ -66,6 +66,6 @@ def test_without_a_scope_every_scope_of_the_tenant_is_checked(client: httpx.Clie
         feedback(client, scope, rid, "positive", run_id=run_id)
     out = run(live_server)
     assert any(s["rule_node_id"] == rid and s["scope"] == scope for s in out["suggestions"])  # type: ignore[union-attr]
-    env = {"MEMLANE_DATABASE_URL": str(live_server.settings.database_url), "MEMLANE_EMBEDDER": "hashing"}
+    env = {"MEMLANE_DATABASE_URL": str(live_server.settings.storage.database_url), "MEMLANE_EMBEDDER": "hashing"}
     table = CliRunner().invoke(app, ["rules", "suggest", "--scope", scope], env={**env, "COLUMNS": "250"})
     assert table.exit_code == 0 and "read-only" in table.output and rid[:8] in table.output
