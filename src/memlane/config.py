@@ -233,7 +233,7 @@ class Settings(BaseSettings):
     @field_validator("allowed_hosts", "cors_origins")
     @classmethod
     def _browser_policy_parses(cls, value: str, info: ValidationInfo) -> str:
-        from memlane.api.browser_policy import parse_allowed_hosts, parse_cors_origins
+        from memlane.api.common.browser_policy import parse_allowed_hosts, parse_cors_origins
 
         (parse_allowed_hosts if info.field_name == "allowed_hosts" else parse_cors_origins)(value)
         return value

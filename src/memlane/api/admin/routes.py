@@ -19,10 +19,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 
-from memlane.api.auth import principal_of
-from memlane.api.deps import ServicesDep, admin_authorized, resolve_tenant
-from memlane.api.identity import viewer_of
-from memlane.api.json_body import JsonBodyRoute
+from memlane.api.common.auth import principal_of
+from memlane.api.common.body import JsonBodyRoute
+from memlane.api.common.deps import ServicesDep, admin_authorized, resolve_tenant
+from memlane.api.common.identity import viewer_of
 from memlane.domain.errors import Forbidden
 from memlane.domain.inputs import MAX_SCOPE_LENGTH, MAX_TENANT_LENGTH, NAME_PATTERN
 from memlane.services.transfer.export import ExportRequest

@@ -32,8 +32,8 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memlane.api.browser_policy import BrowserPolicy, OriginPolicy, same_origin
-from memlane.api.errors import render
+from memlane.api.common.browser_policy import BrowserPolicy, OriginPolicy, same_origin
+from memlane.api.common.errors import render
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 #: answered whatever the Host: liveness and readiness probes

@@ -9,8 +9,8 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from memlane.api import identity
-from memlane.api.auth import Principal, principal_of
+from memlane.api.common import identity
+from memlane.api.common.auth import Principal, principal_of
 from memlane.services.container import Services
 
 LOOPBACK_NAMES = {"localhost", "testclient"}

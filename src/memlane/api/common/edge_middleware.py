@@ -25,7 +25,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memlane.api.errors import render
+from memlane.api.common.errors import render
 from memlane.metrics import REQUEST_SECONDS, REQUESTS
 
 #: the route label of requests no route matched (404s, and bodies refused before routing)

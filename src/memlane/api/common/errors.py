@@ -20,7 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from memlane.api.json_body import InputRefused
+from memlane.api.common.body import InputRefused
 from memlane.domain.errors import MemlaneError, Overloaded, RateLimited, UpstreamError
 from memlane.services.tools.errors import tool_envelope
 

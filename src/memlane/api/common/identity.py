@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from fastapi import Request
 
-from memlane.api.auth import Principal, bind_tenant, is_reserved_tenant, principal_of
+from memlane.api.common.auth import Principal, bind_tenant, is_reserved_tenant, principal_of
 from memlane.domain.errors import Forbidden, InvalidRequest
 from memlane.domain.inputs import MAX_NAME_LENGTH, MAX_TENANT_LENGTH, check_name
 from memlane.domain.roles import ADMIN, MANAGER, canonical_role, credential_role

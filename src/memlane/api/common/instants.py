@@ -12,7 +12,7 @@ from pydantic import BaseModel, GetJsonSchemaHandler, ValidationInfo, field_vali
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from memlane.api.schema_rules import absent, any_of, value, with_rules
+from memlane.api.common.schema_rules import absent, any_of, value, with_rules
 from memlane.domain.clock import as_utc
 from memlane.domain.inputs import Instant
 from memlane.domain.validity import ValidTime

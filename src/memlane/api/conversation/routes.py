@@ -14,8 +14,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.responses import JSONResponse
 
-from memlane.api import responses_conversation as c
-from memlane.api.conversation_dto import (
+from memlane.api.common.body import JsonBodyRoute
+from memlane.api.common.deps import ServicesDep, admit_queued_write, authenticated, quota, resolve_tenant
+from memlane.api.common.identity import Claims, header_claims, viewer_of
+from memlane.api.common.instants import Instant, one_time_question
+from memlane.api.conversation import responses as c
+from memlane.api.conversation.requests import (
     AddMemoryRequest,
     AgentMemoryRequest,
     BatcherRequest,
@@ -23,10 +27,6 @@ from memlane.api.conversation_dto import (
     SummaryRequest,
     check_callback_url,
 )
-from memlane.api.deps import ServicesDep, admit_queued_write, authenticated, quota, resolve_tenant
-from memlane.api.identity import Claims, header_claims, viewer_of
-from memlane.api.instants import Instant, one_time_question
-from memlane.api.json_body import JsonBodyRoute
 from memlane.domain.clock import iso
 from memlane.domain.errors import InvalidRequest, UpstreamError
 from memlane.domain.hashing import sha256_hex

@@ -10,11 +10,11 @@ from pydantic import BaseModel, ConfigDict, GetJsonSchemaHandler, model_validato
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from memlane.api.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_tenant
-from memlane.api.identity import header_claims, viewer_of
-from memlane.api.json_body import JsonBodyRoute
-from memlane.api.responses_graph import ErasureReply
-from memlane.api.schema_rules import given, one_of, with_rules
+from memlane.api.common.body import JsonBodyRoute
+from memlane.api.common.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_tenant
+from memlane.api.common.identity import header_claims, viewer_of
+from memlane.api.common.schema_rules import given, one_of, with_rules
+from memlane.api.graph.responses import ErasureReply
 from memlane.domain.erasure import ErasureSubject
 from memlane.domain.inputs import Name, TenantName
 

@@ -14,8 +14,8 @@ from pydantic import Field, GetJsonSchemaHandler, model_validator
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from memlane.api.instants import IntervalIn, TimeQuestionIn
-from memlane.api.schema_rules import JsonInt, absent, any_of, both, given, value, with_rules
+from memlane.api.common.instants import IntervalIn, TimeQuestionIn
+from memlane.api.common.schema_rules import JsonInt, absent, any_of, both, given, value, with_rules
 from memlane.domain.clock import iso
 from memlane.domain.inputs import ClientId, FreeObject, Name, ScopeName, Strict, TenantName, VersionName
 from memlane.domain.model import Edge, Node

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 from fastapi import APIRouter, Depends, Request
 
-from memlane.api import responses_graph as g
-from memlane.api.auth import principal_of
-from memlane.api.deps import (
+from memlane.api.common.auth import principal_of
+from memlane.api.common.body import JsonBodyRoute, json_request_body, validated_body
+from memlane.api.common.deps import (
     ServicesDep,
     admin_authorized,
     admit_queued_write,
@@ -19,7 +19,9 @@ from memlane.api.deps import (
     resolve_scope,
     resolve_tenant,
 )
-from memlane.api.graph_dto import (
+from memlane.api.common.identity import Claims, header_claims, viewer_of
+from memlane.api.graph import responses as g
+from memlane.api.graph.requests import (
     RecallBase,
     RecallRequest,
     RecallTextRequest,
@@ -28,10 +30,8 @@ from memlane.api.graph_dto import (
     node_dto,
     seed_dto,
 )
-from memlane.api.graph_write import write_claims, write_command, write_response
-from memlane.api.identity import Claims, header_claims, viewer_of
-from memlane.api.json_body import JsonBodyRoute, json_request_body, validated_body
-from memlane.api.rules import recall_rules_block, recall_rules_context
+from memlane.api.graph.write import write_claims, write_command, write_response
+from memlane.api.rules.routes import recall_rules_block, recall_rules_context
 from memlane.domain.errors import Forbidden
 from memlane.services.recall.model import RecallOutcome, RecallParams
 

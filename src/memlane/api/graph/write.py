@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memlane.api.graph_dto import WriteEdgeIn, WriteNodeIn, WriteRequest
-from memlane.api.identity import Claims
+from memlane.api.common.identity import Claims
+from memlane.api.graph.requests import WriteEdgeIn, WriteNodeIn, WriteRequest
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import EdgeRef
 from memlane.domain.visibility import Viewer

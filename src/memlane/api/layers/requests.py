@@ -12,8 +12,8 @@ from pydantic import AwareDatetime, Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from memlane.api.instants import IntervalIn, TimeQuestionIn
-from memlane.api.schema_rules import JsonInt, Rule, any_of, both, given, value, with_rules
+from memlane.api.common.instants import IntervalIn, TimeQuestionIn
+from memlane.api.common.schema_rules import JsonInt, Rule, any_of, both, given, value, with_rules
 from memlane.domain.clock import iso
 from memlane.domain.inputs import IdText, Name, ScopeName, Strict, TagName, TenantName
 from memlane.domain.model import Node

@@ -7,7 +7,7 @@ from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
-from memlane.api.responses_common import closed
+from memlane.api.common.responses import closed
 
 
 @closed

@@ -10,11 +10,11 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Path, Request
 
-from memlane.api import responses_layers as r
-from memlane.api.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_scope, resolve_tenant
-from memlane.api.identity import header_claims, viewer_of
-from memlane.api.json_body import JsonBodyRoute
-from memlane.api.layers_dto import DeleteIn, ReadIn, SearchIn, UpdateIn, WriteIn, memory_object
+from memlane.api.common.body import JsonBodyRoute
+from memlane.api.common.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_scope, resolve_tenant
+from memlane.api.common.identity import header_claims, viewer_of
+from memlane.api.layers import responses as r
+from memlane.api.layers.requests import DeleteIn, ReadIn, SearchIn, UpdateIn, WriteIn, memory_object
 from memlane.domain.errors import Forbidden
 from memlane.domain.inputs import NAME_PATTERN
 from memlane.domain.visibility import Viewer

@@ -15,12 +15,12 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 
-from memlane.api import responses_graph as g
-from memlane.api.auth import principal_of
-from memlane.api.deps import ServicesDep, authenticated, quota, resolve_scope, resolve_tenant
-from memlane.api.identity import viewer_of
-from memlane.api.json_body import JsonBodyRoute
-from memlane.api.lifecycle_dto import ActivateRequest, RehydrateRequest
+from memlane.api.common.auth import principal_of
+from memlane.api.common.body import JsonBodyRoute
+from memlane.api.common.deps import ServicesDep, authenticated, quota, resolve_scope, resolve_tenant
+from memlane.api.common.identity import viewer_of
+from memlane.api.graph import responses as g
+from memlane.api.lifecycle.requests import ActivateRequest, RehydrateRequest
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.visibility import Viewer
 from memlane.services.container import Services

@@ -12,8 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from memlane.api.graph_dto import Provenance, ShortText, TenantScoped, UUIDIn
-from memlane.api.schema_rules import JsonInt
+from memlane.api.common.schema_rules import JsonInt
+from memlane.api.graph.requests import Provenance, ShortText, TenantScoped, UUIDIn
 
 ToolName = Annotated[str, Field(min_length=1, max_length=256)]
 OutcomeIn = Literal["positive", "negative", "neutral"]

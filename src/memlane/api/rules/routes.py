@@ -15,13 +15,13 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from memlane.api import responses_graph as g
-from memlane.api.auth import principal_of
-from memlane.api.deps import ServicesDep, authenticated, get_services, quota, resolve_scope, resolve_tenant
-from memlane.api.graph_dto import RecallBase
-from memlane.api.identity import Claims, viewer_of
-from memlane.api.json_body import JsonBodyRoute
-from memlane.api.rules_dto import (
+from memlane.api.common.auth import principal_of
+from memlane.api.common.body import JsonBodyRoute
+from memlane.api.common.deps import ServicesDep, authenticated, get_services, quota, resolve_scope, resolve_tenant
+from memlane.api.common.identity import Claims, viewer_of
+from memlane.api.graph import responses as g
+from memlane.api.graph.requests import RecallBase
+from memlane.api.rules.requests import (
     EvaluateRequest,
     FeedbackRequest,
     RuleStateRequest,

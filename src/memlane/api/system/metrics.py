@@ -16,7 +16,7 @@ from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from memlane.api.deps import ServicesDep, admin_authorized
+from memlane.api.common.deps import ServicesDep, admin_authorized
 from memlane.domain.errors import Forbidden
 
 router = APIRouter(tags=["system"])

@@ -8,9 +8,9 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from memlane import __version__
-from memlane.api import responses_system as s
-from memlane.api.deps import ServicesDep
-from memlane.api.json_body import JsonBodyRoute
+from memlane.api.common.body import JsonBodyRoute
+from memlane.api.common.deps import ServicesDep
+from memlane.api.system import responses as s
 
 router = APIRouter(route_class=JsonBodyRoute, tags=["system"])
 

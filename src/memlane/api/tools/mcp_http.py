@@ -25,9 +25,9 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from memlane.api.auth import principal_of
-from memlane.api.browser_policy import DEFAULT_PORTS, LOOPBACK_NAMES, BrowserPolicy
-from memlane.api.errors import render
+from memlane.api.common.auth import principal_of
+from memlane.api.common.browser_policy import DEFAULT_PORTS, LOOPBACK_NAMES, BrowserPolicy
+from memlane.api.common.errors import render
 from memlane.domain.errors import MemlaneError, ServiceUnavailable
 from memlane.mcp.server import build_server
 from memlane.services.tools.context import ToolContext
@@ -37,7 +37,7 @@ PATH = "/mcp"
 
 
 async def _resolve(ctx: ServerRequestContext[Any, Any]) -> tuple[ToolService, ToolContext]:
-    from memlane.api.tools import tool_context
+    from memlane.api.tools.routes import tool_context
 
     request = ctx.request
     if not isinstance(request, Request):

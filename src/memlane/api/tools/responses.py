@@ -8,7 +8,7 @@ from typing import Any, Literal, NotRequired
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
-from memlane.api.responses_common import closed
+from memlane.api.common.responses import closed
 
 
 @closed

@@ -13,12 +13,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 
-from memlane.api import responses_tools as t
-from memlane.api.deps import ServicesDep, authenticated, get_services, quota, resolve_tenant
-from memlane.api.identity import DIMENSIONS, NOUNS, header_claims, header_name, viewer_of
-from memlane.api.json_body import JsonBodyRoute
-from memlane.api.tool_requests import request_body
-from memlane.api.tools_dto import ImportIn, KnowledgeItemIn, KnowledgeItemPatch, item_dto, version_dto
+from memlane.api.common.body import JsonBodyRoute
+from memlane.api.common.deps import ServicesDep, authenticated, get_services, quota, resolve_tenant
+from memlane.api.common.identity import DIMENSIONS, NOUNS, header_claims, header_name, viewer_of
+from memlane.api.knowledge.requests import ImportIn, KnowledgeItemIn, KnowledgeItemPatch, item_dto, version_dto
+from memlane.api.tools import responses as t
+from memlane.api.tools.requests import request_body
 from memlane.domain.errors import InvalidRequest
 from memlane.services.knowledge.model import ID_PATTERN, ItemInput
 from memlane.services.tools.context import IdentitySource, ToolContext

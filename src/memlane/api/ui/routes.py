@@ -17,16 +17,16 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
-from memlane.api.deps import ServicesDep, admin_authorized, quota, resolve_scope, resolve_tenant
-from memlane.api.identity import header_claims, viewer_of
-from memlane.api.json_body import JsonBodyRoute
+from memlane.api.common.body import JsonBodyRoute
+from memlane.api.common.deps import ServicesDep, admin_authorized, quota, resolve_scope, resolve_tenant
+from memlane.api.common.identity import header_claims, viewer_of
+from memlane.api.ui import views
 from memlane.domain.errors import MemlaneError, NotFound
 from memlane.domain.inputs import MAX_SCOPE_LENGTH, NAME_PATTERN
 from memlane.domain.visibility import Viewer
 from memlane.rules.promotion import check_promotion
 from memlane.services.ranking.calibration import DEFAULT_CUT
 from memlane.store.knowledge import ItemFilter
-from memlane.ui import views
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=HERE / "templates")
