@@ -14,7 +14,7 @@ from memlane.api.common.body import JsonBodyRoute
 from memlane.api.common.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_tenant
 from memlane.api.common.identity import header_claims, viewer_of
 from memlane.api.common.schema_rules import given, one_of, with_rules
-from memlane.api.graph.responses import ErasureReply
+from memlane.api.erasure.responses import ErasureReply
 from memlane.domain.erasure import ErasureSubject
 from memlane.domain.inputs import Name, TenantName
 

@@ -1,6 +1,5 @@
-"""Success responses of the graph surface (``/v1/memory/*``), as built by api/graph*.py,
-api/rules.py and api/lifecycle.py. Parts computed by the rules engine (match details, tool
-selection) are objects whose shape docs/rules.md describes."""
+"""Success responses of the graph surface (``/v1/memory/write``, ``/recall``, ``/recall_text``);
+recall's ``rules`` block counts what the rules surface's evaluation counts."""
 
 from __future__ import annotations
 
@@ -9,6 +8,7 @@ from typing import Any, NotRequired
 from typing_extensions import TypedDict
 
 from memlane.api.common.responses import closed
+from memlane.api.rules.responses import RuleCounts
 
 
 @closed
@@ -138,18 +138,6 @@ class RecallDebug(TypedDict):
 
 
 @closed
-class RuleCounts(TypedDict):
-    """What every rule evaluation reports: how many rules were considered and matched, and
-    the merged policy that applies."""
-
-    considered: int
-    matched: int
-    skipped_invalid_then: int
-    invalid_then_sample: list[dict[str, Any]]
-    applied: dict[str, Any]
-
-
-@closed
 class RulesBlock(RuleCounts):
     """The rules matched against ``rules_context``, when the recall sent one."""
 
@@ -179,128 +167,3 @@ class QueryInfo(TypedDict):
 @closed
 class RecallTextReply(RecallReply):
     query: QueryInfo
-
-
-@closed
-class EvaluateReply(RuleCounts):
-    tenant_id: str
-    scope: str
-    agent_visibility_summary: dict[str, Any]
-    active: list[dict[str, Any]]
-    shadow: list[dict[str, Any]]
-
-
-@closed
-class SelectionRules(RuleCounts):
-    agent_visibility_summary: dict[str, Any]
-    tool_conflicts_summary: list[str]
-    shadow_selection: NotRequired[dict[str, Any]]
-    shadow_tool_conflicts_summary: NotRequired[list[str]]
-
-
-@closed
-class ToolsSelectReply(TypedDict):
-    tenant_id: str
-    scope: str
-    candidates: list[str]
-    selection: dict[str, Any]
-    rules: SelectionRules
-
-
-@closed
-class ToolsFeedbackReply(TypedDict):
-    ok: bool
-    tenant_id: str
-    scope: str
-    updated_rules: int
-    rule_node_ids: list[str]
-    commit_id: str | None
-    commit_hash: str | None
-
-
-@closed
-class RuleFeedbackReply(TypedDict):
-    ok: bool
-    tenant_id: str
-    scope: str
-    rule_node_id: str
-    outcome: str
-    stats: dict[str, Any]
-    commit_id: str
-    commit_hash: str
-
-
-@closed
-class RuleStateReply(TypedDict):
-    ok: bool
-    tenant_id: str
-    scope: str
-    rule_node_id: str
-    previous_state: str | None
-    state: str
-    changed: bool
-    commit_id: str | None
-    commit_hash: str | None
-
-
-@closed
-class Activated(TypedDict):
-    requested: int
-    resolved: int
-    found: int
-    updated: int
-    missing: int
-    node_ids: list[str]
-    missing_node_ids: list[str]
-    missing_client_ids: list[str]
-
-
-@closed
-class ActivateReply(TypedDict):
-    tenant_id: str
-    scope: str
-    commit_id: str | None
-    commit_hash: str | None
-    activated: Activated
-
-
-@closed
-class Rehydrated(TypedDict):
-    requested: int
-    resolved: int
-    moved: int
-    noop: int
-    missing: int
-    node_ids: list[str]
-    noop_node_ids: list[str]
-    missing_node_ids: list[str]
-    missing_client_ids: list[str]
-
-
-@closed
-class RehydrateReply(TypedDict):
-    tenant_id: str
-    scope: str
-    target_tier: str
-    commit_id: str | None
-    commit_hash: str | None
-    rehydrated: Rehydrated
-
-
-@closed
-class ErasureSubjectDigest(TypedDict):
-    """What was erased, named only by an HMAC-SHA256 under the server's erasure key: the
-    receipt keeps no content, and holding it does not confirm a guessed id."""
-
-    kind: str
-    hmac_sha256: str
-
-
-@closed
-class ErasureReply(TypedDict):
-    erasure_id: str
-    tenant_id: str
-    subject: ErasureSubjectDigest
-    counts: dict[str, Any]
-    scopes: int
-    erased_at: str | None

@@ -19,7 +19,7 @@ from memlane.api.common.auth import principal_of
 from memlane.api.common.body import JsonBodyRoute
 from memlane.api.common.deps import ServicesDep, authenticated, quota, resolve_scope, resolve_tenant
 from memlane.api.common.identity import viewer_of
-from memlane.api.graph import responses as g
+from memlane.api.lifecycle import responses as r
 from memlane.api.lifecycle.requests import ActivateRequest, RehydrateRequest
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.visibility import Viewer
@@ -63,7 +63,7 @@ def _common(request: Request, body: ActivateRequest | RehydrateRequest) -> tuple
 
 @router.post(
     "/nodes/activate",
-    response_model=g.ActivateReply,
+    response_model=r.ActivateReply,
     summary="Record node activity and feedback (adaptive decay signals)",
 )
 async def activate(body: ActivateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
@@ -93,7 +93,7 @@ async def activate(body: ActivateRequest, request: Request, svc: ServicesDep) ->
 
 @router.post(
     "/archive/rehydrate",
-    response_model=g.RehydrateReply,
+    response_model=r.RehydrateReply,
     summary="Move cold or archived nodes back into an active tier",
 )
 async def rehydrate(body: RehydrateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:

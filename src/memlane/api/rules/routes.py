@@ -19,8 +19,8 @@ from memlane.api.common.auth import principal_of
 from memlane.api.common.body import JsonBodyRoute
 from memlane.api.common.deps import ServicesDep, authenticated, get_services, quota, resolve_scope, resolve_tenant
 from memlane.api.common.identity import Claims, viewer_of
-from memlane.api.graph import responses as g
 from memlane.api.graph.requests import RecallBase
+from memlane.api.rules import responses as r
 from memlane.api.rules.requests import (
     EvaluateRequest,
     FeedbackRequest,
@@ -149,7 +149,7 @@ async def recall_rules_block(
 
 # --- endpoints ------------------------------------------------------------------------------
 @router.post(
-    "/rules/evaluate", response_model=g.EvaluateReply, summary="Evaluate SHADOW/ACTIVE rules against a planner context"
+    "/rules/evaluate", response_model=r.EvaluateReply, summary="Evaluate SHADOW/ACTIVE rules against a planner context"
 )
 async def rules_evaluate(body: EvaluateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, body.tenant_id)
@@ -161,7 +161,7 @@ async def rules_evaluate(body: EvaluateRequest, request: Request, svc: ServicesD
 
 
 @router.post(
-    "/tools/select", response_model=g.ToolsSelectReply, summary="Apply ACTIVE rule tool policy to candidate tools"
+    "/tools/select", response_model=r.ToolsSelectReply, summary="Apply ACTIVE rule tool policy to candidate tools"
 )
 async def tools_select(body: ToolsSelectRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, body.tenant_id)
@@ -201,7 +201,7 @@ async def tools_select(body: ToolsSelectRequest, request: Request, svc: Services
 
 @router.post(
     "/tools/feedback",
-    response_model=g.ToolsFeedbackReply,
+    response_model=r.ToolsFeedbackReply,
     summary="Attribute a tool decision's outcome to the rules behind it",
 )
 async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
@@ -235,7 +235,7 @@ async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: Serv
     }
 
 
-@router.post("/feedback", response_model=g.RuleFeedbackReply, summary="Record one outcome for one rule")
+@router.post("/feedback", response_model=r.RuleFeedbackReply, summary="Record one outcome for one rule")
 async def rule_feedback(body: FeedbackRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
@@ -268,7 +268,7 @@ async def rule_feedback(body: FeedbackRequest, request: Request, svc: ServicesDe
 
 @router.post(
     "/rules/state",
-    response_model=g.RuleStateReply,
+    response_model=r.RuleStateReply,
     summary="Move a rule through draft -> shadow -> active (or disable it)",
 )
 async def rules_state(body: RuleStateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
