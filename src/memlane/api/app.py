@@ -22,6 +22,7 @@ from memlane.api.conversation import routes as conversation
 from memlane.api.erasure import routes as erasure
 from memlane.api.graph import routes as graph
 from memlane.api.graph.requests import WriteRequest
+from memlane.api.knowledge import routes as knowledge
 from memlane.api.layers import routes as layers
 from memlane.api.lifecycle import routes as lifecycle
 from memlane.api.rules import routes as rules
@@ -94,7 +95,7 @@ def create_app(
     app.include_router(conversation.router)
     app.include_router(layers.router)
     app.include_router(tools.router)
-    app.include_router(tools.knowledge_router)
+    app.include_router(knowledge.router)
     app.include_router(erasure.router)
     mount_ui(app)
     mcp_http.mount_mcp(app, browser)

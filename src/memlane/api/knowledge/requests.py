@@ -1,4 +1,4 @@
-"""Shapes of the tools surface's HTTP adapters: knowledge item CRUD and the item DTO."""
+"""Request bodies of the knowledge repository (``/v1/knowledge``): items, patches, imports."""
 
 from __future__ import annotations
 
@@ -19,8 +19,6 @@ from memlane.services.knowledge.model import (
     TARGETS,
     TYPES,
 )
-from memlane.services.knowledge.views import item_view, version_view
-from memlane.store.knowledge import KnowledgeRecord, VersionRecord
 
 ShortText = Annotated[str, Field(min_length=1, max_length=256)]
 #: the service checks these values (services/knowledge/model.py) to name the field in its own
@@ -101,17 +99,3 @@ class DocumentIn(Strict):
 
 class ImportIn(Strict):
     documents: list[DocumentIn] = Field(..., min_length=1, max_length=500)
-
-
-def item_dto(rec: KnowledgeRecord, *, include_constraints: bool = True) -> dict[str, Any]:
-    """The REST view: the item with its version, source and successors at the top level."""
-    return {
-        **item_view(rec, include_constraints=include_constraints),
-        "version": str(rec.version),
-        "source": rec.source,
-        "supersededBy": list(rec.superseded_by),
-    }
-
-
-def version_dto(v: VersionRecord) -> dict[str, Any]:
-    return version_view(v)
