@@ -19,7 +19,7 @@ from pydantic import TypeAdapter
 from memlane.api.common.browser_boundary import HOST_EXEMPT_PATHS, accepted_media_types
 from memlane.api.common.error_responses import ENVELOPES
 from memlane.api.common.errors import surface_of
-from memlane.api.conversation.requests import HTTP_URL_PATTERN
+from memlane.api.common.requests import HTTP_URL_PATTERN
 from memlane.config import Settings
 
 COMPONENT = "#/components/schemas/{model}"

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
+from memlane.api.common.requests import HTTP_URL_PATTERN
 from memlane.domain.inputs import check_name
 from memlane.services.conversation.messages import parse_timestamp
 from memlane.services.conversation.webhook_targets import parse_target
@@ -33,8 +34,6 @@ Ident = Annotated[
     BeforeValidator(check_name),
     Field(json_schema_extra={"pattern": IDENT_PATTERN}),
 ]
-#: an absolute http(s) URL with a host (check_callback_url), as a pattern clients can read
-HTTP_URL_PATTERN = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9\-._~%!$&'()*+,;=]+(:[0-9]*)?([/?#][\x21-\x7e]*)?\s*$"
 OptIdent = Annotated[
     str | None,
     StringConstraints(strip_whitespace=True, max_length=MAX_ID_CHARS),

@@ -1,65 +1,29 @@
-"""Request and response shapes of the graph surface (docs/api-graph.md).
-
-Requests are validated here, with the contract's defaults and bounds; responses are built
-field by field from whitelists, so a new column can never leak into a response.
-"""
+"""Request bodies of the graph surface (docs/api-graph.md), validated here with the
+contract's defaults and bounds."""
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
-from uuid import UUID
 
 from pydantic import Field, GetJsonSchemaHandler, model_validator
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from memlane.api.common.instants import IntervalIn, TimeQuestionIn
+from memlane.api.common.requests import Provenance, ShortText, TenantScoped, UUIDIn
 from memlane.api.common.schema_rules import JsonInt, absent, any_of, both, given, value, with_rules
-from memlane.domain.clock import iso
-from memlane.domain.inputs import ClientId, FreeObject, Name, ScopeName, Strict, TenantName, VersionName
-from memlane.domain.model import Edge, Node
+from memlane.domain.inputs import ClientId, FreeObject, ScopeName, Strict, VersionName
 from memlane.services.recall.debug import DEBUG_MAX_LIMIT
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
-#: an agent, team or run id, an actor, a model name (domain/inputs.py: no control characters)
-ShortText = Name
 #: a vector component: beyond this, float32 sums of squares overflow and scores become NaN
 Component = Annotated[float, Field(ge=-1e6, le=1e6)]
-SHA256 = re.compile(r"^[0-9a-f]{64}$")
 NodeTypeIn = Literal["event", "entity", "topic", "rule", "evidence", "concept", "procedure", "self_model"]
 TierIn = Literal["hot", "warm", "cold", "archive"]
 LaneIn = Literal["private", "shared"]
 
 MAX_NODES_PER_WRITE = 5000
 MAX_EDGES_PER_WRITE = 10000
-
-
-#: a UUID as JSON carries it (a string): strict mode alone would want a ``UUID`` object
-UUIDIn = Annotated[UUID, Field(strict=False)]
-
-
-class Provenance(Strict):
-    input_text: str | None = Field(None, max_length=1_000_000)
-    input_sha256: str | None = Field(None, json_schema_extra={"pattern": SHA256.pattern})
-
-    @classmethod
-    def __get_pydantic_json_schema__(cls, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
-        schema = super().__get_pydantic_json_schema__(core, handler)
-        return with_rules(handler, schema, any_of(given("input_text"), given("input_sha256")))
-
-    @model_validator(mode="after")
-    def _one_input(self) -> Provenance:
-        if self.input_text is None and self.input_sha256 is None:
-            raise ValueError("input_text or input_sha256 is required (provenance of the request)")
-        if self.input_sha256 is not None and not SHA256.match(self.input_sha256):
-            raise ValueError("input_sha256 must be 64 lowercase hex characters")
-        return self
-
-
-class TenantScoped(Strict):
-    tenant_id: TenantName | None = None
-    scope: ScopeName | None = None
 
 
 class WriteNodeIn(Strict, IntervalIn):
@@ -168,94 +132,3 @@ class RecallRequest(RecallBase):
 
 class RecallTextRequest(RecallBase):
     query_text: str = Field(..., min_length=1, max_length=20_000)
-
-
-# --- responses --------------------------------------------------------------------------
-META_FIELDS = (
-    "raw_ref",
-    "evidence_ref",
-    "embedding_status",
-    "embedding_model",
-    "memory_lane",
-    "producer_agent_id",
-    "owner_agent_id",
-    "owner_team_id",
-    "created_at",
-    "updated_at",
-    "last_activated",
-    "salience",
-    "importance",
-    "confidence",
-    "commit_id",
-)
-#: META_FIELDS that are timestamps
-META_TIMES = frozenset({"created_at", "updated_at", "last_activated"})
-
-
-def interval_dto(item: Node | Edge, *, shown: bool = True) -> dict[str, str | None]:
-    """When a node or edge with an interval was true (null: that end is open), and when the
-    server learned that it ended (``expired_at``); nothing for one without, or when the request
-    did not ask (``shown``: it asked about time, or for meta), so a response keeps the contract's
-    whitelist unless the caller asked for more."""
-    if not shown or (item.valid_at is None and item.invalid_at is None):
-        return {}
-    return {"valid_at": iso(item.valid_at), "invalid_at": iso(item.invalid_at), "expired_at": iso(item.expired_at)}
-
-
-def node_dto(
-    n: Node,
-    *,
-    include_meta: bool,
-    include_slots: bool,
-    include_slots_preview: bool,
-    slots_preview_keys: int,
-    with_interval: bool = True,
-) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": n.id, "type": n.type, "title": n.title, "text_summary": n.text_summary}
-    out.update(interval_dto(n, shown=with_interval))
-    if n.type == "topic":
-        if n.topic_state is not None:
-            out["topic_state"] = n.topic_state
-        member_count = n.slots.get("member_count")
-        if isinstance(member_count, int):
-            out["member_count"] = member_count
-    if include_slots:
-        out["slots"] = n.slots
-    if include_slots_preview:
-        keys = sorted(n.slots)[:slots_preview_keys]
-        out["slots_preview"] = {k: n.slots[k] for k in keys}
-    if include_meta:
-        for name in META_FIELDS:
-            value = getattr(n, name)
-            out[name] = iso(value) if name in META_TIMES else value
-    return out
-
-
-def edge_dto(e: Edge, *, include_meta: bool, with_interval: bool = True) -> dict[str, Any]:
-    out: dict[str, Any] = {"from_id": e.src_id, "to_id": e.dst_id, "type": e.type, "weight": e.weight}
-    out.update(interval_dto(e, shown=with_interval))
-    if include_meta:
-        out["commit_id"] = e.commit_id
-    return out
-
-
-def seed_dto(
-    n: Node, similarity: float, relevance: float, *, include_meta: bool, with_interval: bool
-) -> dict[str, Any]:
-    """The contract's seed whitelist (``similarity`` is the raw cosine). ``include_meta`` adds
-    ``relevance``, the same on the calibrated 0..1 scale (docs/retrieval.md); the interval
-    fields come as for nodes."""
-    out: dict[str, Any] = {
-        "id": n.id,
-        "type": n.type,
-        "title": n.title,
-        "text_summary": n.text_summary,
-        "tier": n.tier,
-        "salience": n.salience,
-        "confidence": n.confidence,
-        "similarity": round(similarity, 6),
-    }
-    if include_meta:
-        out["relevance"] = round(relevance, 6)
-    out.update(interval_dto(n, shown=with_interval))
-    return out

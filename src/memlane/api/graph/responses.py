@@ -1,5 +1,6 @@
 """Success responses of the graph surface (``/v1/memory/write``, ``/recall``, ``/recall_text``);
-recall's ``rules`` block counts what the rules surface's evaluation counts."""
+recall's ``rules`` block counts what the rules surface's evaluation counts. The functions at
+the end build the nodes, edges and seeds in them from whitelists."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing_extensions import TypedDict
 
 from memlane.api.common.responses import closed
 from memlane.api.rules.responses import RuleCounts
+from memlane.domain.clock import iso
+from memlane.domain.model import Edge, Node
 
 
 @closed
@@ -167,3 +170,94 @@ class QueryInfo(TypedDict):
 @closed
 class RecallTextReply(RecallReply):
     query: QueryInfo
+
+
+# --- built field by field from whitelists, so a new column can never leak into a response ---
+META_FIELDS = (
+    "raw_ref",
+    "evidence_ref",
+    "embedding_status",
+    "embedding_model",
+    "memory_lane",
+    "producer_agent_id",
+    "owner_agent_id",
+    "owner_team_id",
+    "created_at",
+    "updated_at",
+    "last_activated",
+    "salience",
+    "importance",
+    "confidence",
+    "commit_id",
+)
+#: META_FIELDS that are timestamps
+META_TIMES = frozenset({"created_at", "updated_at", "last_activated"})
+
+
+def interval_dto(item: Node | Edge, *, shown: bool = True) -> dict[str, str | None]:
+    """When a node or edge with an interval was true (null: that end is open), and when the
+    server learned that it ended (``expired_at``); nothing for one without, or when the request
+    did not ask (``shown``: it asked about time, or for meta), so a response keeps the contract's
+    whitelist unless the caller asked for more."""
+    if not shown or (item.valid_at is None and item.invalid_at is None):
+        return {}
+    return {"valid_at": iso(item.valid_at), "invalid_at": iso(item.invalid_at), "expired_at": iso(item.expired_at)}
+
+
+def node_dto(
+    n: Node,
+    *,
+    include_meta: bool,
+    include_slots: bool,
+    include_slots_preview: bool,
+    slots_preview_keys: int,
+    with_interval: bool = True,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": n.id, "type": n.type, "title": n.title, "text_summary": n.text_summary}
+    out.update(interval_dto(n, shown=with_interval))
+    if n.type == "topic":
+        if n.topic_state is not None:
+            out["topic_state"] = n.topic_state
+        member_count = n.slots.get("member_count")
+        if isinstance(member_count, int):
+            out["member_count"] = member_count
+    if include_slots:
+        out["slots"] = n.slots
+    if include_slots_preview:
+        keys = sorted(n.slots)[:slots_preview_keys]
+        out["slots_preview"] = {k: n.slots[k] for k in keys}
+    if include_meta:
+        for name in META_FIELDS:
+            value = getattr(n, name)
+            out[name] = iso(value) if name in META_TIMES else value
+    return out
+
+
+def edge_dto(e: Edge, *, include_meta: bool, with_interval: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {"from_id": e.src_id, "to_id": e.dst_id, "type": e.type, "weight": e.weight}
+    out.update(interval_dto(e, shown=with_interval))
+    if include_meta:
+        out["commit_id"] = e.commit_id
+    return out
+
+
+def seed_dto(
+    n: Node, similarity: float, relevance: float, *, include_meta: bool, with_interval: bool
+) -> dict[str, Any]:
+    """The contract's seed whitelist (``similarity`` is the raw cosine). ``include_meta`` adds
+    ``relevance``, the same on the calibrated 0..1 scale (docs/retrieval.md); the interval
+    fields come as for nodes."""
+    out: dict[str, Any] = {
+        "id": n.id,
+        "type": n.type,
+        "title": n.title,
+        "text_summary": n.text_summary,
+        "tier": n.tier,
+        "salience": n.salience,
+        "confidence": n.confidence,
+        "similarity": round(similarity, 6),
+    }
+    if include_meta:
+        out["relevance"] = round(relevance, 6)
+    out.update(interval_dto(n, shown=with_interval))
+    return out

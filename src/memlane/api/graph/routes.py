@@ -26,10 +26,8 @@ from memlane.api.graph.requests import (
     RecallRequest,
     RecallTextRequest,
     WriteRequest,
-    edge_dto,
-    node_dto,
-    seed_dto,
 )
+from memlane.api.graph.responses import edge_dto, node_dto, seed_dto
 from memlane.api.graph.write import write_claims, write_command, write_response
 from memlane.api.rules.routes import recall_rules_block, recall_rules_context
 from memlane.domain.errors import Forbidden

@@ -1,4 +1,4 @@
-"""Request and response shapes of the layered surface (docs/api-layers.md).
+"""Request bodies of the layered surface (docs/api-layers.md).
 
 ``layer`` is a plain string here so an unknown layer answers ``invalid_layer`` (the spec's
 error type) rather than a generic validation error.
@@ -6,7 +6,7 @@ error type) rather than a generic validation error.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import AwareDatetime, Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
@@ -14,10 +14,7 @@ from pydantic_core import CoreSchema
 
 from memlane.api.common.instants import IntervalIn, TimeQuestionIn
 from memlane.api.common.schema_rules import JsonInt, Rule, any_of, both, given, value, with_rules
-from memlane.domain.clock import iso
 from memlane.domain.inputs import IdText, Name, ScopeName, Strict, TagName, TenantName
-from memlane.domain.model import Node
-from memlane.services.layers.ids import to_public
 from memlane.services.layers.roles import LAYERS, READ_MODES
 from memlane.services.layers.service import MemoryMeta
 
@@ -129,37 +126,3 @@ class DeleteIn(Strict):
     tenant_id: TenantName | None = None
     id: IdText
     user_instruction: bool = False
-
-
-def memory_object(n: Node, *, score: float | None = None, embedding: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The spec's MemoryObject. ``embeddings`` only for admin-authorised callers who ask, and
-    only as the debug channel shows vectors: the first values (``embeddings``), the length
-    (``embedding_dim``) and a sha256 of the whole vector (``embedding_sha256``)."""
-    meta: dict[str, Any] = {
-        "user_visible": bool(n.slots.get("user_visible", n.layer != "workspace")),
-        "timestamp": iso(n.created_at),
-        "updated_at": iso(n.updated_at),
-        "tags": list(n.tags),
-    }
-    if n.agent is not None:
-        meta["agent"] = n.agent
-    if n.task_id is not None:
-        meta["task_id"] = n.task_id
-    if n.expires_at is not None:
-        meta["expiry"] = iso(n.expires_at)
-    if n.valid_at is not None or n.invalid_at is not None:
-        meta.update(valid_at=iso(n.valid_at), invalid_at=iso(n.invalid_at), expired_at=iso(n.expired_at))
-    out: dict[str, Any] = {
-        "id": to_public(n.id),
-        "layer": n.layer,
-        "title": n.title,
-        "content": n.text_summary,
-        "metadata": meta,
-    }
-    if score is not None:
-        out["score"] = round(score, 6)
-    if embedding is not None:
-        out["embeddings"] = embedding["preview"]
-        out["embedding_dim"] = embedding["dim"]
-        out["embedding_sha256"] = embedding["sha256"]
-    return out

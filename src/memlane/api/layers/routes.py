@@ -14,7 +14,8 @@ from memlane.api.common.body import JsonBodyRoute
 from memlane.api.common.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_scope, resolve_tenant
 from memlane.api.common.identity import header_claims, viewer_of
 from memlane.api.layers import responses as r
-from memlane.api.layers.requests import DeleteIn, ReadIn, SearchIn, UpdateIn, WriteIn, memory_object
+from memlane.api.layers.requests import DeleteIn, ReadIn, SearchIn, UpdateIn, WriteIn
+from memlane.api.layers.responses import memory_object
 from memlane.domain.errors import Forbidden
 from memlane.domain.inputs import NAME_PATTERN
 from memlane.domain.visibility import Viewer

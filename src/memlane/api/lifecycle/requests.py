@@ -8,8 +8,8 @@ from pydantic import Field, GetJsonSchemaHandler, model_validator
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from memlane.api.common.requests import Provenance, ShortText, TenantScoped, UUIDIn
 from memlane.api.common.schema_rules import any_of, given, with_rules
-from memlane.api.graph.requests import Provenance, ShortText, TenantScoped, UUIDIn
 from memlane.domain.inputs import ClientId
 
 Reason = Annotated[str, Field(max_length=1000)]

@@ -8,12 +8,12 @@ Unknown fields are refused like everywhere on the graph surface.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import Field, field_validator
 
+from memlane.api.common.requests import Provenance, ShortText, TenantScoped, UUIDIn
 from memlane.api.common.schema_rules import JsonInt
-from memlane.api.graph.requests import Provenance, ShortText, TenantScoped, UUIDIn
 
 ToolName = Annotated[str, Field(min_length=1, max_length=256)]
 OutcomeIn = Literal["positive", "negative", "neutral"]
@@ -24,6 +24,18 @@ Note = Annotated[str, Field(max_length=2000)]
 MAX_CONTEXT_DEPTH = 64
 MAX_CONTEXT_VALUES = 20_000
 MAX_CONTEXT_CHARS = 256 * 1024
+
+
+class RecallRulesIn(Protocol):
+    """What recall's ``rules`` block reads from a graph recall request (api/graph/requests.py's
+    ``RecallBase``): the rules surface names only these, so it does not depend on the graph's."""
+
+    @property
+    def rules_context(self) -> Any: ...
+    @property
+    def consumer_agent_id(self) -> str | None: ...
+    @property
+    def consumer_team_id(self) -> str | None: ...
 
 
 def context_problem(value: Any) -> str | None:

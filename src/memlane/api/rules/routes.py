@@ -19,11 +19,11 @@ from memlane.api.common.auth import principal_of
 from memlane.api.common.body import JsonBodyRoute
 from memlane.api.common.deps import ServicesDep, authenticated, get_services, quota, resolve_scope, resolve_tenant
 from memlane.api.common.identity import Claims, viewer_of
-from memlane.api.graph.requests import RecallBase
 from memlane.api.rules import responses as r
 from memlane.api.rules.requests import (
     EvaluateRequest,
     FeedbackRequest,
+    RecallRulesIn,
     RuleStateRequest,
     ToolsFeedbackRequest,
     ToolsSelectRequest,
@@ -109,8 +109,8 @@ def _actor(request: Request, actor: str | None) -> str | None:
     return actor or principal_of(request).agent_id
 
 
-# --- recall's ``rules`` block (used by api/graph.py) ----------------------------------------
-def recall_rules_context(request: Request, tenant: str, body: RecallBase) -> tuple[Any, Viewer] | None:
+# --- recall's ``rules`` block (used by api/graph/routes.py) ---------------------------------
+def recall_rules_context(request: Request, tenant: str, body: RecallRulesIn) -> tuple[Any, Viewer] | None:
     """The rules context of a recall with identity filled in, and the rules' viewer; None when
     no context was sent. Called before the recall runs, so a bad context fails fast. Besides the
     credentials, ``consumer_agent_id`` / ``consumer_team_id`` fill in an absent ``agent.id`` /
