@@ -1,16 +1,23 @@
-"""Typed request dependencies shared by the routers: services, credentials, tenant, scope,
-quotas, and admission to the admin channel."""
+"""Typed request dependencies shared by the routers (full-stack-fastapi-template's style: an
+``Annotated`` alias per dependency, declared as a parameter): services, credentials, the
+current viewer, admission to the admin channel and to the debug embeddings; and the helpers
+that need the body first (tenant, scope, quotas).
+
+Quotas are counted in the route, after the body is validated: an invalid request costs the
+caller nothing, and most bodies name the tenant whose bucket is counted."""
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import Depends, Request
 
 from memlane.api.common import identity
 from memlane.api.common.auth import Principal, principal_of
+from memlane.domain.errors import Forbidden
+from memlane.domain.visibility import Viewer
 from memlane.services.container import Services
 
 LOOPBACK_NAMES = {"localhost", "testclient"}
@@ -35,6 +42,9 @@ async def authenticated(request: Request) -> Principal:
 ServicesDep = Annotated[Services, Depends(services)]
 PrincipalDep = Annotated[Principal, Depends(authenticated)]
 
+#: the per-tenant request buckets (services/quotas.py; settings ``MEMLANE_*_RPS`` / ``_BURST``)
+Bucket = Literal["recall", "write", "debug_embeddings"]
+
 
 def resolve_tenant(request: Request, body_tenant: str | None) -> str:
     return identity.resolve_tenant(request, body_tenant, get_services(request).settings.default_tenant_id)
@@ -44,7 +54,26 @@ def resolve_scope(request: Request, body_scope: str | None) -> str:
     return body_scope or get_services(request).settings.default_scope
 
 
-async def quota(request: Request, bucket: str, tenant_id: str) -> None:
+def request_viewer(request: Request) -> Viewer:
+    """The caller of a request whose body names no tenant: the credentials' identity, or with
+    auth off the ``X-*`` headers, in the credentials' (or ``X-Tenant-Id``'s, or the default) tenant."""
+    return identity.viewer_of(request, resolve_tenant(request, None), identity.header_claims(request))
+
+
+async def current_viewer(request: Request) -> Viewer:
+    return request_viewer(request)
+
+
+async def request_tenant(request: Request) -> str:
+    """The tenant of a request whose body names none (credentials, ``X-Tenant-Id``, default)."""
+    return resolve_tenant(request, None)
+
+
+CurrentViewer = Annotated[Viewer, Depends(current_viewer)]
+RequestTenant = Annotated[str, Depends(request_tenant)]
+
+
+async def quota(request: Request, bucket: Bucket, tenant_id: str) -> None:
     await get_services(request).quotas.hit(bucket, tenant_id)
 
 
@@ -86,3 +115,33 @@ def admin_authorized(request: Request) -> bool:
     if principal_of(request).authenticated:
         return False
     return not settings.is_production and is_loopback(request) and not from_browser(request)
+
+
+#: why a caller the admin channel does not admit gets no embeddings (each surface its own code)
+DEBUG_EMBEDDINGS_REFUSED = (
+    "debug embeddings need X-Admin-Token matching ADMIN_TOKEN (with auth off and no token set, outside "
+    "production, a loopback request)"
+)
+
+
+class DebugEmbeddingsGate:
+    """The one gate of the debug channel's embeddings (docs/security.md): a caller the admin
+    channel admits (``admin_authorized``) gets them, and each such request counts against the
+    tenant's ``debug_embeddings`` bucket. Checked only when a request asks for embeddings."""
+
+    def __init__(self, request: Request) -> None:
+        self._request = request
+
+    async def admit(self, tenant_id: str, *, code: str, field: str | None = None) -> None:
+        """Refuse (403 ``code``: each surface keeps its documented one, ``debug_embeddings_forbidden``
+        on the graph, ``embeddings_forbidden`` on the layers) unless admitted, then count it."""
+        if not admin_authorized(self._request):
+            raise Forbidden(DEBUG_EMBEDDINGS_REFUSED, code=code, details={"field": field} if field else None)
+        await quota(self._request, "debug_embeddings", tenant_id)
+
+
+async def debug_embeddings_gate(request: Request) -> DebugEmbeddingsGate:
+    return DebugEmbeddingsGate(request)
+
+
+DebugEmbeddingsAllowed = Annotated[DebugEmbeddingsGate, Depends(debug_embeddings_gate)]

@@ -11,8 +11,9 @@ from fastapi import APIRouter, Depends, Request
 from memlane.api.common.auth import principal_of
 from memlane.api.common.body import JsonBodyRoute, json_request_body, validated_body
 from memlane.api.common.deps import (
+    DebugEmbeddingsAllowed,
+    DebugEmbeddingsGate,
     ServicesDep,
-    admin_authorized,
     admit_queued_write,
     authenticated,
     quota,
@@ -30,7 +31,6 @@ from memlane.api.graph.requests import (
 from memlane.api.graph.responses import edge_dto, node_dto, seed_dto
 from memlane.api.graph.write import write_claims, write_command, write_response
 from memlane.api.rules.routes import recall_rules_block, recall_rules_context
-from memlane.domain.errors import Forbidden
 from memlane.services.recall.model import RecallOutcome, RecallParams
 
 router = APIRouter(
@@ -59,23 +59,17 @@ async def write(request: Request, svc: ServicesDep) -> dict[str, Any]:
     return write_response(scope, tenant, outcome)
 
 
-async def _params(body: RecallBase, request: Request, endpoint: str, query_text: str | None) -> RecallParams:
+async def _params(
+    body: RecallBase, request: Request, debug: DebugEmbeddingsGate, endpoint: str, query_text: str | None
+) -> RecallParams:
     tenant = resolve_tenant(request, body.tenant_id)
     claims = Claims(
         agent_id={"consumer_agent_id": body.consumer_agent_id}, team_id={"consumer_team_id": body.consumer_team_id}
     )
     viewer = viewer_of(request, tenant, claims)
     await quota(request, "recall", tenant)
-    allowed = False
     if body.include_embeddings:
-        allowed = admin_authorized(request)
-        if not allowed:
-            raise Forbidden(
-                "debug embeddings need X-Admin-Token matching ADMIN_TOKEN (with auth off and no token set, outside "
-                "production, a loopback request)",
-                code="debug_embeddings_forbidden",
-            )
-        await quota(request, "debug_embeddings", tenant)
+        await debug.admit(tenant, code="debug_embeddings_forbidden")
     return RecallParams(
         viewer=viewer,
         scope=resolve_scope(request, body.scope),
@@ -87,7 +81,7 @@ async def _params(body: RecallBase, request: Request, endpoint: str, query_text:
         min_edge_weight=body.min_edge_weight,
         min_edge_confidence=body.min_edge_confidence,
         include_embeddings=body.include_embeddings,
-        debug_embeddings_allowed=allowed,
+        debug_embeddings_allowed=body.include_embeddings,
         endpoint=endpoint,
         query_text=query_text,
         when=body.when,
@@ -129,8 +123,10 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
 
 
 @router.post("/recall", response_model=g.RecallReply, summary="Recall a subgraph by query embedding")
-async def recall(body: RecallRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
-    p = await _params(body, request, "recall", None)
+async def recall(
+    body: RecallRequest, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed
+) -> dict[str, Any]:
+    p = await _params(body, request, debug, "recall", None)
     rules_context = recall_rules_context(request, p.tenant_id, body)
     svc.recall.check_dimension(body.query_embedding)
     out = await svc.recall.recall(np.asarray(body.query_embedding, dtype=np.float32), p)
@@ -149,8 +145,10 @@ async def recall(body: RecallRequest, request: Request, svc: ServicesDep) -> dic
 @router.post(
     "/recall_text", response_model=g.RecallTextReply, summary="Recall a subgraph by query text, embedded by the server"
 )
-async def recall_text(body: RecallTextRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
-    p = await _params(body, request, "recall_text", body.query_text)
+async def recall_text(
+    body: RecallTextRequest, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed
+) -> dict[str, Any]:
+    p = await _params(body, request, debug, "recall_text", body.query_text)
     rules_context = recall_rules_context(request, p.tenant_id, body)
     vector = await svc.embedding.query_vector(body.query_text)
     out = await svc.recall.recall(vector, p)

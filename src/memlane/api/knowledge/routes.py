@@ -13,11 +13,11 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 
 from memlane.api.common.body import JsonBodyRoute
-from memlane.api.common.deps import ServicesDep, authenticated, quota, resolve_tenant
-from memlane.api.common.identity import header_claims, viewer_of
+from memlane.api.common.deps import CurrentViewer, RequestTenant, ServicesDep, authenticated, quota
 from memlane.api.knowledge import responses
 from memlane.api.knowledge.requests import ImportIn, KnowledgeItemIn, KnowledgeItemPatch
 from memlane.api.knowledge.responses import item_dto, version_dto
+from memlane.domain.visibility import Viewer
 from memlane.services.knowledge.model import ID_PATTERN, ItemInput
 from memlane.store.knowledge import ItemFilter
 
@@ -32,30 +32,28 @@ router = APIRouter(
 )
 
 
-def _author(request: Request, tenant: str) -> dict[str, str | None]:
+def _author(viewer: Viewer) -> dict[str, str | None]:
     """Who writes a version (its agent, else its role), and the user it acts for: an erasure
     of that user or agent erases the item (domain/erasure.py)."""
-    viewer = viewer_of(request, tenant, header_claims(request))
     return {"author": viewer.agent_id or viewer.role, "user_id": viewer.user_id}
 
 
 @router.get("/items", response_model=responses.ItemList, summary="List knowledge items")
 async def list_items(
-    request: Request,
+    tenant: RequestTenant,
     svc: ServicesDep,
     type: list[str] | None = Query(None),
     layer: list[str] | None = Query(None),
     status: list[str] | None = Query(None),
     limit: int = Query(100, ge=1, le=1000),
 ) -> dict[str, Any]:
-    tenant = resolve_tenant(request, None)
     items = await svc.knowledge.list_items(tenant, ItemFilter(types=type, layers=layer, statuses=status), limit=limit)
     return {"success": True, "items": [item_dto(i, include_constraints=True) for i in items], "totalCount": len(items)}
 
 
 @router.post("/items", response_model=responses.ItemReply, summary="Create a knowledge item", status_code=201)
-async def create_item(body: KnowledgeItemIn, request: Request, svc: ServicesDep) -> JSONResponse:
-    tenant = resolve_tenant(request, None)
+async def create_item(body: KnowledgeItemIn, viewer: CurrentViewer, request: Request, svc: ServicesDep) -> JSONResponse:
+    tenant = viewer.tenant_id
     await quota(request, "write", tenant)
     raw = ItemInput(
         id=body.id,
@@ -71,15 +69,14 @@ async def create_item(body: KnowledgeItemIn, request: Request, svc: ServicesDep)
         metadata=body.metadata,
         supersedes=body.supersedes,
     )
-    rec = await svc.knowledge.create(tenant, raw, **_author(request, tenant), message=body.message)
+    rec = await svc.knowledge.create(tenant, raw, **_author(viewer), message=body.message)
     return JSONResponse({"success": True, "item": item_dto(rec)}, status_code=201)
 
 
 @router.get("/items/{item_id}", response_model=responses.ItemReply, summary="One knowledge item")
 async def get_item(
-    item_id: ItemId, request: Request, svc: ServicesDep, include_history: bool = False
+    item_id: ItemId, tenant: RequestTenant, svc: ServicesDep, include_history: bool = False
 ) -> dict[str, Any]:
-    tenant = resolve_tenant(request, None)
     rec = await svc.knowledge.get(tenant, item_id)
     out: dict[str, Any] = {"success": True, "item": item_dto(rec)}
     if include_history:
@@ -88,25 +85,25 @@ async def get_item(
 
 
 @router.patch("/items/{item_id}", response_model=responses.ItemReply, summary="Change a knowledge item (a new version)")
-async def update_item(item_id: ItemId, body: KnowledgeItemPatch, request: Request, svc: ServicesDep) -> dict[str, Any]:
-    tenant = resolve_tenant(request, None)
+async def update_item(
+    item_id: ItemId, body: KnowledgeItemPatch, viewer: CurrentViewer, request: Request, svc: ServicesDep
+) -> dict[str, Any]:
+    tenant = viewer.tenant_id
     await quota(request, "write", tenant)
     changes = {k: v for k, v in body.model_dump(exclude_unset=True).items() if k != "message"}
-    rec = await svc.knowledge.update(tenant, item_id, changes, **_author(request, tenant), message=body.message)
+    rec = await svc.knowledge.update(tenant, item_id, changes, **_author(viewer), message=body.message)
     return {"success": True, "item": item_dto(rec)}
 
 
 @router.delete("/items/{item_id}", response_model=responses.ItemDeleted, summary="Delete a knowledge item")
-async def delete_item(item_id: ItemId, request: Request, svc: ServicesDep) -> dict[str, Any]:
-    tenant = resolve_tenant(request, None)
+async def delete_item(item_id: ItemId, tenant: RequestTenant, request: Request, svc: ServicesDep) -> dict[str, Any]:
     await quota(request, "write", tenant)
     await svc.knowledge.delete(tenant, item_id)
     return {"success": True, "message": f"Knowledge item {item_id!r} deleted; run sync_now to remove it from memory"}
 
 
 @router.get("/items/{item_id}/history", response_model=responses.History, summary="Version history of a knowledge item")
-async def item_history(item_id: ItemId, request: Request, svc: ServicesDep) -> dict[str, Any]:
-    tenant = resolve_tenant(request, None)
+async def item_history(item_id: ItemId, tenant: RequestTenant, svc: ServicesDep) -> dict[str, Any]:
     return {"success": True, "history": [version_dto(v) for v in await svc.knowledge.history(tenant, item_id)]}
 
 
@@ -115,10 +112,10 @@ async def item_history(item_id: ItemId, request: Request, svc: ServicesDep) -> d
     response_model=responses.ImportReply,
     summary="Import Markdown documents with YAML front matter (ADRs etc.)",
 )
-async def import_documents(body: ImportIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
-    tenant = resolve_tenant(request, None)
+async def import_documents(body: ImportIn, viewer: CurrentViewer, request: Request, svc: ServicesDep) -> dict[str, Any]:
+    tenant = viewer.tenant_id
     await quota(request, "write", tenant)
     saved = await svc.knowledge.import_documents(
-        tenant, [(d.path, d.content) for d in body.documents], **_author(request, tenant)
+        tenant, [(d.path, d.content) for d in body.documents], **_author(viewer)
     )
     return {"success": True, "items": [{"id": r.id, "version": str(r.version), "status": r.status} for r in saved]}

@@ -11,12 +11,19 @@ from typing import Any
 from fastapi import APIRouter, Depends, Path, Request
 
 from memlane.api.common.body import JsonBodyRoute
-from memlane.api.common.deps import ServicesDep, admin_authorized, authenticated, quota, resolve_scope, resolve_tenant
+from memlane.api.common.deps import (
+    DebugEmbeddingsAllowed,
+    DebugEmbeddingsGate,
+    ServicesDep,
+    authenticated,
+    quota,
+    resolve_scope,
+    resolve_tenant,
+)
 from memlane.api.common.identity import header_claims, viewer_of
 from memlane.api.layers import responses as r
 from memlane.api.layers.requests import DeleteIn, ReadIn, SearchIn, UpdateIn, WriteIn
 from memlane.api.layers.responses import memory_object
-from memlane.domain.errors import Forbidden
 from memlane.domain.inputs import NAME_PATTERN
 from memlane.domain.visibility import Viewer
 from memlane.services.layers.service import Hit, ReadInput, SearchInput, UpdateInput, WriteInput
@@ -32,21 +39,14 @@ def caller_of(request: Request, body_tenant: str | None) -> Viewer:
 
 
 async def _results(
-    request: Request, svc: ServicesDep, caller: Viewer, hits: list[Hit], include_embeddings: bool
+    svc: ServicesDep, caller: Viewer, hits: list[Hit], include_embeddings: bool, debug: DebugEmbeddingsGate
 ) -> list[dict[str, Any]]:
     """MemoryObjects; with ``include_embeddings`` (admin only), the debug channel's view of the
     first results' vectors: a preview of their leading dimensions, their length and sha256,
     never the whole vector (docs/security.md)."""
     previews: dict[str, dict[str, Any]] = {}
     if include_embeddings:
-        if not admin_authorized(request):
-            raise Forbidden(
-                "embeddings are returned only to admin-authorised callers (X-Admin-Token matching ADMIN_TOKEN; "
-                "with auth off and no token set, outside production, a loopback request)",
-                code="embeddings_forbidden",
-                details={"field": "include_embeddings"},
-            )
-        await quota(request, "debug_embeddings", caller.tenant_id)
+        await debug.admit(caller.tenant_id, code="embeddings_forbidden", field="include_embeddings")
         vectors = await svc.layers.embeddings_of(caller, [h.node for h in hits])
         previews = embedding_preview(vectors, [h.node.id for h in hits])
     return [memory_object(h.node, score=h.score, embedding=previews.get(h.node.id)) for h in hits]
@@ -82,7 +82,7 @@ async def write(body: WriteIn, request: Request, svc: ServicesDep) -> dict[str, 
 @router.post(
     "/read", response_model=r.ReadReply, summary="Read memories of one layer (semantic, keyword, id or task mode)"
 )
-async def read(body: ReadIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def read(body: ReadIn, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed) -> dict[str, Any]:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "recall", caller.tenant_id)
     hits = await svc.layers.read(
@@ -102,7 +102,7 @@ async def read(body: ReadIn, request: Request, svc: ServicesDep) -> dict[str, An
     return {
         "success": True,
         "mode": hits[0].mode if hits else (body.mode or None),
-        "results": await _results(request, svc, caller, hits, body.include_embeddings),
+        "results": await _results(svc, caller, hits, body.include_embeddings, debug),
     }
 
 
@@ -136,7 +136,7 @@ async def delete(body: DeleteIn, request: Request, svc: ServicesDep) -> dict[str
 @router.post(
     "/search", response_model=r.SearchReply, summary="Semantic search in one layer, or every layer the role may see"
 )
-async def search(body: SearchIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def search(body: SearchIn, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed) -> dict[str, Any]:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "recall", caller.tenant_id)
     hits = await svc.layers.search(
@@ -152,7 +152,7 @@ async def search(body: SearchIn, request: Request, svc: ServicesDep) -> dict[str
             when=body.when,
         ),
     )
-    return {"success": True, "results": await _results(request, svc, caller, hits, body.include_embeddings)}
+    return {"success": True, "results": await _results(svc, caller, hits, body.include_embeddings, debug)}
 
 
 @router.post(

@@ -18,8 +18,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from memlane.api.common.body import JsonBodyRoute
-from memlane.api.common.deps import ServicesDep, admin_authorized, quota, resolve_scope, resolve_tenant
-from memlane.api.common.identity import header_claims, viewer_of
+from memlane.api.common.deps import ServicesDep, admin_authorized, quota, request_viewer, resolve_scope
 from memlane.api.ui import views
 from memlane.domain.errors import MemlaneError, NotFound
 from memlane.domain.inputs import MAX_SCOPE_LENGTH, NAME_PATTERN
@@ -40,13 +39,9 @@ router = APIRouter(route_class=JsonBodyRoute, prefix="/ui", include_in_schema=Fa
 ScopeQ = Annotated[str | None, Query(max_length=MAX_SCOPE_LENGTH, pattern=NAME_PATTERN)]
 
 
-def caller(request: Request) -> Viewer:
-    return viewer_of(request, resolve_tenant(request, None), header_claims(request))
-
-
 async def fragment(request: Request, name: str, build: Callable[[Viewer], Awaitable[dict[str, Any]]]) -> HTMLResponse:
     try:
-        viewer = caller(request)
+        viewer = request_viewer(request)  # a refusal is a fragment too, not a JSON error
         context = await build(viewer)
     except MemlaneError as exc:
         return templates.TemplateResponse(
