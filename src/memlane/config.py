@@ -94,7 +94,7 @@ class Settings(BaseSettings):
     node_env: str | None = Field(None, validation_alias=_env("NODE_ENV"))
     memlane_env: str | None = Field(None, validation_alias=_env("MEMLANE_ENV"))
     max_request_bytes: int = Field(8 * 1024 * 1024, validation_alias=_env("MEMLANE_MAX_REQUEST_BYTES"))
-    # the browser boundary (api/browser_policy.py): Host names answered besides the loopback
+    # the browser boundary (api/common/browser_policy.py): Host names answered besides the loopback
     # names on the serving port, and web origins that may call memlane (CORS); both may be *
     allowed_hosts: str = Field("", validation_alias=_env("MEMLANE_ALLOWED_HOSTS"))
     cors_origins: str = Field("", validation_alias=_env("MEMLANE_CORS_ORIGINS"))

@@ -1,7 +1,7 @@
 """Who is calling: API keys, HS256 JWTs, or nobody (auth off), resolved once per request.
 
 A principal bound to a tenant can act only in that tenant; what it may claim beyond that is
-decided in api/identity.py. Keys are compared as sha256 digests in constant time, and no key
+decided in api/common/identity.py. Keys are compared as sha256 digests in constant time, and no key
 or token ever reaches a log line or an error message. Tenants starting with ``_memlane`` are
 reserved for memlane's own jobs: a key registry naming one does not start, a token naming
 one is refused.

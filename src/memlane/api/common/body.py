@@ -32,7 +32,7 @@ from memlane.domain.inputs import JSON_LIMITS, JsonLimits, escaped, find_unstora
 
 class InputRefused(HTTPException):
     """Input refused before validation (text no backend stores). Raised from inside FastAPI's
-    body reading, which turns any other exception into a bare 400; api/errors.py renders it
+    body reading, which turns any other exception into a bare 400; api/common/errors.py renders it
     exactly like a validation error (400 ``invalid_request``, the field path in ``details``)."""
 
     def __init__(self, loc: tuple[str | int, ...], message: str, kind: str = "unstorable_text"):

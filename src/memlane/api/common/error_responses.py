@@ -1,5 +1,5 @@
 """The error envelope of each surface as a schema, so ``/openapi.json`` can name it on every
-error response (api/errors.py renders them; api/openapi.py documents them)."""
+error response (api/common/errors.py renders them; api/common/openapi.py documents them)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """``/openapi.json`` made truthful in one place, for every route, present and future.
 
 FastAPI documents a 422 that this server never sends (validation errors are 400s in each
-surface's envelope, api/errors.py) and none of the errors it does send. Rather than repeat
+surface's envelope, api/common/errors.py) and none of the errors it does send. Rather than repeat
 ``responses=`` on every route, the document is post-processed here: each operation gets the
 error statuses its route can produce, each with its surface's envelope (``surface_of``), and
 the bounds that depend on settings (embedding dimension, message count) are written into the

@@ -1,4 +1,4 @@
-"""What every response model shares (api/responses_*.py; conventions in docs/architecture.md).
+"""What every response model shares (api/*/responses.py; conventions in docs/architecture.md).
 
 Response models are ``TypedDict``s: a key a handler leaves out stays out (no defaults are
 filled in), and ``closed`` refuses undeclared keys, so the document says

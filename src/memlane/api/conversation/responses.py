@@ -1,5 +1,5 @@
 """Success responses of the conversation surface (``/api/v1/*``), as built by
-api/conversation.py and services/conversation/."""
+api/conversation/routes.py and services/conversation/."""
 
 from __future__ import annotations
 

@@ -71,7 +71,7 @@ ActingUser = Annotated[
 def _viewer(request: Request, user_id: str | None = None, session_id: str | None = None) -> Viewer:
     """The caller; ``app_id`` is a scope inside its tenant. The ``user_id`` and ``session_id``
     a body or query names are who the request acts for, claims like ``X-User-Id`` and
-    ``X-Session-Id`` (api/identity.py): with auth on, a user the credentials do not carry is
+    ``X-Session-Id`` (api/common/identity.py): with auth on, a user the credentials do not carry is
     ``403 identity_mismatch`` naming the field (unless the admin or manager role acts for it)."""
     headers = header_claims(request)
     claims = Claims(

@@ -57,7 +57,7 @@ def context_viewer(
     """The caller as the rules see it, and the context with that identity filled in (a copy).
 
     The identity the context states (``agent.id``/``agent_id``, ``agent.team_id``/``team_id``)
-    is a claim like any other (api/identity.py). Credentials carrying an identity need an
+    is a claim like any other (api/common/identity.py). Credentials carrying an identity need an
     object context (else ``400 invalid_context``): rule lanes are enforced on the identity in
     the context, and a context that cannot carry one would hide whose rules apply."""
     if not isinstance(context, dict):

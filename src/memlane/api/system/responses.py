@@ -1,4 +1,4 @@
-"""Responses of the service endpoints every surface shares (api/system.py)."""
+"""Responses of the service endpoints every surface shares (api/system/routes.py)."""
 
 from __future__ import annotations
 
