@@ -56,7 +56,7 @@ class ServerSettings(SettingsGroup):
     node_env: str | None = Field(None, validation_alias=_env("NODE_ENV"))
     memlane_env: str | None = Field(None, validation_alias=_env("MEMLANE_ENV"))
     max_request_bytes: int = Field(8 * 1024 * 1024, validation_alias=_env("MEMLANE_MAX_REQUEST_BYTES"))
-    # the browser boundary (api/browser_policy.py): Host names answered besides the loopback
+    # the browser boundary (api/common/browser_policy.py): Host names answered besides the loopback
     # names on the serving port, and web origins that may call memlane (CORS); both may be *
     allowed_hosts: str = Field("", validation_alias=_env("MEMLANE_ALLOWED_HOSTS"))
     cors_origins: str = Field("", validation_alias=_env("MEMLANE_CORS_ORIGINS"))
@@ -71,7 +71,7 @@ class ServerSettings(SettingsGroup):
     def _browser_policy_parses(cls, value: str, info: ValidationInfo) -> str:
         # the parsers are pure (browser_policy.py imports nothing of memlane); imported here so
         # that reading the settings does not load the api package
-        from memlane.api.browser_policy import parse_allowed_hosts, parse_cors_origins
+        from memlane.api.common.browser_policy import parse_allowed_hosts, parse_cors_origins
 
         (parse_allowed_hosts if info.field_name == "allowed_hosts" else parse_cors_origins)(value)
         return value

@@ -3,7 +3,7 @@
 Counters and histograms live in ``prometheus_client``'s default registry (with its process
 and Python collectors), so they count across every app of the process. Figures read from the
 store (queue depth, embedding backlog) are not kept here: ``/metrics`` reads them at scrape
-time (api/metrics.py), so they are right whichever process did the work.
+time (api/system/metrics.py), so they are right whichever process did the work.
 
 Labels are bounded: routes are templates, never raw paths, and tenants are not a label
 (their number is unbounded; quota rejections are counted per bucket).

@@ -9,20 +9,31 @@ from collections.abc import AsyncIterator, Callable
 from fastapi import FastAPI
 
 from memlane import __version__
-from memlane.api import admin, conversation, erasure, graph, layers, lifecycle, mcp_http, metrics, rules, system, tools
-from memlane.api.auth import Authenticator
-from memlane.api.browser_boundary import BrowserBoundary, add_cors
-from memlane.api.browser_policy import BrowserPolicy
-from memlane.api.edge_middleware import EdgeMiddleware
-from memlane.api.errors import install_error_handlers
-from memlane.api.graph_dto import WriteRequest
-from memlane.api.json_body import document_body_models
-from memlane.api.openapi import install_openapi
-from memlane.api.slash_redirect import use_relative_slash_redirects
+from memlane.api.admin import routes as admin
+from memlane.api.common.auth import Authenticator
+from memlane.api.common.body import document_body_models
+from memlane.api.common.browser_boundary import BrowserBoundary, add_cors
+from memlane.api.common.browser_policy import BrowserPolicy
+from memlane.api.common.edge_middleware import EdgeMiddleware
+from memlane.api.common.errors import install_error_handlers
+from memlane.api.common.openapi import install_openapi
+from memlane.api.common.slash_redirect import use_relative_slash_redirects
+from memlane.api.conversation import routes as conversation
+from memlane.api.erasure import routes as erasure
+from memlane.api.graph import routes as graph
+from memlane.api.graph.requests import WriteRequest
+from memlane.api.knowledge import routes as knowledge
+from memlane.api.layers import routes as layers
+from memlane.api.lifecycle import routes as lifecycle
+from memlane.api.rules import routes as rules
+from memlane.api.system import metrics
+from memlane.api.system import routes as system
+from memlane.api.tools import mcp_http
+from memlane.api.tools import routes as tools
+from memlane.api.ui.routes import mount_ui
 from memlane.config import Settings
 from memlane.gc_freeze import freeze_startup_objects
 from memlane.services.container import Services, open_services
-from memlane.ui.router import mount_ui
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +71,7 @@ def create_app(
     app.include_router(conversation.router)
     app.include_router(layers.router)
     app.include_router(tools.router)
-    app.include_router(tools.knowledge_router)
+    app.include_router(knowledge.router)
     app.include_router(erasure.router)
     mount_ui(app)
     mcp_http.mount_mcp(app, browser)

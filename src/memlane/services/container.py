@@ -108,7 +108,7 @@ def build_classifier(settings: Settings, llm: ChatClient | None) -> LayerClassif
 
 @dataclass
 class Services:
-    """One field per feature; routers take it through ``api/deps.py``'s ``ServicesDep``."""
+    """One field per feature; routers take it through ``api/common/deps.py``'s ``ServicesDep``."""
 
     settings: Settings
     clock: Clock
