@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from tests.support import memory_api
 from tests.support.memory_api import wait_until_recallable
 from tests.support.server import LiveServer
 
@@ -36,10 +37,8 @@ KEYS = {
 def write(server: LiveServer, scope: str, nodes: list[dict[str, Any]], edges: list[dict[str, Any]] | None = None,
           headers: dict[str, str] | None = None, lane: str = "shared") -> list[str]:  # fmt: skip
     with httpx.Client(base_url=server.url, timeout=30, headers=headers or {}) as c:
-        body = {"scope": scope, "input_text": "ui test", "memory_lane": lane, "nodes": nodes, "edges": edges or []}
-        r = c.post("/v1/memory/write", json=body)
-        assert r.status_code == 200, r.text
-        ids = [n["id"] for n in r.json()["nodes"]]
+        out = memory_api.write(c, scope, nodes, edges, input_text="ui test", memory_lane=lane)
+        ids = [n["id"] for n in out["nodes"]]
         wait_until_recallable(c, scope, nodes[0].get("text_summary") or nodes[0]["title"], set(ids))
         return ids
 
