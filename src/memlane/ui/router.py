@@ -20,6 +20,7 @@ from fastapi.templating import Jinja2Templates
 from memlane.api.deps import ServicesDep, admin_authorized, quota, resolve_scope, resolve_tenant
 from memlane.api.identity import header_claims, viewer_of
 from memlane.api.json_body import JsonBodyRoute
+from memlane.api.route_labels import LabelledMount
 from memlane.domain.errors import MemlaneError, NotFound
 from memlane.domain.inputs import MAX_SCOPE_LENGTH, NAME_PATTERN
 from memlane.domain.visibility import Viewer
@@ -229,4 +230,4 @@ async def memory_part(request: Request, svc: ServicesDep, node_id: str, scope: S
 
 def mount_ui(app: FastAPI) -> None:
     app.include_router(router)
-    app.mount("/ui/static", StaticFiles(directory=HERE / "static"), name="ui-static")
+    app.router.routes.append(LabelledMount("/ui/static", StaticFiles(directory=HERE / "static"), name="ui-static"))
