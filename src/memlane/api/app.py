@@ -19,6 +19,7 @@ from memlane.api.graph_dto import WriteRequest
 from memlane.api.json_body import document_body_models
 from memlane.api.openapi import install_openapi
 from memlane.api.slash_redirect import use_relative_slash_redirects
+from memlane.apidocs.router import mount_docs
 from memlane.config import Settings
 from memlane.gc_freeze import freeze_startup_objects
 from memlane.services.container import Services, open_services
@@ -58,6 +59,9 @@ def create_app(
         description="Long-term memory for AI agents: graph memory, conversation memory, layered memory "
         "and agent tools on one core.",
         lifespan=lifespan,
+        # served from packaged files, not a CDN (apidocs/router.py)
+        docs_url=None,
+        redoc_url=None,
     )
     if services is not None:
         app.state.services = services
@@ -87,6 +91,7 @@ def create_app(
     app.include_router(tools.knowledge_router)
     app.include_router(erasure.router)
     mount_ui(app)
+    mount_docs(app)
     mcp_http.mount_mcp(app, browser)
     install_openapi(app, settings)
     return app
