@@ -58,6 +58,9 @@ class Settings(BaseSettings):
     auto_embed: bool = Field(True, validation_alias=_env("MEMLANE_AUTO_EMBED"))
     worker_in_process: bool = Field(True, validation_alias=_env("MEMLANE_WORKER_IN_PROCESS"))
     worker_poll_interval_sec: float = Field(0.5, validation_alias=_env("MEMLANE_WORKER_POLL_INTERVAL_SEC"))
+    #: ``memlane worker`` serves its own ``/metrics`` on this port (on ``MEMLANE_HOST``); unset:
+    #: it listens on no port (jobs/metrics_endpoint.py)
+    worker_metrics_port: int | None = Field(None, ge=1, le=65535, validation_alias=_env("MEMLANE_WORKER_METRICS_PORT"))
     embed_job_batch: int = Field(64, ge=1, le=4096, validation_alias=_env("MEMLANE_EMBED_JOB_BATCH"))
     #: nodes one round of the worker's embedding lane takes at most, the first job whole (the
     #: jobs of every tenant, shared fairly: jobs/fair_share.py); another tenant's write waits
