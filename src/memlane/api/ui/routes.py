@@ -19,6 +19,7 @@ from fastapi.templating import Jinja2Templates
 
 from memlane.api.common.body import JsonBodyRoute
 from memlane.api.common.deps import ServicesDep, admin_authorized, quota, request_viewer, resolve_scope
+from memlane.api.common.route_labels import LabelledMount
 from memlane.api.ui import views
 from memlane.domain.errors import MemlaneError, NotFound
 from memlane.domain.inputs import MAX_SCOPE_LENGTH, NAME_PATTERN
@@ -224,4 +225,4 @@ async def memory_part(request: Request, svc: ServicesDep, node_id: str, scope: S
 
 def mount_ui(app: FastAPI) -> None:
     app.include_router(router)
-    app.mount("/ui/static", StaticFiles(directory=HERE / "static"), name="ui-static")
+    app.router.routes.append(LabelledMount("/ui/static", StaticFiles(directory=HERE / "static"), name="ui-static"))
