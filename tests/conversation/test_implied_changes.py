@@ -22,7 +22,9 @@ from tests.conversation.test_changed_facts import active_documents, note_ids, sa
         ("My dentist is Dr. Okafor.", "Dr. Brandt is my new dentist.", "Okafor"),
         # "got a new <thing>" replaces what a note says the thing is
         ("I drive a Honda Jazz, it's ten years old.", "Got a new car last week, a Skoda Octavia estate.", "Jazz"),
+        ("I drive a 2009 Corolla.", "I traded in my Corolla for a Kia Niro.", "drives a 2009"),
         # life events end the state they end
+        ("We live in Morningside with two flatmates.", "We're loving our new flat in Leith.", "Morningside"),
         ("My wife Ana and I live in Leeds.", "Since the divorce I've been cooking a lot more.", "wife"),
         ("I work at Deloitte as an auditor.", "I was laid off in May, so I'm job hunting.", "Deloitte"),
         ("I work at Shopify on the payments team.", "My new boss at Stripe is great, very calm.", "Shopify"),
@@ -52,6 +54,8 @@ def test_an_implied_change_closes_the_note_it_changes(api: httpx.Client, before:
     [
         ("My new address is 42 Elm Street, flat B.", "Typo earlier: it's 24 Elm Street, flat B.", "24 Elm", "42 Elm"),
         ("We moved to Leeds in 2017 for my job.", "Actually it was 2018, I keep mixing that up.", "2018", "2017"),
+        ("My sister's best friend is called Jen.", "Sorry, I meant Jenna.", "Jenna", "Jen "),
+        ("Our book club meets on Tuesday at the library.", "Sorry, I meant Thursday.", "Thursday", "Tuesday"),
     ],
 )
 def test_a_correction_without_the_old_value_replaces_the_value_of_the_same_type(

@@ -87,7 +87,7 @@ _FUTURE = re.compile(
 #: the trip"; ``x`` is the thing, which the plan must name
 _DONE = re.compile(
     r"\b(?:the|our|my) (?P<x>[a-z]+) (?:was|were|has been|have been|is|are) (?:born|done|over|finished|"
-    r"completed|delivered|here|back)\b"
+    r"completed|delivered|here|back|arrived|done and dusted)\b"
     r"|\b(?:i|we) (?:had|got back from|came back from|returned from|finished|completed|went on|did) "
     r"(?:the|our|my) (?P<y>[a-z]+)\b"
 )
@@ -221,7 +221,7 @@ def _closings(draft: NoteDraft, candidates: list[Candidate]) -> tuple[list[_Clos
                 if target is not None:
                     close(target, SUPERSEDED, "replaced: switched to something else", (i for i, _ in target.facts))
     for fact in (f for _, f in mine if f.kind == fx.CORRECTION and not f.old_value):
-        found = _retyped_note(draft.content, fact, candidates)
+        found = _retyped_note(draft, fact, candidates)
         if found is not None:
             cand, old_value, new_value = found
             c = close(cand, SUPERSEDED, f"corrected: {new_value!r}, not {old_value!r}", (i for i, _ in cand.facts))
@@ -239,40 +239,70 @@ def _closings(draft: NoteDraft, candidates: list[Candidate]) -> tuple[list[_Clos
 
 
 def _value_type(token: str) -> str:
-    """The type a correction swaps within: a year, a number, a time, a weekday, a month."""
+    """The type a correction swaps within: a year, a number, a time, a weekday, a month, a name."""
     if re.fullmatch(r"(?:19|20)\d\d", token):
         return "year"
     if re.fullmatch(r"\d{1,2}(?::\d{2})?\s?(?:am|pm)", token):
         return "time"
     if re.fullmatch(r"\d+(?:st|nd|rd|th)?", token):
         return "number"
-    return "weekday" if token in lang.WEEKDAYS else "month"
+    if token in lang.WEEKDAYS:
+        return "weekday"
+    return "month" if token in lang.MONTHS else "name"
 
 
-def _retyped_note(draft_text: str, fact: fx.Fact, candidates: list[Candidate]) -> tuple[Candidate, str, str] | None:
+#: the words of a correction itself, which say nothing of what is corrected
+_CORRECTION_WORDS = frozenset(
+    {"sorry", "meant", "mean", "actually", "typo", "earlier", "wrong", "oops", "correction", "mistake", "digits",
+     "wait", "said", "misspoke", "bad", "small"}
+)  # fmt: skip
+
+
+def _retyped_note(draft: NoteDraft, fact: fx.Fact, candidates: list[Candidate]) -> tuple[Candidate, str, str] | None:
     """The note a correction with no "not X" corrects, and the value it swaps: the most similar
     note that holds a value of the same type the message does not say, and that shares the
-    message's other words ("Typo earlier: it's 24 Elm Street" against "42 Elm Street") or is
-    referred to by "it" ("Actually it was 2016")."""
+    message's other words ("Typo earlier: it's 24 Elm Street" against "42 Elm Street"), or that
+    the message points to with "it" or nothing else ("Actually it was 2016", "Sorry, I meant
+    Jenna"). A name swaps only for a name of the same beginning (Jen, Jenna)."""
     said = set(fact.value.split())
-    text = normalise(draft_text)
+    text = normalise(draft.content)
     context = set(lang.content_words(re.sub(r"\d+", " ", text)))
-    anaphoric = re.search(r"\b(?:it|that) (?:is|was|will be|should be)\b", text) is not None
-    for cand in (c for c in candidates if c.node is not None and c.similarity >= ANAPHORIC_RETYPE_COSINE):
+    speaker = {"user", *lang.content_words(draft.subject_name or "")}
+    bare = not (context - said - _CORRECTION_WORDS - speaker)
+    anaphoric = bare or re.search(r"\b(?:it|that) (?:is|was|will be|should be)\b", text) is not None
+    found: list[tuple[Candidate, str, str]] = []
+    floor = 0.0 if bare else ANAPHORIC_RETYPE_COSINE  # a bare correction: any of the nearest notes
+    for cand in (c for c in candidates if c.node is not None and c.similarity >= floor):
         held = normalise(cand.content)
         shared = context & set(lang.content_words(re.sub(r"\d+", " ", held)))
-        by_context = len(shared) >= 2 and cand.similarity >= RETYPE_COSINE
+        by_context = len(shared - said) >= 2 and cand.similarity >= RETYPE_COSINE
         if not (by_context or anaphoric):
             continue
         olds = [t for t in re.findall(r"[a-z0-9:]+(?:\s?(?:am|pm))?", held) if t not in said]
+        names = [w.lower() for w in re.findall(r"(?<=\s)[A-Z][a-z]{2,}", cand.content) if w.lower() not in said]
         for new in said:
             kind = _value_type(new)
-            if not by_context and (kind == "number" or (cand.similarity < RETYPE_COSINE and kind != "year")):
+            if not by_context and kind == "number":
                 continue  # "it was 2 weeks ago" names no value of the note
-            old = next((t for t in olds if _typed(t) and _value_type(t) == kind), None)
+            if not (by_context or bare) and cand.similarity < RETYPE_COSINE and kind != "year":
+                continue
+            if kind == "name":
+                old = next((w for w in names if w[:3] == new[:3] and w != new), None)
+            else:
+                old = next((t for t in olds if _typed(t) and _value_type(t) == kind), None)
             if old is not None and not _holds_word(cand.content, new):
-                return cand, old, new
-    return None
+                if not bare:
+                    return cand, old, new
+                found.append((cand, old, new))
+                break
+    # "Sorry, I meant Thursday" alone speaks of the last thing said with such a value
+    return max(found, key=lambda f: _said_at(f[0])) if found else None
+
+
+def _said_at(cand: Candidate) -> float:
+    node = cand.node
+    when = node and (node.valid_at or node.created_at)
+    return when.timestamp() if when else 0.0
 
 
 _TYPED_TOKEN = re.compile(r"\d+(?:st|nd|rd|th)?|\d{1,2}(?::\d{2})?\s?(?:am|pm)")

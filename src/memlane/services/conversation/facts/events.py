@@ -24,7 +24,8 @@ from memlane.services.conversation.facts.normalise import strip_value
 _LIFE_EVENTS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"\b(?:the|my|our) divorce\b|\b(?:got|am|are|be|been|were|was|getting) divorced\b"),
      "relationship", "divorced"),
-    (re.compile(r"\b(?:the|my|our) (?:break-?up|separation)\b"), "relationship", "single"),
+    (re.compile(r"\b(?:the|my|our) (?:break-?up|separation)\b|\b(?:we|i) split\b(?! (?:the|a|it|our|my)\b)"),
+     "relationship", "single"),
     (re.compile(r"\b(?:i|we) (?:was|were|got|have been|had been) (?:laid off|let go|made redundant|fired|sacked)\b"
                 r"|\b(?:i|we) (?:\w+ )?lost (?:my|our) job\b|\b(?:am|are) (?:unemployed|between jobs|out of work)\b"),
      "employer", "none"),
@@ -51,6 +52,11 @@ _WORKPLACE = re.compile(
     r"(?<!lost )(?<!left )(?<!quit )(?<!leave )(?<!lose )"
     rf"\bmy (?:new |current )?(?:{_WORK_ROLES}) (?:at|with) (?P<org>[a-z][\w&'\-]*(?: [a-z][\w&'\-]*){{0,3}})"
 )
+#: "our new flat in Leith", "since the move to Glasgow": where the person lives now
+_NEW_HOME = re.compile(
+    r"\b(?:(?:my|our) new (?:flat|apartment|house|home|place|neighbou?rhood)|(?:the|my|our) (?:move|relocation) to)"
+    r"(?: (?:in|to|at))? (?P<place>[a-z][\w'\-]*(?: [a-z][\w'\-]*){0,2})"
+)
 #: "my first night shift as a registered nurse": the occupation the person works as now
 _WORKING_AS = re.compile(
     rf"\bmy (?:new |first |current )?(?:[\w\-]+ )?(?:{_WORK_ROLES}|day|week|night|year) as (?:a |an )?"
@@ -76,8 +82,9 @@ _DEATH = re.compile(
 )
 #: "got a new car, a used Kia Niro", "bought a new phone": the thing is another one now
 _NEW_THING = re.compile(
-    r"^(?:(?:i|we) )?(?:just |finally )?(?:got|get|bought|buy|picked up|have|treated (?:myself|ourselves) to|"
-    r"upgraded to|replaced (?:it|my \w+) with) (?:myself |ourselves )?(?:a |an |my |our )?(?:brand[- ]new|new) "
+    r"^(?:(?:i|we) )?(?:just |finally )?(?:got|get|bought|buy|picked up|have|has|treated (?:myself|ourselves) to|"
+    r"upgraded to|replaced (?:it|my \w+) with|found|go to|see|use|am with|are with|signed up with|registered with|"
+    r"switched to|moved to|started at) (?:myself |ourselves )?(?:a |an |my |our )?(?:brand[- ]new|new) "
     r"(?P<noun>[a-z]+)\b(?P<tail>.*)$"
 )
 
@@ -94,6 +101,9 @@ def implied_facts(clause: str, proper: frozenset[str]) -> list[Fact]:
     m = _OCCUPATION_AT.search(clause)
     if m and strip_value(m.group("org")):
         out.append(Fact(SELF, "employer", strip_value(m.group("org")), exclusive=True))
+    m = _NEW_HOME.search(clause)
+    if m and _named(m.group("place"), proper):
+        out.append(Fact(SELF, "residence", _named(m.group("place"), proper), exclusive=True, specific=True))
     m = _WORKPLACE.search(clause)
     if m and _named(m.group("org"), proper):
         out.append(Fact(SELF, "employer", _named(m.group("org"), proper), exclusive=True, specific=True))

@@ -57,7 +57,7 @@ IRREGULAR = {
 KEEP_E = frozenset(
     {"live", "move", "love", "hate", "like", "use", "dance", "bake", "ride", "drive", "date", "share",
      "hike", "skate", "race", "serve", "believe", "relocate", "quite", "practice", "practise", "volunteer",
-     "upgrade", "downgrade", "change", "scrape", "retire", "manage", "charge"}
+     "upgrade", "downgrade", "change", "scrape", "retire", "manage", "charge", "trade", "replace"}
 )  # fmt: skip
 
 
@@ -154,7 +154,8 @@ OCCUPATIONS = lang.wordset(
 CANCEL_PHRASES = re.compile(
     r"\b(?:call(?:ed|ing)? off|cancel(?:l)?(?:ed|ing)?|(?:is|are|was|were|be) off|not happening|fell through|"
     r"scrap(?:ped)?|(?:be|is|are|was|were) (?:postponed|cancel(?:l)?ed|scrapped)|postpone(?:d)?|"
-    r"put on hold|not going (?:to go )?after all|(?:will )?not be going|not go after all|"
+    r"put on hold|not going (?:to go )?after all|(?:will )?not be going|not go after all|push(?:ed)? back|"
+    r"put off|(?:will|is) not (?:happen|happening)|off the table|"
     r"decided (?:not|against)|back(?:ed)? out|pull(?:ed)? out|drop(?:ped)? out|withdr[ae]w|call it off|"
     r"bail(?:ed|ing)? (?:on|out)|shelved|axed|nixed|pull(?:ed)? the plug|walk(?:ed)? away from|"
     r"g[ai]ve up on|abandon(?:ed)?|skip(?:ping|ped)? (?:the|our|my))\b"
@@ -197,6 +198,11 @@ THING_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "job": ("employer", "job"), "gp": ("gp", "doctor"), "doctor": ("gp", "doctor"), "dentist": ("dentist",),
     "therapist": ("therapist",), "bank": ("bank",), "boyfriend": ("relationship", "boyfriend"),
     "girlfriend": ("relationship", "girlfriend"), "partner": ("relationship", "partner"),
+    "email": ("email",), "number": ("number", "phone number"), "address": ("address", "residence"),
+    "boss": ("boss", "manager"), "manager": ("boss", "manager"), "landlord": ("landlord",),
+    "hairdresser": ("hairdresser", "barber"), "barber": ("hairdresser", "barber"), "vet": ("vet",),
+    "physio": ("physio", "physiotherapist"), "coach": ("coach",), "trainer": ("trainer",),
+    "school": ("school",), "gym": ("gym",), "office": ("office",), "tablet": ("tablet",),
 }  # fmt: skip
 
 

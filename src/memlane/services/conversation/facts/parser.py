@@ -104,7 +104,7 @@ def parse(sentence: str, *, speaker_keys: Iterable[str] = (), known_people: Iter
     tokens = lang.words(sentence.translate(APOSTROPHES))
     proper = frozenset(t.lower() for t in tokens[1:] if t[:1].isupper() and t != "I") - keys
     headed, norm = norm, _HEADER.sub("", norm)
-    facts = list(_corrections(norm)) or _retyped(headed)
+    facts = list(_corrections(norm)) or _retyped(headed, proper)
     previous: str | None = None
     for n, clause in enumerate(clauses(norm)):
         for pattern, relation, value in _IMPLIED:
@@ -168,10 +168,12 @@ def _verb_fact(subject: Subject, vp: Clause, proper: frozenset[str]) -> Fact | N
         vp = Clause("", inner.pred, inner.negated, True, vp.kind)
     m = re.match(r"^(?:use|take|drink|eat|play|drive|ride|read|watch|prefer|go to|go with|have) (?P<new>.+?) "
                  r"instead of (?P<old>.+)$", vp.pred)  # fmt: skip
+    m = m or re.match(r"^(?:trade (?:in )?(?P<old>.+?) for|replace (?P<old2>.+?) with) (?P<new>.+)$", vp.pred)
     if m and not vp.negated:
         # "I use Linear instead of Jira now": a switch that names what it leaves
+        old = m.groupdict().get("old") or m.groupdict().get("old2") or ""
         return Fact(subject.key, "switch", strip_value(m.group("new")), exclusive=True, change=True,
-                    old_value=strip_value(m.group("old")))  # fmt: skip
+                    old_value=strip_value(old))  # fmt: skip
     m = re.match(r"^(?:switch|upgrade|downgrade|change) (?:from (?P<old>.+?) )?to (?P<new>.+)$", vp.pred)
     if m:
         return Fact(subject.key, "switch", strip_value(m.group("new")), exclusive=True, change=True,
@@ -276,14 +278,17 @@ def _corrections(norm: str) -> list[Fact]:
     return out
 
 
-def _retyped(norm: str) -> list[Fact]:
-    """ "Typo earlier: it's 24 Elm Street", "Actually it was 2016": a correction cue and values
-    of a type (numbers, times, weekdays, months) with no "not X". The old value is not named,
-    so the fact carries the new values and conflicts.py looks for a note that holds the rest of
-    the sentence with another value of the same type in their place."""
+def _retyped(norm: str, proper: frozenset[str]) -> list[Fact]:
+    """ "Typo earlier: it's 24 Elm Street", "Actually it was 2016", "Sorry, I meant Jenna": a
+    correction cue and values of a type (numbers, times, weekdays, months, names) with no "not
+    X". The old value is not named, so the fact carries the new values and conflicts.py looks
+    for a note that holds the rest of the sentence with another value of the same type."""
     if _CORRECTION_CUE.search(norm) is None:
         return []
     typed = [m.group(0) for m in _TYPED.finditer(norm)]
+    if not typed:  # "Sorry, I meant Jenna": a name is the value when nothing else is
+        typed = [w for w in norm.split() if w.strip(".,!?") in proper and len(w.strip(".,!?")) > 2]
+    typed = list(dict.fromkeys(t.strip(".,!?") for t in typed))
     if not typed or len(typed) > 4:
         return []
     return [Fact(SELF, "correction", " ".join(typed), kind=CORRECTION, change=True)]
