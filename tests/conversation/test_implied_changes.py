@@ -151,3 +151,12 @@ def test_a_retyped_value_after_a_correction_cue_is_a_correction() -> None:
     (fix,) = fx.parse("Typo earlier: it's 24 Elm Street, flat B.")
     assert fix.kind == fx.CORRECTION and fix.value == "24" and not fix.old_value
     assert not any(f.kind == fx.CORRECTION for f in fx.parse("The flat on Elm Street has 24 windows."))
+
+
+def test_selling_or_no_longer_having_a_thing_ends_what_it_was() -> None:
+    (car,) = fx.parse("I drive a 2009 Corolla.")
+    for sentence in ("I sold my car last week.", "I don't have a car anymore."):
+        (gone,) = fx.parse(sentence)
+        assert fx.relate(gone, car) == fx.CONTRADICTS, sentence
+    (bike,) = fx.parse("I sold my bike.")
+    assert fx.relate(bike, car) is None

@@ -154,8 +154,8 @@ OCCUPATIONS = lang.wordset(
 CANCEL_PHRASES = re.compile(
     r"\b(?:call(?:ed|ing)? off|cancel(?:l)?(?:ed|ing)?|(?:is|are|was|were|be) off|not happening|fell through|"
     r"scrap(?:ped)?|(?:be|is|are|was|were) (?:postponed|cancel(?:l)?ed|scrapped)|postpone(?:d)?|"
-    r"put on hold|not going (?:to go )?after all|(?:will )?not be going|not go after all|push(?:ed)? back|"
-    r"put off|(?:will|is) not (?:happen|happening)|off the table|"
+    r"put on hold|not going (?:to go )?after all|(?:will )?not be going|not go after all|"
+    r"(?:will|is) not (?:happen|happening)|off the table|"
     r"decided (?:not|against)|back(?:ed)? out|pull(?:ed)? out|drop(?:ped)? out|withdr[ae]w|call it off|"
     r"bail(?:ed|ing)? (?:on|out)|shelved|axed|nixed|pull(?:ed)? the plug|walk(?:ed)? away from|"
     r"g[ai]ve up on|abandon(?:ed)?|skip(?:ping|ped)? (?:the|our|my))\b"
@@ -234,7 +234,7 @@ _ABANDON = (
     r"(?:scrap(?:ped|s)?|ditch(?:ed|es)?|drop(?:ped|s)?|ax(?:e|ed|es)|shelve[ds]?|binn?(?:ed)?|nix(?:ed)?|"
     r"kill(?:ed|s)?|cancel(?:l?ed|s)?|call(?:ed|s)? off|pull(?:ed)? the plug on|bail(?:ed|s)? on|"
     r"back(?:ed)? out of|pull(?:ed)? out of|walk(?:ed)? away from|g[ai]ve up on|abandon(?:ed|s)?|skip(?:ped)?|"
-    r"postpone[ds]?|push(?:ed)? back|put off|decided against)"
+    r"postpone[ds]?|decided against)"
 )
 ANAPHORIC_CANCEL = re.compile(
     rf"\b{_ABANDON} (?:it|that|this|them|the (?:whole )?(?:thing|plan|idea|project))\b"

@@ -118,7 +118,11 @@ def relate(new: Fact, old: Fact) -> str | None:
         # "sold the Volvo", "moved on from The Bear", "no more coffee": whatever held it ends,
         # and so does what the stopped thing is the kind of ("gave up alcohol" ends the wine)
         held = holds(old.value, new.value) or bool(kinds_of(new.value) & value_words(old.value))
+        held = held or _names_thing(new.value, old)  # "sold my car" ends "drives a Corolla"
         return CONTRADICTS if not old.negated and old.kind != PAST and held else None
+    if new.negated and new.change and verb_key(new.relation) == "do:hav" and _names_thing(new.value, old):
+        # "I don't have a car anymore" ends what a note says the car is
+        return CONTRADICTS if not old.negated and old.kind != PAST else None
     if new.relation.startswith("has:"):
         # "got a new car, a Kia Niro": the car a note names is another one now
         names = THING_ATTRIBUTES.get(new.relation[4:], ())
@@ -213,6 +217,16 @@ def _is_activity(value: str) -> bool:
     """A value that names an activity by its gerund ("bouldering", "running")."""
     words = value.split()
     return len(words) == 1 and words[0].endswith("ing") and len(words[0]) > 5
+
+
+def _names_thing(value: str, old: Fact) -> bool:
+    """``value`` is a thing of one kind ("my car", "the laptop") and ``old`` states what that
+    thing is (``THING_ATTRIBUTES``)."""
+    words = value.split()
+    if not words or len(words) > 2 or words[-1] not in THING_ATTRIBUTES:
+        return False
+    names = THING_ATTRIBUTES[words[-1]]
+    return old.relation in names or _attribute_head(old) in names or old.relation == f"has:{words[-1]}"
 
 
 def _attribute_head(fact: Fact) -> str:

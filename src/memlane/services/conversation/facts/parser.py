@@ -69,6 +69,10 @@ _CORRECTION_CUE = re.compile(
     r"^(?:sorry|oops|correction|typo|my (?:mistake|bad)|wrong (?:\w+ )?(?:digits?|number|date|day|year|address)|"
     r"i misspoke|scratch that|actually|wait|no wait|i meant|i mean|i got (?:that|it) wrong|small correction)\b"
 )
+#: "sorry to hear that": sympathy, not a correction
+_SYMPATHY = re.compile(r"^sorry (?:to|about|for|that|you|if|but)\b")
+#: what says a name was meant, not only regretted
+_MEANT = re.compile(r"\b(?:i meant|i mean|typo|correction|misspel\w*|spelled|spelt|(?:name|it) is actually)\b")
 #: a value of a type a correction can swap for another of the same type
 _TYPED = re.compile(
     r"\b(?:\d{1,2}(?::\d{2})?\s?(?:am|pm)|\d+(?:st|nd|rd|th)?|monday|tuesday|wednesday|thursday|friday|"
@@ -283,10 +287,10 @@ def _retyped(norm: str, proper: frozenset[str]) -> list[Fact]:
     correction cue and values of a type (numbers, times, weekdays, months, names) with no "not
     X". The old value is not named, so the fact carries the new values and conflicts.py looks
     for a note that holds the rest of the sentence with another value of the same type."""
-    if _CORRECTION_CUE.search(norm) is None:
+    if _CORRECTION_CUE.search(norm) is None or _SYMPATHY.search(norm):
         return []
     typed = [m.group(0) for m in _TYPED.finditer(norm)]
-    if not typed:  # "Sorry, I meant Jenna": a name is the value when nothing else is
+    if not typed and _MEANT.search(norm):  # "Sorry, I meant Jenna": a name is the value when nothing else is
         typed = [w for w in norm.split() if w.strip(".,!?") in proper and len(w.strip(".,!?")) > 2]
     typed = list(dict.fromkeys(t.strip(".,!?") for t in typed))
     if not typed or len(typed) > 4:
