@@ -32,8 +32,9 @@ from memlane.domain.errors import Forbidden
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import Job
 from memlane.domain.visibility import Attribution, Viewer, visibility_of
-from memlane.jobs.conversation_kinds import CONVERSATION_BATCHER_IDLE, CONVERSATION_INGEST
+from memlane.jobs.conversation_kinds import CONVERSATION_BATCHER_IDLE
 from memlane.services.conversation.messages import parse_timestamp, stamp_arrivals
+from memlane.services.conversation.task_payloads import BatchOrigin, IngestTask, TaskMessage
 from memlane.services.conversation.tasks import TaskService
 from memlane.store.batcher import STATE_FIELDS, BatcherStore, BufferKey, BufferState
 
@@ -222,16 +223,16 @@ class BatcherService:
         key = state.key
         messages = [{"id": None, **{k: m[k] for k in ("role", "content", "timestamp")}} for m in batch]
         origin = {"batcher": [key.app_id, key.user_id, key.session_id], "messages": messages}
-        payload = {
-            "app_id": key.app_id,
-            "user_id": key.user_id,
-            "session_id": key.session_id,
-            "messages": messages,
-            "producer_agent_id": viewer.agent_id,
-            "request_sha256": sha256_hex(canonical_json(origin)),
-            "batcher": {"reason": reason, "first_seq": batch[0]["seq"], "last_seq": batch[-1]["seq"]},
-        }
-        job = self.tasks.new_job(viewer, CONVERSATION_INGEST, payload)
+        task = IngestTask(
+            app_id=key.app_id,
+            user_id=key.user_id,
+            session_id=key.session_id,
+            messages=tuple(TaskMessage.from_json(m) for m in messages),
+            producer_agent_id=viewer.agent_id,
+            request_sha256=sha256_hex(canonical_json(origin)),
+            batcher=BatchOrigin(reason=reason, first_seq=batch[0]["seq"], last_seq=batch[-1]["seq"]),
+        )
+        job = self.tasks.new_job(viewer, task)
         state.last_delivery = DELIVERY
         state.last_task_id = job.id
         state.last_flush_at = now
