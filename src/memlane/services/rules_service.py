@@ -157,6 +157,21 @@ class RulesService:
         rules = await self.load_rules(viewer.tenant_id, scope)
         return evaluate(rules, context, include_shadow=include_shadow, limit=limit, reach=visibility_of(viewer))
 
+    async def recall_block(
+        self, viewer: Viewer, scope: str, context: object, *, include_shadow: bool, limit: int
+    ) -> dict[str, Any]:
+        """The ``rules`` block a recall with a ``rules_context`` returns: the scope's rules the
+        viewer may see, evaluated against that context (docs/api-graph.md)."""
+        ev = await self.evaluate(viewer, scope, context, include_shadow=include_shadow, limit=limit)
+        return {
+            "scope": scope,
+            "considered": ev.considered,
+            "matched": ev.matched,
+            "skipped_invalid_then": ev.skipped_invalid_then,
+            "invalid_then_sample": ev.invalid_then_sample,
+            "applied": ev.applied,
+        }
+
     async def select_tools(
         self,
         viewer: Viewer,

@@ -30,7 +30,8 @@ from memlane.api.graph.requests import (
 )
 from memlane.api.graph.responses import edge_dto, node_dto, seed_dto
 from memlane.api.graph.write import write_claims, write_command, write_response
-from memlane.api.rules.routes import recall_rules_block, recall_rules_context
+from memlane.api.rules.routes import recall_rules_context
+from memlane.domain.visibility import Viewer
 from memlane.services.recall.model import RecallOutcome, RecallParams
 
 router = APIRouter(
@@ -122,6 +123,19 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
     return response
 
 
+async def _answer(
+    svc: ServicesDep, body: RecallBase, p: RecallParams, out: RecallOutcome, rules_context: tuple[Any, Viewer] | None
+) -> dict[str, Any]:
+    """The recall's response, with the ``rules`` block when a rules context was sent."""
+    response = _response(body, p, out)
+    if rules_context is not None:
+        context, viewer = rules_context
+        response["rules"] = await svc.rules.recall_block(
+            viewer, p.scope, context, include_shadow=body.rules_include_shadow, limit=body.rules_limit
+        )
+    return response
+
+
 @router.post("/recall", response_model=g.RecallReply, summary="Recall a subgraph by query embedding")
 async def recall(
     body: RecallRequest, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed
@@ -130,16 +144,7 @@ async def recall(
     rules_context = recall_rules_context(request, p.tenant_id, body)
     svc.recall.check_dimension(body.query_embedding)
     out = await svc.recall.recall(np.asarray(body.query_embedding, dtype=np.float32), p)
-    response = _response(body, p, out)
-    if rules_context is not None:
-        response["rules"] = await recall_rules_block(
-            request,
-            rules_context,
-            p.scope,
-            include_shadow=body.rules_include_shadow,
-            limit=body.rules_limit,
-        )
-    return response
+    return await _answer(svc, body, p, out, rules_context)
 
 
 @router.post(
@@ -152,14 +157,6 @@ async def recall_text(
     rules_context = recall_rules_context(request, p.tenant_id, body)
     vector = await svc.embedding.query_vector(body.query_text)
     out = await svc.recall.recall(vector, p)
-    response = _response(body, p, out)
+    response = await _answer(svc, body, p, out, rules_context)
     response["query"] = {"text": body.query_text, "embedding_provider": svc.embedder.provider}
-    if rules_context is not None:
-        response["rules"] = await recall_rules_block(
-            request,
-            rules_context,
-            p.scope,
-            include_shadow=body.rules_include_shadow,
-            limit=body.rules_limit,
-        )
     return response
