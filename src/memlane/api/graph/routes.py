@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from fastapi import APIRouter, Depends, Request
 
-from memlane.api.common.auth import principal_of
 from memlane.api.common.body import JsonBodyRoute, json_request_body, validated_body
 from memlane.api.common.deps import (
     DebugEmbeddingsAllowed,
@@ -20,7 +18,7 @@ from memlane.api.common.deps import (
     resolve_scope,
     resolve_tenant,
 )
-from memlane.api.common.identity import Claims, header_claims, viewer_of
+from memlane.api.common.identity import Claims, viewer_of
 from memlane.api.graph import responses as g
 from memlane.api.graph.requests import (
     RecallBase,
@@ -29,7 +27,7 @@ from memlane.api.graph.requests import (
     WriteRequest,
 )
 from memlane.api.graph.responses import edge_dto, node_dto, seed_dto
-from memlane.api.graph.write import write_claims, write_command, write_response
+from memlane.api.graph.write import write_command, write_response, writer_of
 from memlane.api.rules.routes import recall_rules_context
 from memlane.domain.visibility import Viewer
 from memlane.services.recall.model import RecallOutcome, RecallParams
@@ -49,14 +47,10 @@ async def write(request: Request, svc: ServicesDep) -> dict[str, Any]:
     body = await validated_body(request, WriteRequest)
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
-    # the user the writer acts for is recorded on its nodes: with auth on the credentials' user
-    # (headers name nobody here), with auth off X-User-Id; the writer is otherwise anonymous
-    authenticated = principal_of(request).authenticated
-    claims = write_claims(body) if authenticated else replace(Claims(), user_id=header_claims(request).user_id)
-    writer = viewer_of(request, tenant, claims)
+    writer = writer_of(request, tenant, body)
     await quota(request, "write", tenant)
     await admit_queued_write(request, tenant)
-    outcome = await svc.writes.write(write_command(body, scope, writer))
+    outcome = await svc.writes.write_as(writer, write_command(body, scope, tenant))
     return write_response(scope, tenant, outcome)
 
 
