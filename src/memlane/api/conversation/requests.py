@@ -1,7 +1,7 @@
 """Request bodies of the conversation surface; validation failures become 400s naming the field.
 
-The message count bound (1..``MAX_MESSAGES``) depends on settings, so the router checks it;
-everything static is declared here.
+The message count bound (1..``MAX_MESSAGES``) depends on settings, so the use cases check it
+(services/conversation/intake.py, batcher.py); everything static is declared here.
 """
 
 from __future__ import annotations

@@ -250,12 +250,6 @@ async def summarize_conversation(
 async def batcher_messages(body: BatcherRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     viewer = _viewer(request, body.user_id, body.session_id)
     await quota(request, "write", viewer.tenant_id)
-    limit = svc.settings.conversation.max_messages
-    if len(body.messages) > limit:
-        raise InvalidRequest(
-            f"messages must contain at most {limit} messages per request (got {len(body.messages)})",
-            details={"field": "messages"},
-        )
     messages = [{"role": m.role, "content": m.content, "timestamp": m.timestamp} for m in body.messages]
     outcome = await svc.conversation.batcher.append(viewer, body.app_id, body.user_id, body.session_id, messages)
     return outcome.view()

@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from memlane.domain.clock import Clock, iso, new_id
-from memlane.domain.errors import Forbidden
+from memlane.domain.errors import Forbidden, InvalidRequest
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import Job
 from memlane.domain.visibility import Attribution, Viewer, visibility_of
@@ -106,8 +106,11 @@ class BatcherService:
         batch_size: int,
         idle_timeout_sec: float,
         max_attempts: int,
+        max_messages: int | None = None,
     ):
         self.store = store
+        #: messages one append may carry (MEMLANE_MAX_MESSAGES); None: no bound
+        self.max_messages = max_messages
         self.tasks = tasks
         self.clock = clock
         self.batch_size = batch_size
@@ -118,6 +121,12 @@ class BatcherService:
         self, viewer: Viewer, app_id: str, user_id: str, session_id: str | None, messages: list[dict[str, Any]]
     ) -> BatchOutcome:
         """Buffer ``messages`` (role, content, optional timestamp) and flush full batches."""
+        limit = self.max_messages
+        if limit is not None and len(messages) > limit:
+            raise InvalidRequest(
+                f"messages must contain at most {limit} messages per request (got {len(messages)})",
+                details={"field": "messages"},
+            )
         key = _owned_key(viewer, app_id, user_id, session_id)
         now = self.clock.now()
         flushed: list[str] = []

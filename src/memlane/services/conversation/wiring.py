@@ -101,5 +101,6 @@ def build_conversation(
             batch_size=settings.conversation.batcher_batch_size,
             idle_timeout_sec=settings.conversation.batcher_idle_timeout_sec,
             max_attempts=settings.worker.job_max_attempts,
+            max_messages=settings.conversation.max_messages,
         ),
     )
