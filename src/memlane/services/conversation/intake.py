@@ -104,21 +104,16 @@ def message_list(items: list[TaskMessage], limit: int, now: datetime) -> tuple[T
     return tuple(TaskMessage.from_json(m) for m in stamped)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ConversationIntake:
-    def __init__(
-        self,
-        *,
-        tasks: TaskService,
-        summarizer: Summarizer,
-        callbacks: SummaryCallbacks,
-        clock: Clock,
-        max_messages: int,
-    ):
-        self.tasks = tasks
-        self.summarizer = summarizer
-        self.callbacks = callbacks
-        self.clock = clock
-        self.max_messages = max_messages
+    """What the write use cases need: the task queue, the summarizer and the webhook target
+    check, the clock (arrival times), and ``MAX_MESSAGES``."""
+
+    tasks: TaskService
+    summarizer: Summarizer
+    callbacks: SummaryCallbacks
+    clock: Clock
+    max_messages: int
 
     async def submit_memories(self, viewer: Viewer, given: Submission, *, idempotency_key: str | None) -> Job:
         """``POST /api/v1/memories``: the full ingestion pipeline, as a durable task."""
