@@ -157,6 +157,21 @@ class RulesService:
         rules = await self.load_rules(viewer.tenant_id, scope)
         return evaluate(rules, context, include_shadow=include_shadow, limit=limit, reach=visibility_of(viewer))
 
+    async def recall_block(
+        self, viewer: Viewer, scope: str, context: object, *, include_shadow: bool, limit: int
+    ) -> dict[str, Any]:
+        """The ``rules`` block a recall with a ``rules_context`` returns: the scope's rules the
+        viewer may see, evaluated against that context (docs/api-graph.md)."""
+        ev = await self.evaluate(viewer, scope, context, include_shadow=include_shadow, limit=limit)
+        return {
+            "scope": scope,
+            "considered": ev.considered,
+            "matched": ev.matched,
+            "skipped_invalid_then": ev.skipped_invalid_then,
+            "invalid_then_sample": ev.invalid_then_sample,
+            "applied": ev.applied,
+        }
+
     async def select_tools(
         self,
         viewer: Viewer,
@@ -249,22 +264,23 @@ class RulesService:
         with ``include_shadow``, the matched SHADOW rules) that set any ``tool.*`` list, or
         every matched rule with ``target="all"``.
         """
-        unique = list(dict.fromkeys(candidates))
-        if selected_tool not in unique:
-            raise InvalidRequest(
-                f"selected_tool {selected_tool!r} is not one of the candidates",
-                code="selected_tool_not_in_candidates",
-                details={"field": "selected_tool", "candidates": unique[:20]},
-            )
-        ev = await self.evaluate(viewer, scope, context, include_shadow=include_shadow, limit=rules_limit)
-        matches: list[RuleMatch] = list(ev.active) + (list(ev.shadow) if include_shadow else [])
-        if target == "tool":
-            matches = [m for m in matches if any(p.startswith("tool.") for p in m.patch.paths())]
-        ids = [m.rule_node_id for m in matches]
+        unique = _candidates_with(candidates, selected_tool)
+        ids = await self._attributed(
+            viewer, scope, context, target=target, include_shadow=include_shadow, rules_limit=rules_limit
+        )
         result = FeedbackResult([], None)
         if not ids:
             return result
         now = self.clock.now()
+        decision = {
+            "selected_tool": selected_tool,
+            "candidates": unique,
+            "outcome": outcome,
+            "target": target,
+            "include_shadow": include_shadow,
+            "run_id": run_id,
+            "note": _note(note),
+        }
 
         def mutate(found: list[Node]) -> tuple[list[NodePatch], dict[str, Any]]:
             patches: list[NodePatch] = []
@@ -277,23 +293,23 @@ class RulesService:
                 patches.append(NodePatch(id=rid, slots=slots))
                 result.rule_node_ids.append(rid)
                 result.stats[rid] = _counts(slots)
-            diff = {
-                "tools_feedback": {
-                    "selected_tool": selected_tool,
-                    "candidates": unique,
-                    "outcome": outcome,
-                    "target": target,
-                    "include_shadow": include_shadow,
-                    "run_id": run_id,
-                    "note": _note(note),
-                    "rule_node_ids": list(result.rule_node_ids),
-                }
-            }
-            return patches, diff
+            return patches, {"tools_feedback": {**decision, "rule_node_ids": list(result.rule_node_ids)}}
 
         info = CommitInfo(actor=actor, input_sha256=input_sha256, kind="tools_feedback")
         result.commit = await self.writes.mutate(viewer.tenant_id, scope, ids, mutate, info)
         return result
+
+    async def _attributed(
+        self, viewer: Viewer, scope: str, context: object, *, target: str, include_shadow: bool, rules_limit: int
+    ) -> list[str]:
+        """The rules a tool decision's outcome counts for: those that match ``context`` now
+        (ACTIVE, and SHADOW with ``include_shadow``) and, with ``target="tool"``, set a
+        ``tool.*`` list."""
+        ev = await self.evaluate(viewer, scope, context, include_shadow=include_shadow, limit=rules_limit)
+        matches: list[RuleMatch] = list(ev.active) + (list(ev.shadow) if include_shadow else [])
+        if target == "tool":
+            matches = [m for m in matches if any(p.startswith("tool.") for p in m.patch.paths())]
+        return [m.rule_node_id for m in matches]
 
     # --- lifecycle ----------------------------------------------------------------------
     async def set_state(
@@ -378,6 +394,18 @@ class RulesService:
                 details={"field": "rule_node_id"},
             )
         return node
+
+
+def _candidates_with(candidates: Sequence[str], selected_tool: str) -> list[str]:
+    """The distinct candidates, once ``selected_tool`` is one of them (400 otherwise)."""
+    unique = list(dict.fromkeys(candidates))
+    if selected_tool not in unique:
+        raise InvalidRequest(
+            f"selected_tool {selected_tool!r} is not one of the candidates",
+            code="selected_tool_not_in_candidates",
+            details={"field": "selected_tool", "candidates": unique[:20]},
+        )
+    return unique
 
 
 def _counts(slots: dict[str, Any]) -> dict[str, int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -127,6 +127,40 @@ class WriteCommand:
     author: Authorship | None = None
 
 
+def authorship_of(writer: Viewer) -> Authorship:
+    """Identity auto-injection: nodes a write creates without an owner belong to the writer
+    (its agent, else its team), and the writer produced them."""
+    return Authorship(
+        producer_agent_id=writer.agent_id,
+        owner_agent_id=writer.agent_id,
+        owner_team_id=writer.team_id if writer.agent_id is None else None,
+    )
+
+
+def authored(cmd: WriteCommand, writer: Viewer) -> WriteCommand:
+    """``cmd`` as ``writer`` sends it through the public write surface (``WriteService.write_as``).
+
+    * The nodes it creates without an owner are the writer's, and the writer produced them
+      (``authorship_of``); a created node records the user the writer acts for, so an erasure
+      of that user finds it and only that user's callers see it. Like the owners, the user
+      shapes a created node only: an update keeps the stored one.
+    * The commit's actor is the label the request gives, else, with auth on, the credentials'
+      agent (docs/api-graph.md). The label is the caller's word; with auth off so is everything.
+    * With auth on, lanes hold for the writer's upserts and edge endpoints and rule rights are
+      the credentials' (``viewer``); with auth off the writer is anonymous and identities are
+      taken at their word (the contract's default).
+    """
+    trusted = writer.authenticated
+    return replace(
+        cmd,
+        tenant_id=writer.tenant_id,
+        actor=cmd.actor or (writer.agent_id if trusted else None),
+        viewer=writer if trusted else None,
+        author=authorship_of(writer),
+        nodes=[n if n.user_id is not None else replace(n, user_id=writer.user_id) for n in cmd.nodes],
+    )
+
+
 @dataclass(slots=True)
 class WriteOutcome:
     result: WriteResult
@@ -165,6 +199,11 @@ class WriteService:
         #: latency grows with the number of writes being worked on beside it; writes already
         #: wait for the one SQLite writer, and waiting here costs no CPU (BENCHMARKS.md).
         self._slots = asyncio.Semaphore(concurrency) if concurrency > 0 else None
+
+    async def write_as(self, writer: Viewer, cmd: WriteCommand) -> WriteOutcome:
+        """A write a caller sends through ``/v1/memory/write``: its authorship (owners, user,
+        actor, lanes) derived here from the caller (``authored``), not by the route."""
+        return await self.write(authored(cmd, writer))
 
     async def write(self, cmd: WriteCommand) -> WriteOutcome:
         if self._slots is None:
