@@ -23,9 +23,12 @@ from memlane.api.common.route_labels import LabelledMount
 from memlane.api.ui import views
 from memlane.domain.errors import MemlaneError, NotFound
 from memlane.domain.inputs import MAX_SCOPE_LENGTH, NAME_PATTERN
+from memlane.domain.model import NODE_TYPES
 from memlane.domain.visibility import Viewer
 from memlane.rules.promotion import check_promotion
+from memlane.services.layers.roles import LAYERS
 from memlane.services.ranking.calibration import DEFAULT_CUT
+from memlane.services.tools.schemas import MEMORY_LAYERS
 from memlane.store.knowledge import ItemFilter
 
 HERE = Path(__file__).parent
@@ -92,6 +95,20 @@ async def search_page(
 @router.get("/memory/{node_id}", response_class=HTMLResponse)
 async def memory_page(request: Request, node_id: str, scope: ScopeQ = None) -> HTMLResponse:
     return page(request, "memory.html", title="Memory", node_id=node_id, scope=scope or "")
+
+
+@router.get("/new", response_class=HTMLResponse)
+async def new_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
+    """The forms only: each write is a call of the public API from the page."""
+    return page(
+        request,
+        "new.html",
+        title="New memory",
+        scope=scope or "",
+        node_types=NODE_TYPES,
+        layered=LAYERS,
+        tool_layers=MEMORY_LAYERS,
+    )
 
 
 @router.get("/layers", response_class=HTMLResponse)
