@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from memlane.domain.model import Commit, Edge, Node
-from memlane.domain.validity import HISTORY, is_expired
+from memlane.domain.validity import CURRENT, HISTORY, ValidTime, is_expired
 from memlane.domain.visibility import Viewer
 from memlane.rules.promotion import PromotionCheck, check_promotion
 from memlane.services.container import Services
@@ -327,3 +327,75 @@ async def note_chains(svc: Services, viewer: Viewer, scope: str) -> list[list[No
         chains.append(chain)
     newest = {id(c): max((n.created_at for n in c if n.created_at), default=None) for c in chains}
     return sorted(chains, key=lambda c: str(newest[id(c)] or ""), reverse=True)
+
+
+#: memories shown per page of a scope's listing, and scope rows read at most to fill one
+BROWSE_PAGE = 50
+BROWSE_SCAN = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class BrowseFilter:
+    """What ``/ui/browse`` asks of a scope's memories (None or empty: any)."""
+
+    type: str | None = None
+    tier: str | None = None
+    layer: str | None = None
+    #: ``current`` (valid and not expired now), ``as_of`` (at ``as_of``) or ``history`` (all)
+    validity: str = "current"
+    as_of: datetime | None = None
+    #: written at or after ``since`` and before ``until``
+    since: datetime | None = None
+    until: datetime | None = None
+
+    def when(self) -> ValidTime:
+        if self.validity == "history":
+            return HISTORY
+        if self.validity == "as_of" and self.as_of is not None:
+            return ValidTime(as_of=self.as_of)
+        return CURRENT
+
+    def written(self, node: Node) -> bool:
+        at = node.created_at
+        if at is None:
+            return self.since is None and self.until is None
+        return (self.since is None or at >= self.since) and (self.until is None or at < self.until)
+
+
+@dataclass(slots=True)
+class BrowsePage:
+    nodes: list[Node]
+    #: the id the next page starts after (None: the scope's end was reached)
+    next_after: str | None
+    #: how many rows of the scope this page read
+    read: int
+
+
+async def browse(svc: Services, viewer: Viewer, scope: str, flt: BrowseFilter, after: str | None) -> BrowsePage:
+    """A page of the scope's memories (in id order: creation order to the millisecond, as
+    memlane's ids are time-ordered) passing ``flt``, read through ``MemoryReader.browse``: the same filter as
+    every read, so expired and no-longer-valid memories stay hidden unless ``flt`` asks for
+    them. At most ``BROWSE_SCAN`` rows are read per page, whatever the filter."""
+    out: list[Node] = []
+    read = 0
+    while read < BROWSE_SCAN:
+        found, last = await svc.reader.browse(
+            viewer,
+            scope,
+            after_id=after,
+            limit=SCAN_PAGE,
+            when=flt.when(),
+            tiers=(flt.tier,) if flt.tier else (),
+            types=(flt.type,) if flt.type else None,
+            layers=(flt.layer,) if flt.layer else None,
+            exclude_draft_topics=False,
+        )
+        if last is None:
+            return BrowsePage(out, None, read)
+        read += SCAN_PAGE
+        for n in (n for n in found if flt.written(n)):
+            out.append(n)
+            if len(out) == BROWSE_PAGE:
+                return BrowsePage(out, n.id, read)
+        after = last
+    return BrowsePage(out, after, read)
