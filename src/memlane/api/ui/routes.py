@@ -30,6 +30,7 @@ from memlane.domain.visibility import Viewer
 from memlane.rules.promotion import check_promotion
 from memlane.services.layers.roles import LAYERS
 from memlane.services.ranking.calibration import DEFAULT_CUT
+from memlane.services.recall_audit import audits_for
 from memlane.services.tools.schemas import MEMORY_LAYERS
 from memlane.store.knowledge import ItemFilter
 
@@ -314,6 +315,25 @@ async def browse_part(request: Request, svc: ServicesDep, q: BrowseQ) -> HTMLRes
         return {"page": found, "scope": chosen, "next_query": following, "now": svc.clock.now(), "q": q}
 
     return await fragment(request, "part_browse.html", build)
+
+
+#: recalls of a scope read per page of the audit view, newest first
+AUDIT_LIMIT = 200
+
+
+@router.get("/audit", response_class=HTMLResponse)
+async def audit_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
+    return scoped_page(request, "audit", "Recall audit", scope, label="Scope (empty: default)")
+
+
+@router.get("/part/audit", response_class=HTMLResponse)
+async def audit_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        chosen = resolve_scope(request, scope)
+        entries = await audits_for(svc.store, svc.reader, viewer, chosen, limit=AUDIT_LIMIT)
+        return {"entries": entries, "scope": chosen, "limit": AUDIT_LIMIT}
+
+    return await fragment(request, "part_audit.html", build)
 
 
 def mount_ui(app: FastAPI) -> None:
