@@ -336,6 +336,33 @@ async def audit_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -
     return await fragment(request, "part_audit.html", build)
 
 
+#: a user or session id of the conversation surface
+UserQ = Annotated[str | None, Query(max_length=256, pattern=NAME_PATTERN)]
+
+
+@router.get("/people", response_class=HTMLResponse)
+async def people_page(
+    request: Request, scope: ScopeQ = None, user: UserQ = None, session: UserQ = None
+) -> HTMLResponse:
+    return page(request, "people.html", title="Users and sessions", scope=scope or "", user=user or "",
+                session=session or "")  # fmt: skip
+
+
+@router.get("/part/people", response_class=HTMLResponse)
+async def people_part(
+    request: Request, svc: ServicesDep, scope: ScopeQ = None, user: UserQ = None, session: UserQ = None
+) -> HTMLResponse:
+    """The app's users and sessions; with ``user`` (and ``session``), their notes and messages."""
+
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        chosen = resolve_scope(request, scope)
+        found = await views.people(svc, viewer, chosen)
+        talk = await views.conversation(svc, viewer, chosen, user, session or None) if user else None
+        return {"people": found, "talk": talk, "scope": chosen, "limit": views.NOTES_LIMIT, "now": svc.clock.now()}
+
+    return await fragment(request, "part_people.html", build)
+
+
 def mount_ui(app: FastAPI) -> None:
     app.include_router(router)
     app.router.routes.append(LabelledMount("/ui/static", StaticFiles(directory=HERE / "static"), name="ui-static"))

@@ -399,3 +399,73 @@ async def browse(svc: Services, viewer: Viewer, scope: str, flt: BrowseFilter, a
                 return BrowsePage(out, n.id, read)
         after = last
     return BrowsePage(out, after, read)
+
+
+@dataclass(slots=True)
+class Person:
+    """A user of an app as its notes show them: their sessions with how many notes each."""
+
+    user_id: str | None
+    sessions: dict[str | None, int]
+    notes: int
+    last: datetime | None
+
+
+async def people(svc: Services, viewer: Viewer, scope: str) -> list[Person]:
+    """The app's users and sessions, from its newest ``NOTES_LIMIT`` notes the caller may read
+    (every tier and interval, as the notes page), the most recently active user first."""
+    found = await svc.reader.find(viewer, scope, limit=NOTES_LIMIT, tiers=(), when=HISTORY)
+    by_user: dict[str | None, Person] = {}
+    for n in (n for n in found if is_note(n)):
+        person = by_user.setdefault(n.user_id, Person(n.user_id, {}, 0, None))
+        person.sessions[n.session_id] = person.sessions.get(n.session_id, 0) + 1
+        person.notes += 1
+        if n.created_at is not None and (person.last is None or n.created_at > person.last):
+            person.last = n.created_at
+    return sorted(by_user.values(), key=lambda p: str(p.last or ""), reverse=True)
+
+
+@dataclass(slots=True)
+class CitedMessage:
+    """A message a note came from, as the note keeps it (``source_messages``)."""
+
+    id: str
+    role: str
+    timestamp: str
+    excerpt: str
+    notes: list[Node]
+
+
+@dataclass(slots=True)
+class Conversation:
+    user_id: str
+    session_id: str | None
+    notes: list[Node]
+    messages: list[CitedMessage]
+    #: messages the memory batcher holds for this user and session, not yet turned into notes
+    pending: list[dict[str, Any]]
+
+
+async def conversation(svc: Services, viewer: Viewer, scope: str, user: str, session: str | None) -> Conversation:
+    """One user's (and session's) notes the caller may read, newest first, and the messages they
+    came from, oldest first: a message is shown as its notes keep it (an excerpt), since the
+    conversation surface stores messages only in its notes and in the batcher's buffer."""
+    found = await svc.reader.find(
+        viewer, scope, limit=NOTES_LIMIT, tiers=(), when=HISTORY, user_id=user, session_id=session
+    )
+    notes = [n for n in found if is_note(n)]
+    cited: dict[str, CitedMessage] = {}
+    for n in notes:
+        for ref in n.slots.get("source_messages") or []:
+            if not isinstance(ref, dict) or not ref.get("id"):
+                continue
+            key = str(ref["id"])
+            message = cited.setdefault(
+                key,
+                CitedMessage(key, str(ref.get("role") or ""), str(ref.get("timestamp") or ""), "", []),
+            )
+            message.excerpt = message.excerpt or str(ref.get("excerpt") or "")
+            message.notes.append(n)
+    outcome = await svc.conversation.batcher.status(viewer, scope, user, session)
+    ordered = sorted(cited.values(), key=lambda m: (m.timestamp, m.id))
+    return Conversation(user, session, notes, ordered, list(outcome.state.messages))
