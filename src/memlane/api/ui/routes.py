@@ -238,6 +238,9 @@ async def memory_part(request: Request, svc: ServicesDep, node_id: str, scope: S
             "promotion": promotion,
             "kind": views.kind_of(found.node),
             "now": svc.clock.now(),
+            "size": views.GRAPH_SIZE,
+            "hop1_max": views.HOP1_MAX,
+            "hop2_max": views.HOP2_MAX,
         }
 
     return await fragment(request, "part_memory.html", build)

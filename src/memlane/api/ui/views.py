@@ -142,7 +142,8 @@ class GraphNode:
     label: str
     x: float
     y: float
-    centre: bool
+    #: 0: the memory itself, 1: a neighbour, 2: a neighbour's neighbour
+    hop: int
 
 
 @dataclass(slots=True)
@@ -154,6 +155,21 @@ class GraphLine:
     label: str
 
 
+#: the neighbourhood drawn on a memory's page: its strongest neighbours, theirs, and the edges
+#: read to find them, at most; so a hub costs no more to show than any other memory
+HOP1_MAX = 12
+HOP2_MAX = 24
+HOP2_EDGES = 200
+GRAPH_SIZE = 560
+
+
+@dataclass(slots=True)
+class SecondHop:
+    node: Node
+    #: the neighbour it is reached through
+    via: Node
+
+
 @dataclass(slots=True)
 class MemoryPage:
     node: Node
@@ -162,23 +178,28 @@ class MemoryPage:
     commits: list[Commit]
     #: a conversation note and the newer notes it evolved into (``next_id``), oldest first
     evolution: list[Node] = field(default_factory=list)
+    second_hop: list[SecondHop] = field(default_factory=list)
+    #: whether a bound cut the neighbourhood short (more neighbours or edges than drawn)
+    truncated: bool = False
     graph_nodes: list[GraphNode] = field(default_factory=list)
     graph_lines: list[GraphLine] = field(default_factory=list)
 
 
 def layout(
-    centre: Node, neighbours: list[Node], edges: list[Edge], size: int = 360
+    centre: Node, hop1: list[Node], hop2: list[SecondHop], edges: list[Edge], size: int = GRAPH_SIZE
 ) -> tuple[list[GraphNode], list[GraphLine]]:
-    """The node in the middle, its neighbours on a circle: small enough to read, no script."""
+    """The node in the middle, its neighbours on an inner circle and theirs on an outer one,
+    each next to the neighbour it is reached through: drawn on the server, no script."""
     mid = size / 2
-    radius = size / 2 - 50
+    inner, outer = size / 2 - 170, size / 2 - 45
     pos = {centre.id: (mid, mid)}
-    nodes = [GraphNode(centre.id, _short(centre), mid, mid, True)]
-    for i, n in enumerate(neighbours):
-        angle = 2 * math.pi * i / max(len(neighbours), 1) - math.pi / 2
-        x, y = mid + radius * math.cos(angle), mid + radius * math.sin(angle)
-        pos[n.id] = (x, y)
-        nodes.append(GraphNode(n.id, _short(n), x, y, False))
+    nodes = [GraphNode(centre.id, _short(centre), mid, mid, 0)]
+    for ring, members, hop in ((inner, hop1, 1), (outer, [s.node for s in hop2], 2)):
+        for i, n in enumerate(members):
+            angle = 2 * math.pi * i / max(len(members), 1) - math.pi / 2
+            x, y = mid + ring * math.cos(angle), mid + ring * math.sin(angle)
+            pos[n.id] = (x, y)
+            nodes.append(GraphNode(n.id, _short(n), x, y, hop))
     lines = [GraphLine(*pos[e.src_id], *pos[e.dst_id], e.type) for e in edges if e.src_id in pos and e.dst_id in pos]
     return nodes, lines
 
@@ -186,6 +207,10 @@ def layout(
 def _short(n: Node) -> str:
     text = n.title or n.text_summary or n.id
     return text if len(text) <= 24 else text[:23] + "…"
+
+
+def _other(e: Edge, node_id: str) -> str:
+    return e.dst_id if e.src_id == node_id else e.src_id
 
 
 async def memory_page(svc: Services, viewer: Viewer, scope: str, node_id: str) -> MemoryPage | None:
@@ -203,8 +228,40 @@ async def memory_page(svc: Services, viewer: Viewer, scope: str, node_id: str) -
     page = MemoryPage(node, edges, neighbours, await history(svc, viewer, node))
     if is_note(node):
         page.evolution = (await svc.conversation.memories.evolution(viewer, node.scope, node.id)).nodes
-    page.graph_nodes, page.graph_lines = layout(node, list(neighbours.values()), edges)
+    await _second_hop(svc, viewer, page)
     return page
+
+
+async def _second_hop(svc: Services, viewer: Viewer, page: MemoryPage) -> None:
+    """The neighbourhood to two hops, bounded: the ``HOP1_MAX`` neighbours joined by the
+    heaviest edges, up to ``HOP2_MAX`` of their neighbours, from at most ``HOP2_EDGES`` edges;
+    every node and edge read as the caller, like the first hop."""
+    node = page.node
+    strongest: dict[str, float] = {}
+    for e in page.edges:
+        other = _other(e, node.id)
+        strongest[other] = max(strongest.get(other, float("-inf")), e.weight)
+    ranked = sorted(strongest, key=lambda i: -strongest[i])
+    hop1 = [page.neighbours[i] for i in ranked[:HOP1_MAX] if i in page.neighbours]
+    page.truncated = len(ranked) > HOP1_MAX
+    hop1_by_id = {n.id: n for n in hop1}
+    drawn = {node.id, *hop1_by_id}
+    outer = await svc.reader.edges(viewer, node.scope, hop1, limit=HOP2_EDGES) if hop1 else []
+    page.truncated = page.truncated or len(outer) >= HOP2_EDGES
+    via: dict[str, str] = {}
+    for e in outer:
+        for near, far in ((e.src_id, e.dst_id), (e.dst_id, e.src_id)):
+            if near in hop1_by_id and far not in drawn and far not in via:
+                via[far] = near
+    order = {n.id: i for i, n in enumerate(hop1)}
+    far_ids = sorted(via, key=lambda i: order.get(via[i], 0))
+    page.truncated = page.truncated or len(far_ids) > HOP2_MAX
+    found = {n.id: n for n in await svc.reader.nodes(viewer, node.scope, far_ids[:HOP2_MAX])}
+    page.second_hop = [SecondHop(found[i], hop1_by_id[via[i]]) for i in far_ids[:HOP2_MAX] if i in found]
+    shown = drawn | set(found)
+    lines = [e for e in [*page.edges, *outer] if e.src_id in shown and e.dst_id in shown]
+    unique = list({(e.type, e.src_id, e.dst_id): e for e in lines}.values())
+    page.graph_nodes, page.graph_lines = layout(node, hop1, page.second_hop, unique)
 
 
 async def history(svc: Services, viewer: Viewer, node: Node) -> list[Commit]:
