@@ -228,6 +228,7 @@ def plain_body(turns: Sequence[Turn], scope: str) -> dict[str, Any]:
     return {
         "tenant_id": TENANT,
         "scope": scope,
+        "input_text": "\n".join(plain_text(t) for t in turns),
         "actor": "bench/locomo_retrieval.py",
         "memory_lane": "shared",
         "nodes": [{"client_id": t.dia_id, "type": "event", "text_summary": plain_text(t)} for t in turns],
