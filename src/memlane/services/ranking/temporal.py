@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
+from memlane.domain.text_signals import stated_day
+
 _MONTHS: dict[str, int] = {}
 for _i in range(1, 13):
     _MONTHS[calendar.month_name[_i].lower()] = _i
@@ -101,9 +103,13 @@ def parse_event_time(value: Any) -> date | None:
     return parsed.date()
 
 
-def memory_day(slots: dict[str, Any], created_at: datetime | None) -> date | None:
-    """When a memory happened: ``slots.event_time`` if it parses, else when it was written."""
+def memory_day(slots: dict[str, Any], created_at: datetime | None, text: str | None = None) -> date | None:
+    """When a memory happened: ``slots.event_time`` if it parses, else the date its text states
+    (domain/text_signals.py: a client that writes no slots), else when it was written."""
     day = parse_event_time(slots.get("event_time"))
+    if day is not None:
+        return day
+    day = stated_day(text)
     if day is not None:
         return day
     if created_at is None:
