@@ -132,3 +132,11 @@ def test_an_explicit_session_always_wins_over_the_inferred_episode() -> None:
     assert keys["a"] == ("slot", 1) and keys["b"] == ("slot", 2)
     assert keys["c"] not in (keys["a"], keys["b"])
     assert episode_keys([node("s", "x", session_id="chat-7")])["s"] == ("session", "chat-7")
+
+
+def test_a_conversation_note_is_dated_by_its_event_date_else_by_its_source_message() -> None:
+    said = {"occurred_at": "2024-05-03T18:00:00+00:00"}
+    assert memory_day(said, T0, "Priya moved to Berlin") == date(2024, 5, 3)
+    assert memory_day({**said, "event_date": "2024-04-20"}, T0, "Priya moved to Berlin") == date(2024, 4, 20)
+    # the documented slot wins over both
+    assert memory_day({**said, "event_time": "2024-01-02"}, T0, "x") == date(2024, 1, 2)

@@ -103,12 +103,19 @@ def parse_event_time(value: Any) -> date | None:
     return parsed.date()
 
 
+#: slots that date a memory, first found wins: the documented ``event_time``, then what the
+#: conversation surface writes on its notes (the date the note's event happened, then when its
+#: latest source message was said)
+DATING_SLOTS = ("event_time", "event_date", "occurred_at")
+
+
 def memory_day(slots: dict[str, Any], created_at: datetime | None, text: str | None = None) -> date | None:
-    """When a memory happened: ``slots.event_time`` if it parses, else the date its text states
-    (domain/text_signals.py: a client that writes no slots), else when it was written."""
-    day = parse_event_time(slots.get("event_time"))
-    if day is not None:
-        return day
+    """When a memory happened: the first of ``DATING_SLOTS`` that parses, else the date its text
+    states (domain/text_signals.py: a client that writes no slots), else when it was written."""
+    for key in DATING_SLOTS:
+        day = parse_event_time(slots.get(key))
+        if day is not None:
+            return day
     day = stated_day(text)
     if day is not None:
         return day
