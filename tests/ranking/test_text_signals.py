@@ -50,6 +50,7 @@ def test_a_speaker_and_date_stated_at_the_start_of_the_text_are_read(
     [
         "Note: buy milk",
         "TODO: call the dentist",
+        "Correction: my birthday is March 16th, not the 14th",
         "https://example.com: a link",
         "Meeting notes: budget",
         "Caroline (yesterday): hi",  # a bracket that is no date is not a transcript header
