@@ -27,6 +27,7 @@ of day): a bare month or weekday dates nothing.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -315,10 +316,22 @@ def parse_date(text: str) -> datetime | date | None:
     return value
 
 
+#: texts whose reading is remembered: ranking asks about the same candidates several times
+#: per query (speaker, date, episode, time statement) and the same memories across queries
+CACHE_SIZE = 8192
+#: longer texts are read afresh each time, so the caches hold at most ~2 x 8192 x 2 KB
+CACHE_TEXT_MAX = 2000
+
+
 def header(text: str | None) -> Header | None:
     """The speaker (and date) a text starts with, or ``None`` when it starts with no speaker."""
     if not text:
         return None
+    return _header(text) if len(text) <= CACHE_TEXT_MAX else _header.__wrapped__(text)
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _header(text: str) -> Header | None:
     m = _HEADER.match(text)
     if m is None:
         return None
@@ -345,6 +358,11 @@ def stated_when(text: str | None) -> datetime | date | None:
     """When the text says it happened: its header's date, else the one full date it states."""
     if not text:
         return None
+    return _stated_when(text) if len(text) <= CACHE_TEXT_MAX else _stated_when.__wrapped__(text)
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _stated_when(text: str) -> datetime | date | None:
     h = header(text)
     if h is not None and h.when is not None:
         return h.when
