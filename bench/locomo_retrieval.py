@@ -12,10 +12,17 @@ one scope per conversation:
 * a session is a ``topic`` node; every turn is ``part_of`` its session, and consecutive turns
   are ``related_to`` each other.
 
+With ``--client plain`` the turns are written the way a client that knows none of these
+conventions writes them: ``"Speaker (date): words"`` as the text, 100 turns per write request,
+no slots (what the server still reads from that: docs/retrieval.md, "Signals from a client that
+writes no slots").
+
 Then every question of categories 1-4 is asked through ``POST /v1/memory/recall_text`` (and,
 with ``--conversation-api``, through ``GET /api/v1/memories/query``). The ``ranked`` list is
 mapped back to ``dia_id``s through the write responses (non-turn nodes are skipped), and
 evidence recall@k is the share of a question's evidence turns among the first k turns.
+Session-level recall@k (the unit peers publish) is the share of the evidence's sessions among
+the first k distinct sessions of the same ranking, in rank order.
 
 Baselines are computed here with the same embedder over the same texts the server embeds
 (``title + "\\n" + text_summary``): dense-only cosine top-k, Okapi BM25 (implemented below:
@@ -34,6 +41,7 @@ asked as before (valid now: every turn).
 Usage:
   .venv/bin/python bench/locomo_retrieval.py --markdown --out bench/results/locomo-retrieval.json
   .venv/bin/python bench/locomo_retrieval.py --configs full --conversations 26,30
+  .venv/bin/python bench/locomo_retrieval.py --configs full --no-baselines --client plain --conversations 26,30
   .venv/bin/python bench/locomo_retrieval.py --conversation-api
   .venv/bin/python bench/locomo_retrieval.py --configs full --database-url postgresql://...  # on PostgreSQL
 """
