@@ -13,7 +13,7 @@ import asyncio
 import logging
 
 from memlane.domain.model import RecallAudit
-from memlane.store.base import Store
+from memlane.store.contracts.audit import AuditOps
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ MAX_PENDING = 20_000
 
 
 class RecallAuditLog:
-    def __init__(self, store: Store):
+    def __init__(self, store: AuditOps):
         self.store = store
         self._pending: list[RecallAudit] = []
         self._flusher: asyncio.Task[None] | None = None

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import InvalidRequest
@@ -28,7 +28,10 @@ from memlane.domain.visibility import Viewer, visibility_of
 from memlane.jobs.kinds import EMBED_NODES
 from memlane.rules.conditions import regex_errors, rule_conditions
 from memlane.rules.governance import rule_rights_of
-from memlane.store.base import EdgeRedirectResult, NodeMutation, Store
+from memlane.store.base import EdgeRedirectResult, NodeMutation
+from memlane.store.contracts.graph_writes import GraphWriteOps
+from memlane.store.contracts.history import HistoryOps
+from memlane.store.contracts.maintenance import GraphMaintenanceOps
 from memlane.store.sql.node_plan import UPDATABLE_NODE_FIELDS
 
 #: the kind of a commit appended by an import (``import_history``)
@@ -142,10 +145,14 @@ NODE_DEFAULTS: dict[str, Any] = {
 }
 
 
+class WriteStore(GraphWriteOps, HistoryOps, GraphMaintenanceOps, Protocol):
+    """What writes need of the store: upserts and deletes, imported commits, and changes made under the scope's lock."""
+
+
 class WriteService:
     def __init__(
         self,
-        store: Store,
+        store: WriteStore,
         *,
         clock: Clock,
         dimension: int,
