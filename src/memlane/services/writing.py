@@ -24,6 +24,7 @@ from memlane.domain.model import (
     NodeUpsert,
     WriteResult,
 )
+from memlane.domain.node_plan import UPDATABLE_NODE_FIELDS
 from memlane.domain.visibility import Viewer, visibility_of
 from memlane.jobs.kinds import EMBED_NODES
 from memlane.rules.conditions import regex_errors, rule_conditions
@@ -32,7 +33,6 @@ from memlane.store.base import EdgeRedirectResult, NodeMutation
 from memlane.store.contracts.graph_writes import GraphWriteOps
 from memlane.store.contracts.history import HistoryOps
 from memlane.store.contracts.maintenance import GraphMaintenanceOps
-from memlane.store.sql.node_plan import UPDATABLE_NODE_FIELDS
 
 #: the kind of a commit appended by an import (``import_history``)
 IMPORTED = "imported"
@@ -435,7 +435,7 @@ class _GivenFields:
 
 def _node(cmd: WriteCommand, spec: WriteNodeSpec, fields: _GivenFields) -> Node:
     """The node a spec writes. Defaults that are not in ``given`` (lane, author) shape a created
-    node only: an update keeps the stored values (store/sql/node_plan.py decides which it is)."""
+    node only: an update keeps the stored values (domain/node_plan.py decides which it is)."""
     pick = fields.pick
     lane = pick("memory_lane", cmd.memory_lane) or "private"
     owner_agent = pick("owner_agent_id", cmd.owner_agent_id)
