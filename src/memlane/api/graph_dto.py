@@ -19,6 +19,7 @@ from memlane.api.schema_rules import JsonInt, absent, any_of, both, given, value
 from memlane.domain.clock import iso
 from memlane.domain.inputs import ClientId, FreeObject, Name, ScopeName, Strict, TenantName, VersionName
 from memlane.domain.model import Edge, Node
+from memlane.domain.node_fields import META_NODE_FIELDS, NODE_TIME_FIELDS
 from memlane.services.recall.debug import DEBUG_MAX_LIMIT
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -171,25 +172,9 @@ class RecallTextRequest(RecallBase):
 
 
 # --- responses --------------------------------------------------------------------------
-META_FIELDS = (
-    "raw_ref",
-    "evidence_ref",
-    "embedding_status",
-    "embedding_model",
-    "memory_lane",
-    "producer_agent_id",
-    "owner_agent_id",
-    "owner_team_id",
-    "created_at",
-    "updated_at",
-    "last_activated",
-    "salience",
-    "importance",
-    "confidence",
-    "commit_id",
-)
-#: META_FIELDS that are timestamps
-META_TIMES = frozenset({"created_at", "updated_at", "last_activated"})
+#: what ``include_meta`` shows of a node (domain/node_fields.py), and which of it are times
+META_FIELDS = META_NODE_FIELDS
+META_TIMES = frozenset(META_NODE_FIELDS) & frozenset(NODE_TIME_FIELDS)
 
 
 def interval_dto(item: Node | Edge, *, shown: bool = True) -> dict[str, str | None]:

@@ -22,39 +22,11 @@ import numpy.typing as npt
 from memlane.domain.errors import Conflict, InvalidRequest
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import Node, NodeUpsert
+from memlane.domain.node_fields import UPDATABLE_NODE_FIELDS, node_values
 from memlane.domain.validity import check_interval
 from memlane.domain.visibility import Visibility
 
 UnitVector = npt.NDArray[np.float32]
-
-#: node columns an upsert may change, by WriteNode field name
-UPDATABLE_NODE_FIELDS: tuple[str, ...] = (
-    "type",
-    "tier",
-    "title",
-    "text_summary",
-    "slots",
-    "raw_ref",
-    "evidence_ref",
-    "memory_lane",
-    "producer_agent_id",
-    "owner_agent_id",
-    "owner_team_id",
-    "salience",
-    "importance",
-    "confidence",
-    "status",
-    "topic_state",
-    "layer",
-    "user_id",
-    "session_id",
-    "task_id",
-    "agent",
-    "tags",
-    "expires_at",
-    "valid_at",
-    "invalid_at",
-)
 
 #: the vector columns of a node whose text changed: it waits for a new vector
 NO_VECTOR: dict[str, Any] = {
@@ -331,48 +303,16 @@ def restored_provenance(values: dict[str, Any], node: Node, given: Node) -> None
 
 
 def node_insert_row(node: Node, vector: UnitVector | None, rev: int) -> dict[str, Any]:
+    """Every field of the node (an import's ``expired_at`` too: a write's nodes never carry
+    one), its vector columns and the write's ``rev``."""
     ready = vector is not None
     return {
-        "tenant_id": node.tenant_id,
-        "id": node.id,
-        "scope": node.scope,
-        "client_id": node.client_id,
-        "type": node.type,
-        "tier": node.tier,
-        "title": node.title,
-        "text_summary": node.text_summary,
-        "slots": node.slots,
-        "raw_ref": node.raw_ref,
-        "evidence_ref": node.evidence_ref,
-        "memory_lane": node.memory_lane,
-        "producer_agent_id": node.producer_agent_id,
-        "owner_agent_id": node.owner_agent_id,
-        "owner_team_id": node.owner_team_id,
-        "salience": node.salience,
-        "importance": node.importance,
-        "confidence": node.confidence,
+        **node_values(node),
         "embedding": vector,
         "embedding_status": "ready" if ready else "pending",
         "embedding_model": node.embedding_model if ready else None,
         "embedding_dim": int(vector.shape[0]) if vector is not None else None,
-        "status": node.status,
-        "topic_state": node.topic_state,
-        "layer": node.layer,
-        "user_id": node.user_id,
-        "session_id": node.session_id,
-        "task_id": node.task_id,
-        "agent": node.agent,
-        "tags": node.tags,
-        "expires_at": node.expires_at,
-        "created_at": node.created_at,
-        "updated_at": node.updated_at,
-        "last_activated": node.last_activated,
-        "commit_id": node.commit_id,
         "rev": rev,
-        "valid_at": node.valid_at,
-        "invalid_at": node.invalid_at,
-        # only an import brings one (a write's nodes never carry it; the server sets it later)
-        "expired_at": node.expired_at,
     }
 
 
@@ -445,7 +385,6 @@ def content_sha(node: Node) -> str:
 __all__ = [
     "NO_VECTOR",
     "UNCHANGED",
-    "UPDATABLE_NODE_FIELDS",
     "NodePlan",
     "NodeStep",
     "Outcome",

@@ -24,7 +24,7 @@ from memlane.domain.model import (
     NodeUpsert,
     WriteResult,
 )
-from memlane.domain.node_plan import UPDATABLE_NODE_FIELDS
+from memlane.domain.node_fields import UPDATABLE_NODE_FIELDS
 from memlane.domain.visibility import Viewer, visibility_of
 from memlane.jobs.kinds import EMBED_NODES
 from memlane.rules.conditions import regex_errors, rule_conditions

@@ -4,7 +4,7 @@ records, and the row mappers every backend shares.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -19,6 +19,7 @@ from memlane.domain.model import (
     Node,
     WriteResult,
 )
+from memlane.domain.node_fields import edge_from_mapping, node_from_mapping
 
 Vector = npt.NDArray[np.float32]
 
@@ -66,71 +67,8 @@ def edge_from_row(row: Any) -> Edge:
     return edge_from_mapping(row._mapping)
 
 
-def edge_from_mapping(m: Mapping[str, Any]) -> Edge:
-    """An ``Edge`` from column values that already have their Python types."""
-    return Edge(
-        tenant_id=m["tenant_id"],
-        id=m["id"],
-        scope=m["scope"],
-        type=m["type"],
-        src_id=m["src_id"],
-        dst_id=m["dst_id"],
-        weight=m["weight"],
-        confidence=m["confidence"],
-        decay_rate=m["decay_rate"],
-        created_at=m["created_at"],
-        updated_at=m["updated_at"],
-        commit_id=m["commit_id"],
-        valid_at=m["valid_at"],
-        invalid_at=m["invalid_at"],
-        expired_at=m["expired_at"],
-    )
-
-
 def node_from_row(row: Any) -> Node:
     return node_from_mapping(row._mapping)
-
-
-def node_from_mapping(m: Mapping[str, Any]) -> Node:
-    """A ``Node`` from column values that already have their Python types."""
-    return Node(
-        tenant_id=m["tenant_id"],
-        id=m["id"],
-        scope=m["scope"],
-        type=m["type"],
-        client_id=m["client_id"],
-        tier=m["tier"],
-        title=m["title"],
-        text_summary=m["text_summary"],
-        slots=m["slots"] or {},
-        raw_ref=m["raw_ref"],
-        evidence_ref=m["evidence_ref"],
-        memory_lane=m["memory_lane"],
-        producer_agent_id=m["producer_agent_id"],
-        owner_agent_id=m["owner_agent_id"],
-        owner_team_id=m["owner_team_id"],
-        salience=m["salience"],
-        importance=m["importance"],
-        confidence=m["confidence"],
-        embedding_status=m["embedding_status"],
-        embedding_model=m["embedding_model"],
-        status=m["status"],
-        topic_state=m["topic_state"],
-        layer=m["layer"],
-        user_id=m["user_id"],
-        session_id=m["session_id"],
-        task_id=m["task_id"],
-        agent=m["agent"],
-        tags=list(m["tags"] or []),
-        expires_at=m["expires_at"],
-        created_at=m["created_at"],
-        updated_at=m["updated_at"],
-        last_activated=m["last_activated"],
-        commit_id=m["commit_id"],
-        valid_at=m["valid_at"],
-        invalid_at=m["invalid_at"],
-        expired_at=m["expired_at"],
-    )
 
 
 def commit_from_row(row: Any) -> Commit:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from memlane.domain.model import Edge, Node, NodeBrief, SeedFilter
+from memlane.domain.node_fields import NODE_FIELDS
 from memlane.store.base import Vector
 from memlane.store.bm25 import K1, B
 from memlane.store.postgres.filter_sql import Params, to_sql_text
@@ -29,7 +30,7 @@ from memlane.store.schema import NODE_BRIEF_FIELDS
 
 #: Node's fields in order, so a row is the constructor's arguments (JSONB arrives decoded:
 #: SQLAlchemy's asyncpg dialect installs a codec on every connection)
-_NODE_FIELDS = [f.name for f in dataclasses.fields(Node)]
+_NODE_FIELDS = list(NODE_FIELDS)
 _NODE_SQL = f"SELECT {', '.join(_NODE_FIELDS)} FROM nodes WHERE tenant_id = $1 AND id = ANY($2::varchar[])"
 _BRIEF_SQL = f"SELECT scope, {', '.join(NODE_BRIEF_FIELDS)} FROM nodes WHERE tenant_id = $1 AND id = ANY($2::varchar[])"
 _EMBEDDING_SQL = (
