@@ -17,6 +17,7 @@ from typing import Any
 from memlane.domain.clock import new_id
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.model import Edge, EdgeRef, EdgeUpsert, Node
+from memlane.domain.node_fields import edge_values
 from memlane.domain.node_plan import expired_at
 from memlane.domain.validity import check_interval
 
@@ -125,6 +126,18 @@ def edge_interval(e: EdgeUpsert, prior: StoredEdge | None, now: datetime, where:
     return {"valid_at": valid, "invalid_at": invalid, "expired_at": expired}
 
 
+@dataclass(frozen=True, slots=True)
+class EdgeWrite:
+    """What every edge of one write is stamped with."""
+
+    tenant_id: str
+    scope: str
+    now: datetime
+    commit_id: str
+    rev: int
+    make_id: Callable[[], str] = new_id
+
+
 def plan_edge_writes(
     resolved: Sequence[ResolvedEdge],
     stored: dict[EdgeKey, StoredEdge],
@@ -139,6 +152,7 @@ def plan_edge_writes(
     """An edge between nodes already joined by one of its type updates that edge; the same
     edge twice in one write is written once, the last one's values winning (the diff keeps
     the first occurrence, as it always has)."""
+    write = EdgeWrite(tenant_id, scope, now, commit_id, rev, make_id)
     plan = EdgePlan()
     first: dict[EdgeKey, Edge] = {}
     for position, r in enumerate(resolved):
@@ -150,18 +164,7 @@ def plan_edge_writes(
         if earlier is not None:
             repeat(plan, earlier, values, stored_before=prior is not None)
             continue
-        edge = plan_edge(
-            plan,
-            r,
-            prior,
-            values,
-            tenant_id=tenant_id,
-            scope=scope,
-            now=now,
-            commit_id=commit_id,
-            rev=rev,
-            make_id=make_id,
-        )
+        edge = plan_edge(plan, r, prior, values, write)
         first[r.key] = edge
         plan.edges.append(edge)
         plan.diff.append(edge_diff(r, edge, values, op="update" if prior is not None else "create"))
@@ -176,51 +179,31 @@ def repeat(plan: EdgePlan, earlier: Edge, values: dict[str, Any], *, stored_befo
 
 
 def plan_edge(
-    plan: EdgePlan,
-    r: ResolvedEdge,
-    prior: StoredEdge | None,
-    values: dict[str, Any],
-    *,
-    tenant_id: str,
-    scope: str,
-    now: datetime,
-    commit_id: str,
-    rev: int,
-    make_id: Callable[[], str],
+    plan: EdgePlan, r: ResolvedEdge, prior: StoredEdge | None, values: dict[str, Any], write: EdgeWrite
 ) -> Edge:
-    """The update of the stored edge, or the insert of a new one, and the edge as written. An
+    """The edge as written, and the update of the stored edge or the insert of a new one. An
     import brings the edge's own times and commit; any other write stamps its own."""
     e = r.upsert
-    created, updated, made_by = e.created_at or now, e.updated_at or now, e.commit_id or commit_id
-    if prior is not None:
-        edge_id = prior.id
-        plan.updates[edge_id] = {**values, "updated_at": updated, "commit_id": made_by, "rev": rev}
-        if e.created_at is not None:
-            plan.updates[edge_id]["created_at"] = created
-    else:
-        edge_id = e.id or make_id()
-        ends = {
-            "tenant_id": tenant_id,
-            "id": edge_id,
-            "scope": scope,
-            "type": e.type,
-            "src_id": r.src_id,
-            "dst_id": r.dst_id,
-        }
-        stamp = {"created_at": created, "updated_at": updated, "commit_id": made_by, "rev": rev}
-        plan.inserts[edge_id] = {**ends, **values, **stamp}
-    return Edge(
-        tenant_id=tenant_id,
-        id=edge_id,
-        scope=scope,
+    edge = Edge(
+        tenant_id=write.tenant_id,
+        id=prior.id if prior is not None else e.id or write.make_id(),
+        scope=write.scope,
         type=e.type,
         src_id=r.src_id,
         dst_id=r.dst_id,
-        created_at=created,
-        updated_at=updated,
-        commit_id=made_by,
+        created_at=e.created_at or write.now,
+        updated_at=e.updated_at or write.now,
+        commit_id=e.commit_id or write.commit_id,
         **values,
     )
+    if prior is None:
+        plan.inserts[edge.id] = {**edge_values(edge), "rev": write.rev}
+        return edge
+    update = {**values, "updated_at": edge.updated_at, "commit_id": edge.commit_id, "rev": write.rev}
+    if e.created_at is not None:
+        update["created_at"] = edge.created_at
+    plan.updates[edge.id] = update
+    return edge
 
 
 def edge_diff(r: ResolvedEdge, edge: Edge, values: dict[str, Any], *, op: str) -> dict[str, Any]:
@@ -241,6 +224,7 @@ def edge_diff(r: ResolvedEdge, edge: Edge, values: dict[str, Any], *, op: str) -
 __all__ = [
     "EdgeKey",
     "EdgePlan",
+    "EdgeWrite",
     "Endpoints",
     "ResolvedEdge",
     "StoredEdge",

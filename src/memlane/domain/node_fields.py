@@ -64,6 +64,11 @@ def node_values(node: Node) -> dict[str, Any]:
     return {name: getattr(node, name) for name in NODE_FIELDS}
 
 
+def edge_values(edge: Edge) -> dict[str, Any]:
+    """Every field of ``edge`` by name (a store row's values but its ``rev``)."""
+    return {name: getattr(edge, name) for name in EDGE_FIELDS}
+
+
 def node_from_mapping(m: Mapping[str, Any]) -> Node:
     """A ``Node`` from column values that already have their Python types."""
     values = {name: m[name] for name in NODE_FIELDS}
@@ -88,6 +93,7 @@ __all__ = [
     "NODE_TIME_FIELDS",
     "UPDATABLE_NODE_FIELDS",
     "edge_from_mapping",
+    "edge_values",
     "having",
     "node_from_mapping",
     "node_values",
