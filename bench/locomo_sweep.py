@@ -55,7 +55,7 @@ def summary(rows: Sequence[tuple[int, dict[int, float]]]) -> str:
 
 
 async def sweep(args: argparse.Namespace, variants: list[tuple[str, dict[str, Any]]]) -> None:
-    settings = Settings(data_dir=str(args.data_dir))
+    settings = Settings(MEMLANE_DATA_DIR=str(args.data_dir))
     embedder = LocalMiniLMEmbedder.load()
     store = build_store(settings, dimension=embedder.dimension)
     await store.open()
@@ -66,7 +66,7 @@ async def sweep(args: argparse.Namespace, variants: list[tuple[str, dict[str, An
     vectors = {c.conv_id: await embedder.embed([q.question for q in c.questions]) for c in convs}
     try:
         for name, change in variants:
-            ranking = dataclasses.replace(RankingConfig.from_settings(settings), **change)
+            ranking = dataclasses.replace(RankingConfig.from_settings(settings.recall), **change)
             recall = RecallService(store, reader, clock=clock, dimension=embedder.dimension, ranking=ranking)
             rows: dict[bool, list[tuple[int, dict[int, float]]]] = {True: [], False: []}
             for c in convs:

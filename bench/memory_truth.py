@@ -38,6 +38,7 @@ Every case belongs to the ``tune`` or the ``untouched`` split (catalog.py says h
     .venv/bin/python bench/memory_truth.py --split tune --phases updates,additive
     .venv/bin/python bench/memory_truth.py --phases thresholds
     .venv/bin/python bench/memory_truth.py --phases updates,additive --groups everyday-update,everyday-additive
+    .venv/bin/python bench/memory_truth.py --phases updates,additive --groups blind3-update,blind3-additive
 """
 
 from __future__ import annotations

@@ -859,11 +859,11 @@ async def _phase_write_embed(
 
     data_dir = workdir / "embed-phase"
     settings = Settings(
-        data_dir=data_dir,
-        database_url=database_url,
-        embedder="local",
-        worker_in_process=False,
-        log_level="warning",
+        MEMLANE_DATA_DIR=data_dir,
+        MEMLANE_DATABASE_URL=database_url,
+        MEMLANE_EMBEDDER="local",
+        MEMLANE_WORKER_IN_PROCESS=False,
+        MEMLANE_LOG_LEVEL="warning",
     )
     tenant = "bench-embed" if database_url else TENANT
     load0 = os.getloadavg()
@@ -926,7 +926,7 @@ async def _phase_write_embed(
         "nodes": len(ids),
         "jobs_run": jobs_run,
         "jobs_failed": failed,
-        "embedding_batch_size": settings.embedding_batch_size,
+        "embedding_batch_size": settings.embedding.batch_size,
         "open_seconds": round(open_s, 2),
         "write_seconds": round(write_s, 2),
         "embed_seconds": round(embed_s, 2),
@@ -964,8 +964,8 @@ async def build_hnsw(database_url: str) -> dict[str, Any]:
     ddl = PostgresStore(
         database_url,
         vector_dim=DIM,
-        hnsw_m=settings_now.pg_hnsw_m,
-        hnsw_ef_construction=settings_now.pg_hnsw_ef_construction,
+        hnsw_m=settings_now.postgres.hnsw_m,
+        hnsw_ef_construction=settings_now.postgres.hnsw_ef_construction,
     ).index_ddl()
     assert ddl is not None
     settings = ["SET maintenance_work_mem = '4GB'", "SET max_parallel_maintenance_workers = 1"]

@@ -52,6 +52,6 @@ def test_identity_reflects_dimension() -> None:
 
 
 def test_factory_builds_hashing_with_configured_dimension() -> None:
-    embedder = build_embedder(Settings(embedder="hashing", hashing_dimension=96))
+    embedder = build_embedder(Settings(MEMLANE_EMBEDDER="hashing", MEMLANE_HASHING_DIMENSION=96))
     assert isinstance(embedder, HashingEmbedder)
     assert embedder.dimension == 96

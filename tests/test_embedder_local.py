@@ -115,7 +115,7 @@ def test_corrupt_tokenizer_fails_at_construction_with_setup_hint(tmp_path: Path)
 
 
 def test_factory_builds_the_local_model() -> None:
-    embedder = build_embedder(Settings(embedder="local", embedding_batch_size=8))
+    embedder = build_embedder(Settings(MEMLANE_EMBEDDER="local", MEMLANE_EMBEDDING_BATCH_SIZE=8))
     assert isinstance(embedder, LocalMiniLMEmbedder)
     assert embedder.batch_size == 8
 

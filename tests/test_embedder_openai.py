@@ -385,11 +385,11 @@ def test_retry_after_parsing_falls_back_on_garbage_and_clamps_past_dates() -> No
 
 async def test_factory_builds_openai_embedder_from_settings(server: tuple[str, Recorded]) -> None:
     settings = Settings(
-        embedder="openai",
-        embedding_base_url=server[0],
-        embedding_model="good",
-        embedding_dimension=DIM,
-        embedding_api_key=API_KEY,
+        MEMLANE_EMBEDDER="openai",
+        MEMLANE_EMBEDDING_BASE_URL=server[0],
+        MEMLANE_EMBEDDING_MODEL="good",
+        MEMLANE_EMBEDDING_DIMENSION=DIM,
+        MEMLANE_EMBEDDING_API_KEY=API_KEY,
     )
     embedder = build_embedder(settings)
     try:
@@ -402,4 +402,4 @@ async def test_factory_builds_openai_embedder_from_settings(server: tuple[str, R
 
 def test_factory_requires_base_url_for_openai() -> None:
     with pytest.raises(ValueError, match="MEMLANE_EMBEDDING_BASE_URL"):
-        build_embedder(Settings(embedder="openai", embedding_base_url=None))
+        build_embedder(Settings(MEMLANE_EMBEDDER="openai", MEMLANE_EMBEDDING_BASE_URL=None))

@@ -8,8 +8,8 @@ from __future__ import annotations
 import dataclasses
 import typing
 
-from memlane.api.graph_dto import META_FIELDS, WriteNodeIn
-from memlane.api.responses_graph import GraphNode, Interval
+from memlane.api.graph.requests import WriteNodeIn
+from memlane.api.graph.responses import META_FIELDS, GraphNode, Interval
 from memlane.domain.model import Edge, Node
 from memlane.domain.node_fields import (
     EDGE_FIELDS,

@@ -21,7 +21,7 @@ def service(store: Store, base_url: str, cache: int) -> EmbeddingService:
         MEMLANE_QUERY_EMBEDDING_CACHE=cache,
     )
     return EmbeddingService(
-        store, build_embedder(settings), clock=Clock(), query_cache_size=settings.query_embedding_cache
+        store, build_embedder(settings), clock=Clock(), query_cache_size=settings.embedding.query_cache
     )
 
 

@@ -20,12 +20,7 @@ def test_quick_start_is_exactly_two_commands() -> None:
 
 
 def test_every_setting_is_documented_in_the_readme() -> None:
-    missing = []
-    for name, field in Settings.model_fields.items():
-        alias = field.validation_alias
-        names = list(getattr(alias, "choices", [])) if alias is not None else [name]
-        if not any(str(n) in README for n in names):
-            missing.append(names)
+    missing = [names for _, _, names in Settings.env_names() if not any(n in README for n in names)]
     assert missing == []
 
 
@@ -38,11 +33,7 @@ CLI_OPTION_VARS = re.compile(r"^MEMLANE_MCP_")
 
 
 def _settings_names() -> set[str]:
-    names: set[str] = set()
-    for name, field in Settings.model_fields.items():
-        alias = field.validation_alias
-        names.update(str(n) for n in getattr(alias, "choices", [name]))
-    return names
+    return {n for _, _, names in Settings.env_names() for n in names}
 
 
 def test_only_settings_read_the_environment() -> None:

@@ -9,7 +9,10 @@ and say so in BENCHMARKS.md.
 
 The ``everyday-update:<kind>`` and ``everyday-additive`` groups (updates_everyday.py,
 additive_everyday.py) are such new groups: written later, apart from the memory rules, as a
-fresh held-out test of wording the rules were not developed on. ``--groups`` of
+fresh held-out test of wording the rules were not developed on. The ``blind3-update:<kind>``
+and ``blind3-additive`` groups (updates_blind3.py, additive_blind3.py) are a third set, written
+blind to the rules' code, for measurement only: every case of theirs is ``untouched``
+(:data:`UNTOUCHED_GROUPS`), so they have no ``tune`` split to fit. ``--groups`` of
 bench/memory_truth.py runs some groups alone (:meth:`Catalog.only`).
 """
 
@@ -29,33 +32,40 @@ from bench.memory_truth_cases import (
     check_cases,
 )
 from bench.memory_truth_cases.additive import ADDITIVE
+from bench.memory_truth_cases.additive_blind3 import BLIND3_ADDITIVE
 from bench.memory_truth_cases.additive_everyday import EVERYDAY_ADDITIVE
 from bench.memory_truth_cases.consolidation import PAIRS
 from bench.memory_truth_cases.expiry import EXPIRING
 from bench.memory_truth_cases.updates import UPDATES
+from bench.memory_truth_cases.updates_blind3 import BLIND3_UPDATES
 from bench.memory_truth_cases.updates_everyday import EVERYDAY_UPDATES
 
 #: groups that topics.py does not tag: the persons of the ``thresholds`` phase (and
 #: bench/calibrate_background.py) pool the other groups only, so they stay what they were
-UNPOOLED_GROUPS = ("everyday-update", "everyday-additive")
+UNPOOLED_GROUPS = ("everyday-update", "everyday-additive", "blind3-update", "blind3-additive")
+#: groups (a name without ``:<kind>`` names each of its kinds) whose cases are all ``untouched``:
+#: sets kept for measurement only, with nothing to tune on
+UNTOUCHED_GROUPS = ("blind3-update", "blind3-additive")
 
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def assign_splits(groups: Mapping[str, Sequence[str]]) -> dict[str, str]:
-    """``{case id: split}`` by the rule above."""
-    out: dict[str, str] = {}
-    for ids in groups.values():
-        for position, case_id in enumerate(sorted(ids, key=_digest)):
-            out[case_id] = "untouched" if position % 3 == 0 else "tune"
-    return out
-
-
 def _in_group(group: str, name: str) -> bool:
     """Whether ``name`` selects ``group``: its own name, or the name before its ``:<kind>``."""
     return group == name or group.startswith(f"{name}:")
+
+
+def assign_splits(groups: Mapping[str, Sequence[str]], untouched: Sequence[str] = ()) -> dict[str, str]:
+    """``{case id: split}`` by the rule above; every case of a group ``untouched`` names is
+    ``untouched``."""
+    out: dict[str, str] = {}
+    for name, ids in groups.items():
+        held_out = any(_in_group(name, n) for n in untouched)
+        for position, case_id in enumerate(sorted(ids, key=_digest)):
+            out[case_id] = "untouched" if held_out or position % 3 == 0 else "tune"
+    return out
 
 
 @dataclass(frozen=True)
@@ -112,8 +122,8 @@ class Catalog:
 
 
 def load() -> Catalog:
-    updates = [*UPDATES, *EVERYDAY_UPDATES]
-    additives = [*ADDITIVE, *EVERYDAY_ADDITIVE]
+    updates = [*UPDATES, *EVERYDAY_UPDATES, *BLIND3_UPDATES]
+    additives = [*ADDITIVE, *EVERYDAY_ADDITIVE, *BLIND3_ADDITIVE]
     problems = check_cases(updates, additives, PAIRS, EXPIRING)
     if problems:
         raise ValueError("the memory truth cases are inconsistent:\n  " + "\n  ".join(problems))
@@ -127,7 +137,10 @@ def load() -> Catalog:
     for u in EVERYDAY_UPDATES:
         groups.setdefault(f"everyday-update:{u.kind}", []).append(u.id)
     groups["everyday-additive"] = [a.id for a in EVERYDAY_ADDITIVE]
-    split = assign_splits(groups)
+    for u in BLIND3_UPDATES:
+        groups.setdefault(f"blind3-update:{u.kind}", []).append(u.id)
+    groups["blind3-additive"] = [a.id for a in BLIND3_ADDITIVE]
+    split = assign_splits(groups, UNTOUCHED_GROUPS)
     assert set(split.values()) <= set(SPLITS)
     group = {case_id: name for name, ids in groups.items() for case_id in ids}
     return Catalog(updates, additives, list(PAIRS), list(EXPIRING), split, group, frozenset(groups))

@@ -3,7 +3,7 @@
 Counters and histograms live in ``prometheus_client``'s default registry (with its process
 and Python collectors), so they count across every app of the process. Figures read from the
 store (queue depth, embedding backlog) are not kept here: ``/metrics`` reads them at scrape
-time (api/metrics.py), so they are right whichever process did the work.
+time (api/system/metrics.py), so they are right whichever process did the work.
 
 Labels are bounded: routes are templates, never raw paths, and tenants are not a label
 (their number is unbounded; quota rejections are counted per bucket).
@@ -48,6 +48,13 @@ WEBHOOK_DELIVERIES = Counter(
     "memlane_webhook_deliveries",
     "Summary webhook delivery attempts, by outcome (delivered, retryable, permanent)",
     ["outcome"],
+)
+
+JOB_RUNS = Counter(
+    "memlane_job_runs",
+    "Job runs this process's worker finished, by kind and outcome (completed; retrying: failed, "
+    "queued again after a backoff; failed: failed for good)",
+    ["kind", "outcome"],
 )
 
 RECALL_STAGES = ("embed", "vector", "keyword", "graph", "rank")

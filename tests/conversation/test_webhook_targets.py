@@ -91,7 +91,7 @@ def test_internal_targets_are_refused_at_submission_in_every_spelling(default_se
 
 
 def summary_jobs(server: LiveServer) -> int:
-    path = server.settings.resolved_database_url.removeprefix("sqlite:///")
+    path = server.settings.storage.resolved_database_url.removeprefix("sqlite:///")
     with sqlite3.connect(path) as db:
         return int(
             db.execute("SELECT count(*) FROM jobs WHERE kind = ?", (CONVERSATION_SUMMARY_CALLBACK,)).fetchone()[0]
@@ -141,7 +141,9 @@ async def test_the_allow_list_opens_named_hosts_and_networks_only() -> None:
     async def resolver(host: str, port: int) -> list[str]:
         return {"hooks.corp.example": ["10.20.0.5"], "other.corp.example": ["10.30.0.5"]}[host]
 
-    raw = Settings(MEMLANE_WEBHOOK_ALLOWED_HOSTS="hooks.corp.example, 10.40.0.0/16, 127.0.0.1").webhook_allowed_hosts
+    raw = Settings(
+        MEMLANE_WEBHOOK_ALLOWED_HOSTS="hooks.corp.example, 10.40.0.0/16, 127.0.0.1"
+    ).conversation.webhook_allowed_hosts
     policy = TargetPolicy.from_setting(raw, resolver=resolver)
     assert await policy.addresses(parse_target("http://hooks.corp.example/x"))  # by name
     assert await policy.addresses(parse_target("http://10.40.7.7/x"))  # in a listed network

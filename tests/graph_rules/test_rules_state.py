@@ -37,7 +37,7 @@ def insert_legacy_rule(server: LiveServer, scope: str, slots: dict[str, Any]) ->
     its lane flipped underneath."""
 
     async def go() -> str:
-        store = build_store(Settings(MEMLANE_DATABASE_URL=server.settings.database_url), dimension=384)
+        store = build_store(Settings(MEMLANE_DATABASE_URL=server.settings.storage.database_url), dimension=384)
         await store.open()
         try:
             node = Node(tenant_id="default", id=new_id(), scope=scope, type="rule", slots=slots, memory_lane="shared")
@@ -83,7 +83,7 @@ def read_node(server: LiveServer, scope: str, node_id: str) -> Node:
     """The stored node, read with a store of our own on the server's database file."""
 
     async def go() -> Node:
-        store = build_store(Settings(MEMLANE_DATABASE_URL=server.settings.database_url), dimension=384)
+        store = build_store(Settings(MEMLANE_DATABASE_URL=server.settings.storage.database_url), dimension=384)
         await store.open()
         try:
             return (await store.get_nodes("default", scope, [node_id]))[0]

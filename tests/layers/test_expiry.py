@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from memlane.api.ui import views
 from memlane.domain.clock import Clock
 from memlane.domain.errors import NotFound
 from memlane.domain.validity import CURRENT, HISTORY, ValidTime
@@ -22,7 +23,6 @@ from memlane.services.conversation.notes import KIND_CONVERSATION, NOTE_TYPE
 from memlane.services.layers.service import MemoryMeta, ReadInput, UpdateInput, WriteInput
 from memlane.services.tools.context import ToolContext
 from memlane.services.writing import WriteCommand, WriteNodeSpec
-from memlane.ui import views
 from tests.conftest import DIM, make_settings
 
 START = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)

@@ -66,8 +66,8 @@ def test_the_scale_comes_from_the_settings_and_refuses_a_zero_scale() -> None:
     settings = Settings(
         MEMLANE_RELEVANCE_EXCESS_MIDPOINT=0.1, MEMLANE_RELEVANCE_EXCESS_SCALE=0.2, MEMLANE_RELEVANCE_BACKGROUND=False
     )
-    scale = RelevanceScale.from_settings(settings)
+    scale = RelevanceScale.from_settings(settings.recall)
     assert (scale.excess_midpoint, scale.excess_scale, scale.background) == (0.1, 0.2, False)
-    assert Settings().conversation_similarity_threshold == CONVERSATION_CUT == 0.3
+    assert Settings().conversation.similarity_threshold == CONVERSATION_CUT == 0.3
     with pytest.raises(ValueError):
         RelevanceScale(excess_scale=0.0)

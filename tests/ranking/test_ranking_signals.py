@@ -200,11 +200,11 @@ def test_each_signal_is_switched_by_its_own_setting() -> None:
             MEMLANE_RECALL_FUSION="rrf",
             MEMLANE_RECALL_RRF_K=60,
             MEMLANE_RECALL_CANDIDATES=40,
-        )
+        ).recall
     )
     assert (cfg.keyword, cfg.graph, cfg.time, cfg.entity) == (False, False, False, False)
     assert (cfg.fusion, cfg.rrf_k, cfg.candidates) == ("rrf", 60, 40)
-    assert RankingConfig.from_settings(Settings()) == RankingConfig()
+    assert RankingConfig.from_settings(Settings().recall) == RankingConfig()
 
 
 def test_out_of_range_ranking_settings_are_refused_at_startup() -> None:

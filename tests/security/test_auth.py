@@ -235,7 +235,7 @@ def test_keys_and_tokens_never_reach_the_logs(c: httpx.Client, logs: Captured) -
     c.post("/v1/memory/recall", json=recall_body("s"), headers=as_key(ALICE_KEY))
     c.post("/v1/memory/recall", json=recall_body("s"), headers=as_key("wrong-key-xyz"))
     c.post("/v1/memory/recall", json=recall_body("s"), headers=as_jwt(tok))
-    logging.getLogger("memlane.api.auth").info("capture probe")
+    logging.getLogger("memlane.api.common.auth").info("capture probe")
     text = "\n".join(logs.lines)
     assert "capture probe" in text, "INFO records reach the capture"
     for secret in (ALICE_KEY, "wrong-key-xyz", tok, SECRET):

@@ -18,15 +18,15 @@ from mcp.server.transport_security import TransportSecurityMiddleware
 from pydantic import ValidationError
 from starlette.requests import Request
 
-import memlane.ui
-from memlane.api.browser_policy import BrowserPolicy
-from memlane.api.mcp_http import transport_security
+import memlane.api.ui
+from memlane.api.common.browser_policy import BrowserPolicy
+from memlane.api.tools.mcp_http import transport_security
 from tests.api.helpers import new_scope, unit
 from tests.conftest import make_settings
 from tests.support.server import LiveServer
 
 EVIL = "http://evil.example"
-TEMPLATES = Path(memlane.ui.__file__).parent / "templates"
+TEMPLATES = Path(memlane.api.ui.__file__).parent / "templates"
 MCP_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 MCP_ACCEPT = {"accept": "application/json, text/event-stream"}
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from memlane.ui.views import SCOPES_PAGE
+from memlane.api.ui.views import SCOPES_PAGE
 from tests.api.helpers import new_scope
 from tests.conversation.helpers import ingest, msg, new_app
 from tests.support.server import LiveServer
@@ -152,7 +152,7 @@ def test_the_browser_needs_no_network_beyond_the_server(server: LiveServer, page
     page.goto(f"{server.url}/ui/search?scope=x&q=y")
     loaded(page, "#results")
     assert requested and all(u.startswith(server.url) for u in requested), requested
-    assert Path(__file__).parents[2].joinpath("src/memlane/ui/static/htmx.min.js").exists()
+    assert Path(__file__).parents[2].joinpath("src/memlane/api/ui/static/htmx.min.js").exists()
 
 
 def test_a_conversation_note_shows_its_evolution_and_can_be_deleted(server: LiveServer, page: Any) -> None:

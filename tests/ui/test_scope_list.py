@@ -8,7 +8,7 @@ import re
 
 import httpx
 
-from memlane.ui.views import SCOPES_PAGE
+from memlane.api.ui.views import SCOPES_PAGE
 from tests.api.helpers import new_scope
 from tests.support.server import LiveServer
 

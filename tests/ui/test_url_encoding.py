@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from memlane.api.ui.routes import templates
+from memlane.api.ui.views import MemoryPage
 from memlane.domain.model import Node
-from memlane.ui.router import templates
-from memlane.ui.views import MemoryPage
 
 #: an id as an attacker once imported it: the delete button became a delete in another app
 HOSTILE_ID = "victim?app_id=other-app#"

@@ -1,1 +1,2 @@
-"""HTTP surfaces: one router per spec, one place that maps errors to each envelope."""
+"""HTTP surfaces: one package per surface (routes.py, requests.py, responses.py), what they
+share in common/ (dependencies, identity, errors and their envelopes), the memory browser in ui/."""

@@ -4,25 +4,37 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from fastapi import FastAPI
 
 from memlane import __version__
-from memlane.api import admin, conversation, erasure, graph, layers, lifecycle, mcp_http, metrics, rules, system, tools
-from memlane.api.auth import Authenticator
-from memlane.api.browser_boundary import BrowserBoundary, add_cors
-from memlane.api.browser_policy import BrowserPolicy
-from memlane.api.edge_middleware import EdgeMiddleware
-from memlane.api.errors import install_error_handlers
-from memlane.api.graph_dto import WriteRequest
-from memlane.api.json_body import document_body_models
-from memlane.api.openapi import install_openapi
-from memlane.api.slash_redirect import use_relative_slash_redirects
+from memlane.api.admin import routes as admin
+from memlane.api.common.auth import Authenticator
+from memlane.api.common.body import document_body_models
+from memlane.api.common.browser_boundary import BrowserBoundary, add_cors
+from memlane.api.common.browser_policy import BrowserPolicy
+from memlane.api.common.edge_middleware import EdgeMiddleware
+from memlane.api.common.errors import install_error_handlers
+from memlane.api.common.openapi import install_openapi
+from memlane.api.common.slash_redirect import use_relative_slash_redirects
+from memlane.api.conversation import routes as conversation
+from memlane.api.erasure import routes as erasure
+from memlane.api.graph import routes as graph
+from memlane.api.graph.requests import WriteRequest
+from memlane.api.knowledge import routes as knowledge
+from memlane.api.layers import routes as layers
+from memlane.api.lifecycle import routes as lifecycle
+from memlane.api.rules import routes as rules
+from memlane.api.system import metrics
+from memlane.api.system import routes as system
+from memlane.api.tools import mcp_http
+from memlane.api.tools import routes as tools
+from memlane.api.ui.routes import mount_ui
+from memlane.apidocs.router import mount_docs
 from memlane.config import Settings
 from memlane.gc_freeze import freeze_startup_objects
 from memlane.services.container import Services, open_services
-from memlane.ui.router import mount_ui
 
 log = logging.getLogger(__name__)
 
@@ -34,41 +46,20 @@ def create_app(
     ``freeze_startup_heap`` is for the server process (gc_freeze.py), not for apps in tests."""
     settings = settings or (services.settings if services else Settings())
 
-    @contextlib.asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        owned = services is None
-        svc = services or await open_services(settings)
-        app.state.services = svc
-        if owned and settings.worker_in_process:
-            svc.worker.start()
-            requeued = await svc.embedding.requeue_stale_model()
-            if requeued:
-                log.info("embedding model is %s: %d nodes queued for re-embedding", svc.embedder.model_id, requeued)
-        if freeze_startup_heap:
-            log.debug("froze %d start-up objects", freeze_startup_objects())
-        try:
-            yield
-        finally:
-            if owned:
-                await svc.close()
-
     app = FastAPI(
         title="memlane",
         version=__version__,
         description="Long-term memory for AI agents: graph memory, conversation memory, layered memory "
         "and agent tools on one core.",
-        lifespan=lifespan,
+        lifespan=_lifespan(settings, services, freeze_startup_heap=freeze_startup_heap),
+        # served from packaged files, not a CDN (apidocs/router.py)
+        docs_url=None,
+        redoc_url=None,
     )
     if services is not None:
         app.state.services = services
 
-    # outermost last: the body limit and metrics, then CORS (when configured), then the browser
-    # boundary (Host, Origin, media type, security headers: browser_boundary.py)
-    browser = BrowserPolicy.parse(settings.allowed_hosts, settings.cors_origins)
-    app.add_middleware(BrowserBoundary, policy=browser)
-    if browser.origins.enabled:
-        add_cors(app, browser.origins)
-    app.add_middleware(EdgeMiddleware, max_request_bytes=settings.max_request_bytes)
+    browser = _install_edge(app, settings)
     use_relative_slash_redirects(app.router)
 
     # Built here, not in the lifespan, so a bad key registry or secret stops start-up at once.
@@ -84,9 +75,49 @@ def create_app(
     app.include_router(conversation.router)
     app.include_router(layers.router)
     app.include_router(tools.router)
-    app.include_router(tools.knowledge_router)
+    app.include_router(knowledge.router)
     app.include_router(erasure.router)
     mount_ui(app)
+    mount_docs(app)
     mcp_http.mount_mcp(app, browser)
     install_openapi(app, settings)
     return app
+
+
+def _lifespan(
+    settings: Settings, services: Services | None, *, freeze_startup_heap: bool
+) -> Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]:
+    """Open the services (unless the caller gave them) and start the in-process worker."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = services is None
+        svc = services or await open_services(settings)
+        app.state.services = svc
+        if owned and settings.worker.in_process:
+            svc.worker.start()
+            requeued = await svc.embedding.requeue_stale_model()
+            if requeued:
+                log.info("embedding model is %s: %d nodes queued for re-embedding", svc.embedder.model_id, requeued)
+        if freeze_startup_heap:
+            log.debug("froze %d start-up objects", freeze_startup_objects())
+        try:
+            yield
+        finally:
+            if owned:
+                await svc.close()
+
+    return lifespan
+
+
+def _install_edge(app: FastAPI, settings: Settings) -> BrowserPolicy:
+    """The middleware every request crosses first; the browser policy is returned for the MCP
+    transport, which applies the same lists."""
+    # outermost last: the body limit and metrics, then CORS (when configured), then the browser
+    # boundary (Host, Origin, media type, security headers: browser_boundary.py)
+    browser = BrowserPolicy.parse(settings.server.allowed_hosts, settings.server.cors_origins)
+    app.add_middleware(BrowserBoundary, policy=browser)
+    if browser.origins.enabled:
+        add_cors(app, browser.origins)
+    app.add_middleware(EdgeMiddleware, max_request_bytes=settings.server.max_request_bytes)
+    return browser

@@ -47,7 +47,7 @@ def consolidate(
     if min_events > max_events:
         raise typer.BadParameter("--min-events must not exceed --max-events")
     settings = Settings()
-    tenant_id = tenant or settings.default_tenant_id
+    tenant_id = tenant or settings.defaults.tenant_id
     c_opts = ConsolidationOptions(
         embedding_threshold=embedding_threshold,
         text_threshold=text_threshold,

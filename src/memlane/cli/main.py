@@ -42,12 +42,12 @@ def serve(
     import uvicorn
 
     settings = Settings()
-    _logging(settings.log_level)
+    _logging(settings.server.log_level)
     from memlane.store import migrate
 
-    migrate.upgrade(settings.resolved_database_url)
-    bind = host or settings.host
-    if bind not in ("127.0.0.1", "localhost", "::1") and not settings.allowed_hosts:
+    migrate.upgrade(settings.storage.resolved_database_url)
+    bind = host or settings.server.host
+    if bind not in ("127.0.0.1", "localhost", "::1") and not settings.server.allowed_hosts:
         logging.getLogger("memlane.serve").warning(
             "listening on %s, but answering only to localhost, 127.0.0.1 and [::1]: set MEMLANE_ALLOWED_HOSTS to "
             "the names clients use (docs/security.md, 'Browsers')",
@@ -56,21 +56,34 @@ def serve(
     uvicorn.run(
         "memlane.api.main:app",
         host=bind,
-        port=port or settings.port,
+        port=port or settings.server.port,
         workers=workers,
-        log_level=settings.log_level,
+        log_level=settings.server.log_level,
         proxy_headers=False,
     )
 
 
 @app.command()
-def worker() -> None:
+def worker(
+    metrics_port: Annotated[
+        int | None,
+        typer.Option(min=1, max=65535, help="serve this process's /metrics on this port (MEMLANE_WORKER_METRICS_PORT)"),
+    ] = None,
+    metrics_host: Annotated[str | None, typer.Option(help="address the metrics port binds (MEMLANE_HOST)")] = None,
+) -> None:
     """Run a job worker as its own process (embedding, ingestion, webhooks, sweeps)."""
     from memlane.gc_freeze import freeze_startup_objects
+    from memlane.jobs.metrics_endpoint import MetricsListener
     from memlane.services.container import open_services
 
     settings = Settings()
-    _logging(settings.log_level)
+    _logging(settings.server.log_level)
+    port = metrics_port or settings.worker.metrics_port
+    listener = MetricsListener.start(settings, metrics_host or settings.server.host, port) if port else None
+    if listener is not None:
+        logging.getLogger("memlane.worker").info(
+            "metrics on http://%s:%d/metrics", metrics_host or settings.server.host, port
+        )
 
     async def main() -> None:
         svc = await open_services(settings)
@@ -85,7 +98,11 @@ def worker() -> None:
         await stop.wait()
         await svc.close()
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    finally:
+        if listener is not None:
+            listener.stop()
 
 
 @migrate_app.command("upgrade")
@@ -93,7 +110,7 @@ def migrate_upgrade(revision: Annotated[str, typer.Argument()] = "head") -> None
     """Upgrade the schema (default: to the newest revision)."""
     from memlane.store import migrate
 
-    migrate.upgrade(Settings().resolved_database_url, revision)
+    migrate.upgrade(Settings().storage.resolved_database_url, revision)
     typer.echo(f"upgraded to {revision}")
 
 
@@ -102,7 +119,7 @@ def migrate_downgrade(revision: Annotated[str, typer.Argument(help="target revis
     """Downgrade the schema to an older revision."""
     from memlane.store import migrate
 
-    migrate.downgrade(Settings().resolved_database_url, revision)
+    migrate.downgrade(Settings().storage.resolved_database_url, revision)
     typer.echo(f"downgraded to {revision}")
 
 
@@ -116,7 +133,7 @@ def migrate_current() -> None:
     from memlane.store.urls import async_url
 
     async def read() -> str | None:
-        engine = create_async_engine(async_url(Settings().resolved_database_url), **ENGINE_OPTIONS)
+        engine = create_async_engine(async_url(Settings().storage.resolved_database_url), **ENGINE_OPTIONS)
         try:
             return await migrate.current_revision(engine)
         finally:

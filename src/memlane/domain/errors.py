@@ -1,6 +1,6 @@
 """One exception type per failure kind, each with a stable code.
 
-Surfaces translate these into their own envelopes in one place (``api/errors.py``), so a
+Surfaces translate these into their own envelopes in one place (``api/common/errors.py``), so a
 service never knows which surface called it.
 """
 

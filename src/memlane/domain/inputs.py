@@ -4,7 +4,7 @@
 backend can encode a lone surrogate (U+D800 to U+DFFF) as UTF-8. SQLite would keep a NUL, so
 the two backends answered the same request differently (a 500 on PostgreSQL). memlane refuses
 both everywhere, with a 400 naming the field, before anything is stored: ``unstorable`` and
-``find_unstorable`` are the one check, applied to request bodies (api/json_body.py), query and
+``find_unstorable`` are the one check, applied to request bodies (api/common/body.py), query and
 path parameters, tool arguments (services/tools/service.py) and import records.
 
 **Names and ids.** Server-made ids (nodes, edges, commits, jobs) are UUIDs; every id a
@@ -17,7 +17,7 @@ within the lengths the store's columns hold (a tenant 128 characters, a scope 20
 **Free-form JSON** (a node's ``slots``, metadata, planner contexts...) is bounded in depth,
 keys and size (``JsonLimits``; settings ``MEMLANE_JSON_MAX_*``).
 
-The pydantic types here are shared by the request models of every surface (api/*_dto.py) and
+The pydantic types here are shared by the request models of every surface (api/*/requests.py) and
 the import's record models (services/transfer/record_models.py), so a record is held to the
 same rules as the request that would have written it.
 """
@@ -171,7 +171,7 @@ class JsonLimits:
 
 
 #: the limits free-form fields are checked against: set per request from the settings
-#: (api/json_body.py) and by an import; the defaults otherwise
+#: (api/common/body.py) and by an import; the defaults otherwise
 DEFAULT_JSON_LIMITS = JsonLimits()
 JSON_LIMITS: ContextVar[JsonLimits] = ContextVar("memlane_json_limits", default=DEFAULT_JSON_LIMITS)
 

@@ -37,7 +37,7 @@ GIVEN: Final = "given"
 GRAPH: Final = "graph"
 #: an upsert of a stored node changes it when the write gives it (domain/node_plan.py)
 UPDATABLE: Final = "updatable"
-#: a recall with ``include_meta`` shows it (api/graph_dto.py ``node_dto``)
+#: a recall with ``include_meta`` shows it (api/graph/responses.py ``node_dto``)
 META: Final = "meta"
 
 

@@ -22,7 +22,7 @@ the tenant three rules apply, all at once, on every surface:
   buffers) are held to the same rule through ``Attribution``.
 
 A caller is a ``Viewer``; ``visibility_of(viewer)`` is the one function that decides what it
-may see. Every surface turns its request into a Viewer (api/identity.py: from the credentials,
+may see. Every surface turns its request into a Viewer (api/common/identity.py: from the credentials,
 or from the request itself when auth is off), and every read of memory asks this function
 through ``services/reading.py``. The table it implements is in docs/security.md ("Who sees
 what").

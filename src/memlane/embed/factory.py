@@ -9,16 +9,17 @@ from memlane.embed.base import Embedder
 def build_embedder(settings: Settings) -> Embedder:
     """Imports lazily so a deployment using one provider never loads another's dependencies
     (the local model pulls in onnxruntime and reads 22 MB at construction)."""
-    if settings.embedder == "local":
+    embedding = settings.embedding
+    if embedding.embedder == "local":
         from memlane.embed.local import LocalMiniLMEmbedder
 
         return LocalMiniLMEmbedder(
-            batch_size=settings.embedding_batch_size,
-            intra_op_num_threads=settings.embedding_threads,
-            background_nice=settings.embedding_background_nice,
+            batch_size=embedding.batch_size,
+            intra_op_num_threads=embedding.threads,
+            background_nice=embedding.background_nice,
         )
-    if settings.embedder == "openai":
-        if not settings.embedding_base_url:
+    if embedding.embedder == "openai":
+        if not embedding.base_url:
             raise ValueError(
                 "MEMLANE_EMBEDDER=openai needs MEMLANE_EMBEDDING_BASE_URL, the base URL of an "
                 "OpenAI-compatible API such as https://api.openai.com/v1 or http://localhost:11434/v1"
@@ -26,15 +27,15 @@ def build_embedder(settings: Settings) -> Embedder:
         from memlane.embed.openai_http import OpenAIEmbedder
 
         return OpenAIEmbedder(
-            base_url=settings.embedding_base_url,
-            model=settings.embedding_model,
-            dimension=settings.embedding_dimension,
-            api_key=settings.embedding_api_key,
-            timeout_sec=settings.embedding_timeout_sec,
-            batch_size=settings.embedding_batch_size,
+            base_url=embedding.base_url,
+            model=embedding.model,
+            dimension=embedding.dimension,
+            api_key=embedding.api_key,
+            timeout_sec=embedding.timeout_sec,
+            batch_size=embedding.batch_size,
         )
-    if settings.embedder == "hashing":
+    if embedding.embedder == "hashing":
         from memlane.embed.hashing import HashingEmbedder
 
-        return HashingEmbedder(dimension=settings.hashing_dimension)
-    raise ValueError(f"unknown MEMLANE_EMBEDDER {settings.embedder!r}; expected 'local', 'openai' or 'hashing'")
+        return HashingEmbedder(dimension=embedding.hashing_dimension)
+    raise ValueError(f"unknown MEMLANE_EMBEDDER {embedding.embedder!r}; expected 'local', 'openai' or 'hashing'")

@@ -24,10 +24,10 @@ async def serve_stdio(settings: Settings, ctx: ToolContext) -> None:
     from memlane.services.container import open_services
 
     # stdout is the protocol channel: logs go to stderr only
-    logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr, force=True)
+    logging.basicConfig(level=settings.server.log_level.upper(), stream=sys.stderr, force=True)
     svc = await open_services(settings)
     try:
-        if settings.worker_in_process:
+        if settings.worker.in_process:
             svc.worker.start()
         tools = svc.tools
 

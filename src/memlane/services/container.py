@@ -52,20 +52,20 @@ log = logging.getLogger(__name__)
 
 
 def build_store(settings: Settings, *, dimension: int) -> Store:
-    url = settings.resolved_database_url
-    if settings.backend == "postgres":
+    url = settings.storage.resolved_database_url
+    if settings.storage.backend == "postgres":
         from memlane.store.postgres.store import PostgresStore
 
         store: Store = PostgresStore(
             url,
             vector_dim=dimension,
-            pool_size=settings.db_pool_size,
-            max_overflow=settings.db_max_overflow,
-            ef_search=settings.pg_ef_search,
-            iterative_scan=settings.pg_iterative_scan,
-            hnsw_m=settings.pg_hnsw_m,
-            hnsw_ef_construction=settings.pg_hnsw_ef_construction,
-            keyword_term_max_docs=settings.keyword_term_max_docs,
+            pool_size=settings.storage.db_pool_size,
+            max_overflow=settings.storage.db_max_overflow,
+            ef_search=settings.postgres.ef_search,
+            iterative_scan=settings.postgres.iterative_scan,
+            hnsw_m=settings.postgres.hnsw_m,
+            hnsw_ef_construction=settings.postgres.hnsw_ef_construction,
+            keyword_term_max_docs=settings.storage.keyword_term_max_docs,
         )
         return store
     from memlane.store.sqlite.store import SqliteStore
@@ -73,27 +73,27 @@ def build_store(settings: Settings, *, dimension: int) -> Store:
     return SqliteStore(
         url,
         vector_dim=dimension,
-        approx_min_rows=settings.vector_approx_min_rows,
-        keyword_term_max_docs=settings.keyword_term_max_docs,
-        synchronous=settings.sqlite_synchronous,
-        vector_cache_bytes=settings.vector_cache_mb * 1024 * 1024,
+        approx_min_rows=settings.storage.vector_approx_min_rows,
+        keyword_term_max_docs=settings.storage.keyword_term_max_docs,
+        synchronous=settings.storage.sqlite_synchronous,
+        vector_cache_bytes=settings.storage.vector_cache_mb * 1024 * 1024,
     )
 
 
 def build_llm(settings: Settings) -> ChatClient | None:
     """The process's one LLM client (``MEMLANE_LLM_BASE_URL``), or None for the offline paths."""
-    if not settings.llm_base_url:
+    if not settings.llm.base_url:
         return None
     gate = CallGate(
-        max_concurrency=settings.llm_max_concurrency,
-        rate=settings.llm_rate_limit_rps,
-        burst=settings.llm_rate_limit_burst,
+        max_concurrency=settings.llm.max_concurrency,
+        rate=settings.llm.rate_limit_rps,
+        burst=settings.llm.rate_limit_burst,
     )
     return ChatClient(
-        settings.llm_base_url,
-        model=settings.llm_model,
-        api_key=settings.llm_api_key,
-        timeout_sec=settings.llm_timeout_sec,
+        settings.llm.base_url,
+        model=settings.llm.model,
+        api_key=settings.llm.api_key,
+        timeout_sec=settings.llm.timeout_sec,
         gate=gate,
     )
 
@@ -101,14 +101,14 @@ def build_llm(settings: Settings) -> ChatClient | None:
 def build_classifier(settings: Settings, llm: ChatClient | None) -> LayerClassifier:
     """The LLM router when an LLM is configured and ``MEMLANE_LAYERS_LLM_ROUTING`` is on; the
     offline rules otherwise."""
-    if llm is None or not settings.layers_llm_routing:
+    if llm is None or not settings.layers.llm_routing:
         return RuleClassifier()
     return LLMClassifier(llm)
 
 
 @dataclass
 class Services:
-    """One field per feature; routers take it through ``api/deps.py``'s ``ServicesDep``."""
+    """One field per feature; routers take it through ``api/common/deps.py``'s ``ServicesDep``."""
 
     settings: Settings
     clock: Clock
@@ -160,7 +160,7 @@ async def open_services(
     """Open the store (migrating it first when asked), load the embedder, build the services."""
     clock = clock or Clock()
     if auto_migrate:
-        await asyncio.to_thread(migrate.upgrade, settings.resolved_database_url)
+        await asyncio.to_thread(migrate.upgrade, settings.storage.resolved_database_url)
     if embedder is None:
         embedder = await asyncio.to_thread(build_embedder, settings)
     store = build_store(settings, dimension=embedder.dimension)
@@ -173,27 +173,9 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
     core = _core(settings, store, embedder, clock)
     writes = core.writes
     kstore = KnowledgeStore(store)
-    sweeper = ExpirySweeper(
-        store,
-        kstore,
-        writes=writes,
-        clock=clock,
-        ttl_hours=settings.workspace_ttl_hours,
-        interval_sec=settings.layers_sweep_interval_sec,
-        job_max_attempts=settings.job_max_attempts,
-        notify=core.worker.notify,
-    )
-    knowledge = KnowledgeService(
-        kstore, core.embedding, clock=clock, folder=settings.knowledge_dir, json_limits=settings.json_limits
-    )
-    sync = SyncService(
-        writes=writes,
-        kstore=kstore,
-        knowledge=knowledge,
-        embedding=core.embedding,
-        clock=clock,
-        scope=settings.default_scope,
-    )
+    sweeper = _sweeper(core, kstore)
+    knowledge = _knowledge(core, kstore)
+    sync = _sync(core, kstore, knowledge)
     recall = RecallService.from_settings(
         store, core.reader, settings, clock=clock, dimension=embedder.dimension, reranker=build_reranker(settings)
     )
@@ -254,30 +236,30 @@ def _core(settings: Settings, store: Store, embedder: Embedder, clock: Clock) ->
         embedder,
         clock=clock,
         batch_size=512,
-        context=ContextConfig(window=settings.embedding_context_window, speaker=settings.embedding_context_speaker),
-        relevance=RelevanceScale.from_settings(settings),
-        query_cache_size=settings.query_embedding_cache,
+        context=ContextConfig(window=settings.embedding.context_window, speaker=settings.embedding.context_speaker),
+        relevance=RelevanceScale.from_settings(settings.recall),
+        query_cache_size=settings.embedding.query_cache,
     )
     worker = Worker(
         store,
         {},
         clock=clock,
-        poll_interval=settings.worker_poll_interval_sec,
-        lease_sec=settings.job_lease_sec,
+        poll_interval=settings.worker.poll_interval_sec,
+        lease_sec=settings.worker.job_lease_sec,
         batch_handlers={EMBED_NODES: embedding.run_embed_jobs},
-        batch_limit=settings.embed_job_batch,
-        batch_budgets={EMBED_NODES: FairBudget(settings.embed_round_nodes, embed_job_size)},
-        concurrency=settings.worker_concurrency,
-        gather_sec=settings.worker_gather_ms / 1000,
+        batch_limit=settings.worker.embed_job_batch,
+        batch_budgets={EMBED_NODES: FairBudget(settings.worker.embed_round_nodes, embed_job_size)},
+        concurrency=settings.worker.concurrency,
+        gather_sec=settings.worker.gather_ms / 1000,
     )
     writes = WriteService(
         store,
         clock=clock,
         dimension=embedder.dimension,
-        default_auto_embed=settings.auto_embed,
-        job_max_attempts=settings.job_max_attempts,
+        default_auto_embed=settings.writes.auto_embed,
+        job_max_attempts=settings.worker.job_max_attempts,
         on_jobs=worker.notify_batched,
-        concurrency=settings.write_concurrency,
+        concurrency=settings.writes.concurrency,
     )
     return _Core(
         settings=settings,
@@ -290,6 +272,40 @@ def _core(settings: Settings, store: Store, embedder: Embedder, clock: Clock) ->
         writes=writes,
         quotas=QuotaGuard(settings),
         llm=build_llm(settings),
+    )
+
+
+def _sweeper(core: _Core, kstore: KnowledgeStore) -> ExpirySweeper:
+    return ExpirySweeper(
+        core.store,
+        kstore,
+        writes=core.writes,
+        clock=core.clock,
+        ttl_hours=core.settings.layers.workspace_ttl_hours,
+        interval_sec=core.settings.layers.sweep_interval_sec,
+        job_max_attempts=core.settings.worker.job_max_attempts,
+        notify=core.worker.notify,
+    )
+
+
+def _knowledge(core: _Core, kstore: KnowledgeStore) -> KnowledgeService:
+    return KnowledgeService(
+        kstore,
+        core.embedding,
+        clock=core.clock,
+        folder=core.settings.layers.knowledge_dir,
+        json_limits=core.settings.server.json_limits,
+    )
+
+
+def _sync(core: _Core, kstore: KnowledgeStore, knowledge: KnowledgeService) -> SyncService:
+    return SyncService(
+        writes=core.writes,
+        kstore=kstore,
+        knowledge=knowledge,
+        embedding=core.embedding,
+        clock=core.clock,
+        scope=core.settings.defaults.scope,
     )
 
 
@@ -311,10 +327,10 @@ def _backlog(core: _Core) -> BacklogGate:
     return BacklogGate(
         core.store,
         clock=core.clock,
-        limit=settings.write_backlog_max,
-        retry_after_sec=settings.write_backlog_retry_after_sec,
-        slow_at=settings.write_backlog_slow,
-        wait_sec=settings.write_backlog_wait_sec,
+        limit=settings.writes.backlog_max,
+        retry_after_sec=settings.writes.backlog_retry_after_sec,
+        slow_at=settings.writes.backlog_slow,
+        wait_sec=settings.writes.backlog_wait_sec,
     )
 
 
@@ -349,7 +365,7 @@ def _importer(core: _Core, knowledge: KnowledgeService, conversation: Conversati
         conversation.batcher,
         model_id=core.embedder.model_id,
         dimension=core.embedder.dimension,
-        json_limits=core.settings.json_limits,
+        json_limits=core.settings.server.json_limits,
     )
 
 
@@ -361,9 +377,9 @@ def _tools(core: _Core, sweeper: ExpirySweeper, knowledge: KnowledgeService, syn
         writes=core.writes,
         embedding=core.embedding,
         clock=core.clock,
-        scope=settings.default_scope,
+        scope=settings.defaults.scope,
         on_write=sweeper.ensure_scheduled,
-        json_limits=settings.json_limits,
+        json_limits=settings.server.json_limits,
     )
     return ToolService(
         core.store,
@@ -372,8 +388,8 @@ def _tools(core: _Core, sweeper: ExpirySweeper, knowledge: KnowledgeService, syn
         sync,
         clock=core.clock,
         quotas=core.quotas,
-        sync_timeout_sec=settings.sync_timeout_sec,
-        job_max_attempts=settings.job_max_attempts,
+        sync_timeout_sec=settings.layers.sync_timeout_sec,
+        job_max_attempts=settings.worker.job_max_attempts,
         notify=core.worker.notify,
     )
 
@@ -384,8 +400,8 @@ def _erasure(core: _Core, recall: RecallService, rules: RulesService) -> Erasure
         recall=recall,
         rules=rules,
         clock=core.clock,
-        knowledge_scope=core.settings.default_scope,
-        hash_key=core.settings.erasure_hash_key,
+        knowledge_scope=core.settings.defaults.scope,
+        hash_key=core.settings.security.erasure_hash_key,
     )
 
 
@@ -393,6 +409,6 @@ def _retention(core: _Core) -> RetentionService:
     return RetentionService(
         core.store,
         clock=core.clock,
-        policy=RetentionPolicy.from_settings(core.settings),
-        job_max_attempts=core.settings.job_max_attempts,
+        policy=RetentionPolicy.from_settings(core.settings.retention),
+        job_max_attempts=core.settings.worker.job_max_attempts,
     )

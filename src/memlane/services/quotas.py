@@ -43,8 +43,8 @@ def bucket_item(rps: float, burst: int) -> RateLimitItem:
 
 class QuotaGuard:
     def __init__(self, settings: Settings):
-        self.enabled = settings.quota_enabled
-        url = settings.rate_limit_storage
+        self.enabled = settings.quotas.enabled
+        url = settings.quotas.rate_limit_storage
         if not url.startswith("async+"):
             url = "async+" + url
         # redis-py's asyncio client (the ``redis`` package) rather than limits' default coredis.
@@ -52,10 +52,10 @@ class QuotaGuard:
         self.storage = cast(AsyncStorage, storage_from_string(url, **options))
         self.limiter = MovingWindowRateLimiter(self.storage)
         self.buckets = {
-            "recall": Bucket("recall", bucket_item(settings.recall_rps, settings.recall_burst)),
-            "write": Bucket("write", bucket_item(settings.write_rps, settings.write_burst)),
+            "recall": Bucket("recall", bucket_item(settings.quotas.recall_rps, settings.quotas.recall_burst)),
+            "write": Bucket("write", bucket_item(settings.quotas.write_rps, settings.quotas.write_burst)),
             "debug_embeddings": Bucket(
-                "debug_embeddings", bucket_item(settings.debug_embed_rps, settings.debug_embed_burst)
+                "debug_embeddings", bucket_item(settings.quotas.debug_embed_rps, settings.quotas.debug_embed_burst)
             ),
         }
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol
 
-from memlane.config import Settings
+from memlane.config import RetentionSettings
 from memlane.domain.clock import Clock, iso
 from memlane.domain.model import Job
 from memlane.jobs.kinds import RETENTION_SWEEP
@@ -39,11 +39,11 @@ class RetentionPolicy:
     job_days: float = 7.0
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> RetentionPolicy:
+    def from_settings(cls, settings: RetentionSettings) -> RetentionPolicy:
         return cls(
-            interval_sec=settings.retention_interval_sec,
-            recall_audit_days=settings.recall_audit_retention_days,
-            job_days=settings.job_retention_days,
+            interval_sec=settings.interval_sec,
+            recall_audit_days=settings.recall_audit_days,
+            job_days=settings.job_days,
         )
 
 

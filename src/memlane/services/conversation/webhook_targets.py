@@ -37,8 +37,8 @@ from typing import Final
 
 import httpx
 
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+from memlane.domain.addresses import IPAddress, IPNetwork, literal_address, parse_allowed_hosts
+
 #: host, port -> the addresses the host resolves to (as strings)
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 
@@ -47,7 +47,6 @@ INTERNAL_SUFFIXES: Final = (".localhost", ".internal", ".local", ".localdomain",
 INTERNAL_NAMES: Final = frozenset({"localhost", "metadata.goog"})
 _NAT64: Final = ipaddress.IPv6Network("64:ff9b::/96")
 _IPV4_COMPATIBLE: Final = ipaddress.IPv6Network("::/96")
-_NUMERIC_HOST: Final = frozenset("0123456789abcdefxABCDEFX.")
 
 
 class TargetRefused(ValueError):
@@ -89,20 +88,6 @@ def parse_target(raw: str) -> Target:
         raise TargetRefused(f"host {url.host!r} is not a valid host name")
     port = url.port or (443 if url.scheme == "https" else 80)
     return Target(url=url, host=host, port=port, literal=literal_address(host))
-
-
-def literal_address(host: str) -> IPAddress | None:
-    """The address an IP literal stands for, in every spelling the C resolver accepts."""
-    try:
-        return ipaddress.ip_address(host)
-    except ValueError:
-        pass
-    if host and set(host) <= _NUMERIC_HOST and any(c.isdigit() for c in host):
-        try:  # inet_aton reads decimal, hex and octal parts and short forms, as connect() would
-            return ipaddress.IPv4Address(socket.inet_aton(host))
-        except OSError:
-            return None
-    return None
 
 
 def embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
@@ -192,27 +177,6 @@ class TargetPolicy:
                     "MEMLANE_WEBHOOK_ALLOWED_HOSTS, receive webhooks"
                 )
         return candidates
-
-
-def parse_allowed_hosts(raw: str) -> tuple[list[str], list[IPNetwork]]:
-    """Host names and networks of ``MEMLANE_WEBHOOK_ALLOWED_HOSTS``; ValueError names a bad entry."""
-    names: list[str] = []
-    networks: list[IPNetwork] = []
-    for entry in (e.strip().lower() for e in raw.split(",")):
-        if not entry:
-            continue
-        if "/" in entry:
-            try:
-                networks.append(ipaddress.ip_network(entry, strict=False))
-            except ValueError:
-                raise ValueError(f"MEMLANE_WEBHOOK_ALLOWED_HOSTS: {entry!r} is not a CIDR network") from None
-            continue
-        address = literal_address(entry.strip("[]"))
-        if address is not None:
-            networks.append(ipaddress.ip_network(address))
-        else:
-            names.append(entry.rstrip("."))
-    return names, networks
 
 
 def pinned_request(target: Target, ip: IPAddress) -> tuple[httpx.URL, dict[str, str], dict[str, str]]:

@@ -62,7 +62,7 @@ def build_conversation(
     concurrency cap and rate limit hold for the whole process); the offline extractor otherwise."""
     pipeline = LLMPipeline(llm) if llm is not None else None
     summarizer = Summarizer(clock=clock, pipeline=pipeline)
-    tasks = TaskService(store=store, clock=clock, max_attempts=settings.job_max_attempts, notify=notify)
+    tasks = TaskService(store=store, clock=clock, max_attempts=settings.worker.job_max_attempts, notify=notify)
     return ConversationServices(
         ingestion=IngestionService(
             store=store, reader=reader, embedding=embedding, writes=writes, clock=clock, pipeline=pipeline
@@ -73,7 +73,7 @@ def build_conversation(
             embedding=embedding,
             writes=writes,
             clock=clock,
-            half_life_days=settings.recency_half_life_days,
+            half_life_days=settings.conversation.recency_half_life_days,
         ),
         tasks=tasks,
         summarizer=summarizer,
@@ -81,15 +81,15 @@ def build_conversation(
             store=store,
             clock=clock,
             summarizer=summarizer,
-            timeout_sec=settings.webhook_timeout_sec,
-            targets=TargetPolicy.from_setting(settings.webhook_allowed_hosts),
+            timeout_sec=settings.conversation.webhook_timeout_sec,
+            targets=TargetPolicy.from_setting(settings.conversation.webhook_allowed_hosts),
         ),
         batcher=BatcherService(
             store=BatcherStore(store),
             tasks=tasks,
             clock=clock,
-            batch_size=settings.batcher_batch_size,
-            idle_timeout_sec=settings.batcher_idle_timeout_sec,
-            max_attempts=settings.job_max_attempts,
+            batch_size=settings.conversation.batcher_batch_size,
+            idle_timeout_sec=settings.conversation.batcher_idle_timeout_sec,
+            max_attempts=settings.worker.job_max_attempts,
         ),
     )

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from memlane.config import Settings
+from memlane.config import DecaySettings
 from memlane.domain.clock import Clock, iso
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import TIER_RANK, CommitInfo, Job, Node
@@ -46,7 +46,7 @@ ACTOR = "memlane:decay"
 
 @dataclass(frozen=True, slots=True)
 class DecayPolicy:
-    """When idle nodes move down a tier (``MEMLANE_DECAY_*`` in ``Settings``, which checks that
+    """When idle nodes move down a tier (``MEMLANE_DECAY_*``, ``Settings.decay``, which checks that
     the thresholds grow)."""
 
     interval_sec: float = 3600.0
@@ -55,12 +55,12 @@ class DecayPolicy:
     archive_after_days: float = 90.0
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> DecayPolicy:
+    def from_settings(cls, settings: DecaySettings) -> DecayPolicy:
         return cls(
-            interval_sec=settings.decay_interval_sec,
-            warm_after_days=settings.decay_warm_after_days,
-            cold_after_days=settings.decay_cold_after_days,
-            archive_after_days=settings.decay_archive_after_days,
+            interval_sec=settings.interval_sec,
+            warm_after_days=settings.warm_after_days,
+            cold_after_days=settings.cold_after_days,
+            archive_after_days=settings.archive_after_days,
         )
 
     @property

@@ -41,7 +41,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memlane.config import Settings
+from memlane.config import RecallSettings
 
 #: fitted for the local all-MiniLM-L6-v2 (bench/calibrate_relevance.py; the excess pair:
 #: bench/calibrate_background.py)
@@ -135,7 +135,7 @@ class RelevanceScale:
         return _sigmoid((1.0 - weight) * logit + weight * excess)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> RelevanceScale:
+    def from_settings(cls, settings: RecallSettings) -> RelevanceScale:
         return cls(
             midpoint=settings.relevance_midpoint,
             scale=settings.relevance_scale,

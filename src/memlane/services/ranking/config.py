@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from memlane.config import RecallSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,24 +58,24 @@ class RankingConfig:
         return self.time_statement_boost > 0 or self.entity_link_weight > 0 or self.episode_weight > 0
 
     @classmethod
-    def from_settings(cls, settings: Any) -> RankingConfig:
+    def from_settings(cls, settings: RecallSettings) -> RankingConfig:
         return cls(
-            keyword=settings.recall_keyword,
-            graph=settings.recall_graph,
-            time=settings.recall_time,
-            entity=settings.recall_entity,
-            fusion=settings.recall_fusion,
-            rrf_k=settings.recall_rrf_k,
-            dense_weight=settings.recall_dense_weight,
-            keyword_weight=settings.recall_keyword_weight,
-            candidates=settings.recall_candidates,
-            graph_weight=settings.recall_graph_weight,
-            entity_boost=settings.recall_entity_boost,
-            time_boost=settings.recall_time_boost,
-            time_scale_days=settings.recall_time_scale_days,
-            time_statement_boost=settings.recall_time_statement_boost,
-            episode_weight=settings.recall_episode_weight,
-            entity_link_weight=settings.recall_entity_link_weight,
+            keyword=settings.keyword,
+            graph=settings.graph,
+            time=settings.time,
+            entity=settings.entity,
+            fusion=settings.fusion,
+            rrf_k=settings.rrf_k,
+            dense_weight=settings.dense_weight,
+            keyword_weight=settings.keyword_weight,
+            candidates=settings.candidates,
+            graph_weight=settings.graph_weight,
+            entity_boost=settings.entity_boost,
+            time_boost=settings.time_boost,
+            time_scale_days=settings.time_scale_days,
+            time_statement_boost=settings.time_statement_boost,
+            episode_weight=settings.episode_weight,
+            entity_link_weight=settings.entity_link_weight,
         )
 
     @classmethod

@@ -94,10 +94,10 @@ class RecallService:
             reader,
             clock=clock,
             dimension=dimension,
-            ranking=RankingConfig.from_settings(settings),
-            relevance=RelevanceScale.from_settings(settings),
+            ranking=RankingConfig.from_settings(settings.recall),
+            relevance=RelevanceScale.from_settings(settings.recall),
             reranker=reranker,
-            rerank_top_k=settings.rerank_top_k,
+            rerank_top_k=settings.rerank.top_k,
         )
 
     def check_dimension(self, vector: list[float] | Vector, field_name: str = "query_embedding") -> None:

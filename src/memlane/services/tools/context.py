@@ -3,7 +3,7 @@ may see) plus the project and org labels that tool memories of those layers carr
 
 HTTP callers send identifiers as headers (``X-Agent-Id``, ``X-User-Id``, ``X-Session-Id``,
 ``X-Project-Id``, ``X-Team-Id``, ``X-Org-Id``); with auth on, identity comes from the
-credentials (api/identity.py); the stdio MCP server takes it from its command line.
+credentials (api/common/identity.py); the stdio MCP server takes it from its command line.
 Project and org are labels, not access boundaries: they narrow a search, they never widen it.
 
 Every tool result carries ``identity`` (``identity_view``): whom the call acted for and where

@@ -176,7 +176,7 @@ class EdgeRecord(Record):
 
 class BufferedMessage(Strict):
     """A message waiting in the memory batcher, as ``POST /api/v1/memory-batcher/messages``
-    took it (conversation_dto.MessageIn), with its place in the buffer."""
+    took it (api/conversation/requests.py MessageIn), with its place in the buffer."""
 
     seq: Annotated[int, Field(ge=0)]
     role: Annotated[str, Field(min_length=1, max_length=64), AfterValidator(check_name)]

@@ -1,0 +1,1 @@
+"""The admin channel: /v1/admin export and import."""

@@ -1,0 +1,1 @@
+"""Erasure of a subject (docs/security.md): POST /v1/erasure."""

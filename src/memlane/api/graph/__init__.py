@@ -1,0 +1,1 @@
+"""The graph surface (docs/api-graph.md): /v1/memory/write, /recall, /recall_text."""

@@ -1,0 +1,1 @@
+"""The knowledge repository (docs/api-tools.md): /v1/knowledge/*."""

@@ -1,0 +1,1 @@
+"""The layered surface (docs/api-layers.md): /v1/layers/*."""

@@ -1,0 +1,120 @@
+"""The graph surface's lifecycle endpoints: ``/v1/memory/nodes/activate`` and
+``/v1/memory/archive/rehydrate``.
+
+The router's lifespan also makes sure the periodic jobs are queued: decay (docs/lifecycle.md)
+and retention (services/retention.py). Each job is a database row, so any worker process runs
+it, whether or not this API process runs one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, Depends, FastAPI, Request
+
+from memlane.api.common.auth import principal_of
+from memlane.api.common.body import JsonBodyRoute
+from memlane.api.common.deps import ServicesDep, authenticated, quota, resolve_scope, resolve_tenant
+from memlane.api.common.identity import viewer_of
+from memlane.api.lifecycle import responses as r
+from memlane.api.lifecycle.requests import ActivateRequest, RehydrateRequest
+from memlane.domain.hashing import sha256_hex
+from memlane.domain.visibility import Viewer
+from memlane.services.container import Services
+
+log = logging.getLogger(__name__)
+
+
+@contextlib.asynccontextmanager
+async def _schedule_periodic_jobs(app: FastAPI) -> AsyncIterator[None]:
+    svc: Services | None = getattr(app.state, "services", None)
+    if svc is not None:
+        for name, schedule in (
+            ("decay", svc.lifecycle.decay.ensure_scheduled),
+            ("retention", svc.retention.ensure_scheduled),
+        ):
+            try:
+                job = await schedule()
+                if job is not None:
+                    svc.worker.notify()
+            except Exception:  # a database hiccup must not stop start-up; the next start retries
+                log.warning("could not schedule the periodic %s job", name, exc_info=True)
+    yield
+
+
+router = APIRouter(
+    route_class=JsonBodyRoute,
+    prefix="/v1/memory",
+    tags=["graph memory: lifecycle"],
+    dependencies=[Depends(authenticated)],
+    lifespan=_schedule_periodic_jobs,
+)
+
+
+def _common(request: Request, body: ActivateRequest | RehydrateRequest) -> tuple[Viewer, str, str, str | None]:
+    viewer = viewer_of(request, resolve_tenant(request, body.tenant_id))
+    scope = resolve_scope(request, body.scope)
+    input_sha = body.input_sha256 or sha256_hex(body.input_text or "")
+    return viewer, scope, input_sha, body.actor or principal_of(request).agent_id
+
+
+@router.post(
+    "/nodes/activate",
+    response_model=r.ActivateReply,
+    summary="Record node activity and feedback (adaptive decay signals)",
+)
+async def activate(body: ActivateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+    viewer, scope, input_sha, actor = _common(request, body)
+    tenant = viewer.tenant_id
+    await quota(request, "write", tenant)
+    result = await svc.lifecycle.activation.activate(
+        viewer,
+        scope,
+        node_ids=body.ids(),
+        client_ids=body.client_ids or [],
+        outcome=body.outcome,
+        activate=body.activate,
+        run_id=body.run_id,
+        reason=body.reason,
+        actor=actor,
+        input_sha256=input_sha,
+    )
+    return {
+        "tenant_id": tenant,
+        "scope": scope,
+        "commit_id": result.commit.id if result.commit else None,
+        "commit_hash": result.commit.commit_hash if result.commit else None,
+        "activated": result.as_dict(),
+    }
+
+
+@router.post(
+    "/archive/rehydrate",
+    response_model=r.RehydrateReply,
+    summary="Move cold or archived nodes back into an active tier",
+)
+async def rehydrate(body: RehydrateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+    viewer, scope, input_sha, actor = _common(request, body)
+    tenant = viewer.tenant_id
+    await quota(request, "write", tenant)
+    result = await svc.lifecycle.rehydrate.rehydrate(
+        viewer,
+        scope,
+        node_ids=body.ids(),
+        client_ids=body.client_ids or [],
+        target_tier=body.target_tier,
+        reason=body.reason,
+        actor=actor,
+        input_sha256=input_sha,
+    )
+    return {
+        "tenant_id": tenant,
+        "scope": scope,
+        "target_tier": body.target_tier,
+        "commit_id": result.commit.id if result.commit else None,
+        "commit_hash": result.commit.commit_hash if result.commit else None,
+        "rehydrated": result.as_dict(),
+    }

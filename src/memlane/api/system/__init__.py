@@ -1,0 +1,1 @@
+"""Health, the index of surfaces, and Prometheus metrics."""

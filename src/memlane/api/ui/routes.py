@@ -1,0 +1,228 @@
+"""``/ui``: page shells (no data, served to anyone) and the fragments htmx loads into them.
+
+A fragment is read as the caller: the browser sends the credential entered once (ui.js), the
+API's own ``principal_of`` / ``viewer_of`` turn it into a Viewer, and views.py reads through
+``MemoryReader``. Errors come back as HTML fragments with the API's status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+
+from memlane.api.common.body import JsonBodyRoute
+from memlane.api.common.deps import ServicesDep, admin_authorized, quota, request_viewer, resolve_scope
+from memlane.api.common.route_labels import LabelledMount
+from memlane.api.ui import views
+from memlane.domain.errors import MemlaneError, NotFound
+from memlane.domain.inputs import MAX_SCOPE_LENGTH, NAME_PATTERN
+from memlane.domain.visibility import Viewer
+from memlane.rules.promotion import check_promotion
+from memlane.services.ranking.calibration import DEFAULT_CUT
+from memlane.store.knowledge import ItemFilter
+
+HERE = Path(__file__).parent
+templates = Jinja2Templates(directory=HERE / "templates")
+#: what a memory is at the read's instant (``now`` in the fragment's context): expired, ended, valid
+templates.env.globals.update(state_of=views.state_of, validity_of=views.validity_of)
+#: a value as one path segment of a URL: Jinja's ``urlencode`` keeps ``/``, which would change
+#: the path (ids cannot hold one, domain/inputs.py; this is defence in depth)
+templates.env.filters["segment"] = lambda value: quote(str(value), safe="")
+router = APIRouter(route_class=JsonBodyRoute, prefix="/ui", include_in_schema=False)
+
+ScopeQ = Annotated[str | None, Query(max_length=MAX_SCOPE_LENGTH, pattern=NAME_PATTERN)]
+
+
+async def fragment(request: Request, name: str, build: Callable[[Viewer], Awaitable[dict[str, Any]]]) -> HTMLResponse:
+    try:
+        viewer = request_viewer(request)  # a refusal is a fragment too, not a JSON error
+        context = await build(viewer)
+    except MemlaneError as exc:
+        return templates.TemplateResponse(
+            request, "part_error.html", {"status": exc.status, "code": exc.code, "message": exc.message}, exc.status
+        )
+    return templates.TemplateResponse(request, name, {"viewer": viewer, **context})
+
+
+def page(request: Request, name: str, **context: Any) -> HTMLResponse:
+    return templates.TemplateResponse(request, name, context)
+
+
+def scoped_page(
+    request: Request,
+    panel: str,
+    title: str,
+    scope: str | None,
+    *,
+    label: str = "Scope (empty: every scope)",
+    placeholder: str = "",
+) -> HTMLResponse:
+    """A page of one panel read for a scope: ``/ui/part/{panel}`` fills it."""
+    return page(
+        request, "scoped.html", title=title, panel=panel, scope=scope or "", scope_label=label, placeholder=placeholder
+    )
+
+
+@router.get("", response_class=HTMLResponse)
+async def home(request: Request) -> HTMLResponse:
+    return page(request, "home.html", title="Scopes")
+
+
+#: the relevance a search result needs to be shown (the default threshold of memory_search)
+CutQ = Annotated[float, Query(ge=0.0, le=1.0, allow_inf_nan=False)]
+
+
+@router.get("/search", response_class=HTMLResponse)
+async def search_page(
+    request: Request,
+    scope: ScopeQ = None,
+    q: Annotated[str, Query(max_length=2000)] = "",
+    min_relevance: CutQ = DEFAULT_CUT,
+) -> HTMLResponse:
+    return page(request, "search.html", title="Search", scope=scope or "", q=q, cut=min_relevance)
+
+
+@router.get("/memory/{node_id}", response_class=HTMLResponse)
+async def memory_page(request: Request, node_id: str, scope: ScopeQ = None) -> HTMLResponse:
+    return page(request, "memory.html", title="Memory", node_id=node_id, scope=scope or "")
+
+
+@router.get("/layers", response_class=HTMLResponse)
+async def layers_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
+    return scoped_page(request, "layers", "Layered and tool memories", scope)
+
+
+@router.get("/knowledge", response_class=HTMLResponse)
+async def knowledge_page(request: Request) -> HTMLResponse:
+    return page(request, "knowledge.html", title="Knowledge")
+
+
+@router.get("/rules", response_class=HTMLResponse)
+async def rules_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
+    return scoped_page(request, "rules", "Rules", scope)
+
+
+@router.get("/notes", response_class=HTMLResponse)
+async def notes_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
+    return scoped_page(request, "notes", "Conversation notes", scope, label="App (scope)", placeholder="default")
+
+
+@router.get("/erasure", response_class=HTMLResponse)
+async def erasure_page(request: Request) -> HTMLResponse:
+    """The form only: the erasure itself is ``POST /v1/erasure``, called by the page's script
+    with the session's credential, so it is allowed and refused exactly as through the API."""
+    return page(request, "erasure.html", title="Erasure")
+
+
+@router.get("/part/rules", response_class=HTMLResponse)
+async def rules_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        found = await views.rules(svc, viewer, scope or None)
+        return {"rules": found, "limit": views.RULES_LIMIT, "scope": scope or ""}
+
+    return await fragment(request, "part_rules.html", build)
+
+
+@router.get("/part/notes", response_class=HTMLResponse)
+async def notes_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        chosen = resolve_scope(request, scope)
+        chains = await views.note_chains(svc, viewer, chosen)
+        return {"chains": chains, "scope": chosen, "limit": views.NOTES_LIMIT, "now": svc.clock.now()}
+
+    return await fragment(request, "part_notes.html", build)
+
+
+@router.get("/part/layers", response_class=HTMLResponse)
+async def layers_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        return {"layers": await views.by_layer(svc, viewer, scope or None), "per_layer": views.PER_LAYER}
+
+    return await fragment(request, "part_layers.html", build)
+
+
+@router.get("/part/knowledge", response_class=HTMLResponse)
+async def knowledge_part(request: Request, svc: ServicesDep) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        return {"items": await svc.knowledge.list_items(viewer.tenant_id, ItemFilter(), limit=500)}
+
+    return await fragment(request, "part_knowledge.html", build)
+
+
+@router.get("/part/scopes", response_class=HTMLResponse)
+async def scopes_part(
+    request: Request, svc: ServicesDep, offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0
+) -> HTMLResponse:
+    """A page of the scope list; from ``offset`` > 0, only its rows and the next "More
+    scopes" row, which replace the row of the button that asked for them."""
+
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        found = await views.scope_counts(svc, viewer, offset=offset)
+        return {"page": found, "cap": views.COUNT_CAP, "per_page": views.SCOPES_PAGE}
+
+    return await fragment(request, "part_scopes.html" if offset == 0 else "part_scope_rows.html", build)
+
+
+@router.get("/part/queue", response_class=HTMLResponse)
+async def queue_part(request: Request, svc: ServicesDep) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        # the queue is every tenant's: counts only, and only on the admin channel or to an admin
+        if not (viewer.admin or admin_authorized(request)):
+            return {"allowed": False}
+        return {
+            "allowed": True,
+            "queue": views.queue(await svc.store.job_counts()),
+            "backlog": await svc.store.embedding_counts(),
+        }
+
+    return await fragment(request, "part_queue.html", build)
+
+
+@router.get("/part/search", response_class=HTMLResponse)
+async def search_part(
+    request: Request,
+    svc: ServicesDep,
+    scope: ScopeQ = None,
+    q: Annotated[str, Query(max_length=2000)] = "",
+    min_relevance: CutQ = DEFAULT_CUT,
+) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        text = q.strip()
+        chosen = resolve_scope(request, scope)
+        if not text:
+            return {"results": None, "scope": chosen, "q": "", "cut": min_relevance}
+        await quota(request, "recall", viewer.tenant_id)
+        found = await views.search(svc, viewer, chosen, text, cut=min_relevance)
+        return {"results": found, "scope": chosen, "q": text, "cut": min_relevance}
+
+    return await fragment(request, "part_search.html", build)
+
+
+@router.get("/part/memory/{node_id}", response_class=HTMLResponse)
+async def memory_part(request: Request, svc: ServicesDep, node_id: str, scope: ScopeQ = None) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        found = await views.memory_page(svc, viewer, resolve_scope(request, scope), node_id)
+        if found is None:
+            raise NotFound(f"no memory {node_id} that you may see in this scope", code="node_not_found")
+        promotion = check_promotion(found.node) if found.node.type == "rule" else None
+        return {
+            "m": found,
+            "n": found.node,
+            "promotion": promotion,
+            "kind": views.kind_of(found.node),
+            "now": svc.clock.now(),
+        }
+
+    return await fragment(request, "part_memory.html", build)
+
+
+def mount_ui(app: FastAPI) -> None:
+    app.include_router(router)
+    app.router.routes.append(LabelledMount("/ui/static", StaticFiles(directory=HERE / "static"), name="ui-static"))
