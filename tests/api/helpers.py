@@ -13,7 +13,7 @@ import numpy as np
 
 from memlane.config import Settings
 from memlane.domain.model import Node
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 
 T = TypeVar("T")
 

@@ -23,7 +23,8 @@ from memlane.domain.model import (
     SeedFilter,
 )
 from memlane.domain.visibility import EVERYTHING, Visibility
-from memlane.store.base import NodePatch, Store
+from memlane.store.base import NodePatch
+from memlane.store.contracts import Store
 
 DIM = 384
 #: an offline job's filter: every active node

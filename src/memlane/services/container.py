@@ -45,7 +45,7 @@ from memlane.services.transfer.export import Exporter
 from memlane.services.transfer.importer import Importer
 from memlane.services.writing import WriteService
 from memlane.store import migrate
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 from memlane.store.knowledge import KnowledgeStore
 
 log = logging.getLogger(__name__)

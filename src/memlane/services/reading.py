@@ -19,14 +19,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from memlane.domain.clock import Clock
 from memlane.domain.filters import TRUE, Term, all_of, compiled
 from memlane.domain.model import Edge, Node, NodeBrief, ScoredId, SeedFilter
 from memlane.domain.validity import CURRENT, ValidTime, current_term, unexpired_term, valid_term
 from memlane.domain.visibility import Viewer, Visibility, visibility_of
-from memlane.store.base import Store, Vector
+from memlane.store.base import Vector
+from memlane.store.contracts.graph_reads import EdgeReadOps, NodeReadOps, SearchOps
+from memlane.store.contracts.maintenance import ScopeScanOps
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +37,12 @@ class Lookup:
     hidden_layer: str | None = None
 
 
+class ReadStore(NodeReadOps, SearchOps, EdgeReadOps, ScopeScanOps, Protocol):
+    """Every read of the graph a caller can ask for, each filtered here by what the caller may see."""
+
+
 class MemoryReader:
-    def __init__(self, store: Store, clock: Clock):
+    def __init__(self, store: ReadStore, clock: Clock):
         self.store = store
         self.clock = clock
 

@@ -17,7 +17,7 @@ from datetime import datetime
 from memlane.domain.model import Node, RecallAudit
 from memlane.domain.visibility import Viewer
 from memlane.services.reading import MemoryReader
-from memlane.store.base import Store
+from memlane.store.contracts.audit import AuditOps
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ MAX_PENDING = 20_000
 
 
 class RecallAuditLog:
-    def __init__(self, store: Store):
+    def __init__(self, store: AuditOps):
         self.store = store
         self._pending: list[RecallAudit] = []
         self._flusher: asyncio.Task[None] | None = None
@@ -75,7 +75,9 @@ class AuditEntry:
     hidden_seeds: int
 
 
-async def audits_for(store: Store, reader: MemoryReader, viewer: Viewer, scope: str, *, limit: int) -> list[AuditEntry]:
+async def audits_for(
+    store: AuditOps, reader: MemoryReader, viewer: Viewer, scope: str, *, limit: int
+) -> list[AuditEntry]:
     """The scope's newest ``limit`` recalls as ``viewer`` may see them: an admin every caller's,
     anyone else only its own (its agent id), since who recalled what is itself information
     about other agents. Seeds are read through ``reader``, so a seed the caller may not read

@@ -39,7 +39,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from memlane.domain.clock import Clock, iso
 from memlane.domain.errors import Conflict, InvalidRequest, NotFound
@@ -52,7 +52,9 @@ from memlane.rules.promotion import PromotionCheck, PromotionThresholds, check_p
 from memlane.rules.tool_select import Selection, select_tools
 from memlane.rules.visibility import is_unowned_private
 from memlane.services.writing import WriteService
-from memlane.store.base import NodePatch, Store, scan_all_nodes
+from memlane.store.base import NodePatch
+from memlane.store.contracts.history import CommitReadOps
+from memlane.store.contracts.maintenance import ScopeScanOps, scan_all_nodes
 
 Outcome = Literal["positive", "negative", "neutral"]
 OUTCOMES: Final = ("positive", "negative", "neutral")
@@ -120,8 +122,12 @@ class _CachedRules:
     rules: list[Node]
 
 
+class RulesStore(CommitReadOps, ScopeScanOps, Protocol):
+    """What the rules cache reads: a scope's head, to know it changed, and its rule nodes."""
+
+
 class RulesService:
-    def __init__(self, store: Store, writes: WriteService, *, clock: Clock):
+    def __init__(self, store: RulesStore, writes: WriteService, *, clock: Clock):
         self.store = store
         self.writes = writes
         self.clock = clock

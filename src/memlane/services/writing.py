@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import InvalidRequest
@@ -24,12 +24,15 @@ from memlane.domain.model import (
     NodeUpsert,
     WriteResult,
 )
+from memlane.domain.node_fields import UPDATABLE_NODE_FIELDS
 from memlane.domain.visibility import Viewer, visibility_of
 from memlane.jobs.kinds import EMBED_NODES
 from memlane.rules.conditions import regex_errors, rule_conditions
 from memlane.rules.governance import rule_rights_of
-from memlane.store.base import EdgeRedirectResult, NodeMutation, Store
-from memlane.store.sql.node_plan import UPDATABLE_NODE_FIELDS
+from memlane.store.base import EdgeRedirectResult, NodeMutation
+from memlane.store.contracts.graph_writes import GraphWriteOps
+from memlane.store.contracts.history import HistoryOps
+from memlane.store.contracts.maintenance import GraphMaintenanceOps
 
 #: the kind of a commit appended by an import (``import_history``)
 IMPORTED = "imported"
@@ -176,10 +179,14 @@ NODE_DEFAULTS: dict[str, Any] = {
 }
 
 
+class WriteStore(GraphWriteOps, HistoryOps, GraphMaintenanceOps, Protocol):
+    """What writes need of the store: upserts and deletes, imported commits, and changes made under the scope's lock."""
+
+
 class WriteService:
     def __init__(
         self,
-        store: Store,
+        store: WriteStore,
         *,
         clock: Clock,
         dimension: int,
@@ -467,7 +474,7 @@ class _GivenFields:
 
 def _node(cmd: WriteCommand, spec: WriteNodeSpec, fields: _GivenFields) -> Node:
     """The node a spec writes. Defaults that are not in ``given`` (lane, author) shape a created
-    node only: an update keeps the stored values (store/sql/node_plan.py decides which it is)."""
+    node only: an update keeps the stored values (domain/node_plan.py decides which it is)."""
     pick = fields.pick
     lane = pick("memory_lane", cmd.memory_lane) or "private"
     owner_agent = pick("owner_agent_id", cmd.owner_agent_id)

@@ -15,12 +15,8 @@ from memlane.domain.model import EdgeRef
 from memlane.domain.visibility import Viewer
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteOutcome
 
-#: node fields copied as they are from the request into the write
-NODE_FIELDS = (
-    "type", "client_id", "scope", "tier", "memory_lane", "producer_agent_id", "owner_agent_id", "owner_team_id",
-    "title", "text_summary", "slots", "raw_ref", "evidence_ref", "embedding", "embedding_model", "salience",
-    "importance", "confidence", "valid_at", "invalid_at",
-)  # fmt: skip
+#: node fields copied as they are from the request into the write: all but the id (a UUID)
+NODE_FIELDS = tuple(name for name in WriteNodeIn.model_fields if name != "id")
 #: the interval fields of an edge (the others an edge update always sets)
 INTERVAL_FIELDS = frozenset({"valid_at", "invalid_at"})
 

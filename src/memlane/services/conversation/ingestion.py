@@ -43,7 +43,8 @@ from memlane.services.conversation.task_payloads import AgentMemoryTask, IngestT
 from memlane.services.embedding import EmbeddingService
 from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
-from memlane.store.base import Store, Vector
+from memlane.store.base import Vector
+from memlane.store.contracts.jobs import JobProgressOps
 
 log = logging.getLogger(__name__)
 
@@ -85,13 +86,13 @@ NEW_NOTE_FIELDS = frozenset(
 class StoreCheckpoint:
     """Task progress kept in the job row, so a restarted worker knows what is already done."""
 
-    store: Store
+    store: JobProgressOps
     job: Job
     clock: Clock
     data: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, store: Store, job: Job, clock: Clock) -> StoreCheckpoint:
+    def of(cls, store: JobProgressOps, job: Job, clock: Clock) -> StoreCheckpoint:
         return cls(store, job, clock, dict(job.progress or {}))
 
     async def save(self) -> None:
@@ -122,7 +123,7 @@ class IngestionService:
     def __init__(
         self,
         *,
-        store: Store,
+        store: JobProgressOps,
         reader: MemoryReader,
         embedding: EmbeddingService,
         writes: WriteService,

@@ -39,7 +39,7 @@ from memlane.services.conversation.task_payloads import (
 )
 from memlane.services.conversation.webhooks import MAX_ATTEMPTS as WEBHOOK_ATTEMPTS
 from memlane.services.conversation.webhooks import delivery_result
-from memlane.store.base import Store
+from memlane.store.contracts.jobs import JobSubmitOps
 
 TASK_STATUS = {"queued": "pending", "running": "processing", "done": "completed", "failed": "failed"}
 #: hex digits of the caller digest an idempotency key is stored under (128 bits; with the
@@ -53,7 +53,7 @@ TASK_KIND = {
 
 
 class TaskService:
-    def __init__(self, *, store: Store, clock: Clock, max_attempts: int, notify: Any = None):
+    def __init__(self, *, store: JobSubmitOps, clock: Clock, max_attempts: int, notify: Any = None):
         self.store = store
         self.clock = clock
         self.max_attempts = max_attempts

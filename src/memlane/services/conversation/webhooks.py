@@ -39,7 +39,7 @@ from memlane.services.conversation.webhook_targets import (
     parse_target,
     pinned_request,
 )
-from memlane.store.base import Store
+from memlane.store.contracts.jobs import JobProgressOps
 
 MAX_ATTEMPTS = 3
 RETRYABLE_STATUSES = frozenset({408, 429})
@@ -116,7 +116,7 @@ class SummaryCallbacks:
     """Handler of ``conversation.summary_callback`` jobs: summarise once, deliver, record."""
 
     def __init__(
-        self, *, store: Store, clock: Clock, summarizer: Summarizer, timeout_sec: float, targets: TargetPolicy
+        self, *, store: JobProgressOps, clock: Clock, summarizer: Summarizer, timeout_sec: float, targets: TargetPolicy
     ):
         self.store = store
         self.clock = clock

@@ -26,8 +26,8 @@ from memlane.services.conversation.webhooks import SummaryCallbacks
 from memlane.services.embedding import EmbeddingService
 from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteService
-from memlane.store.base import Store
 from memlane.store.batcher import BatcherStore
+from memlane.store.contracts import Store
 
 
 @dataclass
