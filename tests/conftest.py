@@ -18,7 +18,7 @@ from memlane.domain.clock import Clock
 from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import Services, open_services
 from memlane.store import migrate
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 from tests.support.backends import BACKENDS, database_url, fresh_url
 from tests.support.server import LiveServer, ServerFactory
 from tests.support.settings import DIM, RECEIVER_HOSTS, make_settings

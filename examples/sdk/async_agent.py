@@ -1,6 +1,11 @@
 """memlane's Python SDK, async: an agent loop that recalls before it acts and remembers after.
 
+MEMLANE_KNOWLEDGE_DIR=examples/adr memlane serve &   # the ADRs the knowledge check reads
 python examples/sdk/async_agent.py   # MEMLANE_URL=http://host:port to point elsewhere
+
+The dependency check fails (``passed: False``): examples/adr/adr-017-mysql-default.md forbids
+the mysql2 driver. A server started without MEMLANE_KNOWLEDGE_DIR has no knowledge loaded, and
+then nothing forbids it and the check passes.
 """
 
 from __future__ import annotations

@@ -193,6 +193,9 @@ class WorkerSettings(SettingsGroup):
     in_process: bool = Field(True, validation_alias=_env("MEMLANE_WORKER_IN_PROCESS"))
     poll_interval_sec: float = Field(0.5, validation_alias=_env("MEMLANE_WORKER_POLL_INTERVAL_SEC"))
     gather_ms: float = Field(20.0, ge=0, le=5000, validation_alias=_env("MEMLANE_WORKER_GATHER_MS"))
+    #: ``memlane worker`` serves its own ``/metrics`` on this port (on ``MEMLANE_HOST``); unset:
+    #: it listens on no port (jobs/metrics_endpoint.py)
+    metrics_port: int | None = Field(None, ge=1, le=65535, validation_alias=_env("MEMLANE_WORKER_METRICS_PORT"))
     #: jobs other than embedding a worker runs at once, each of a different tenant and scope
     concurrency: int = Field(4, ge=1, le=64, validation_alias=_env("MEMLANE_WORKER_CONCURRENCY"))
     embed_job_batch: int = Field(64, ge=1, le=4096, validation_alias=_env("MEMLANE_EMBED_JOB_BATCH"))

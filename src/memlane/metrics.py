@@ -50,6 +50,13 @@ WEBHOOK_DELIVERIES = Counter(
     ["outcome"],
 )
 
+JOB_RUNS = Counter(
+    "memlane_job_runs",
+    "Job runs this process's worker finished, by kind and outcome (completed; retrying: failed, "
+    "queued again after a backoff; failed: failed for good)",
+    ["kind", "outcome"],
+)
+
 RECALL_STAGES = ("embed", "vector", "keyword", "graph", "rank")
 _STAGE_CHILDREN = {s: RECALL_STAGE_SECONDS.labels(s) for s in RECALL_STAGES}
 

@@ -17,6 +17,7 @@ from memlane.domain.model import SeedFilter
 from memlane.domain.visibility import EVERYTHING, Viewer
 from memlane.jobs.conversation_kinds import CONVERSATION_INGEST
 from memlane.services.container import Services
+from memlane.services.conversation.task_payloads import IngestTask, TaskMessage
 from tests.conversation.helpers import msg, wait_task
 from tests.support.llm_server import chat_server
 from tests.support.server import ServerFactory
@@ -101,8 +102,13 @@ def test_a_worker_killed_mid_pipeline_resumes_and_writes_the_note_once(
 
 async def _submit(services: Services, app: str, messages: list[dict[str, Any]]) -> Any:
     conv = services.conversation
-    payload = {"app_id": app, "user_id": "u1", "session_id": None, "messages": messages, "request_sha256": "0" * 64}
-    await conv.tasks.submit(Viewer(tenant_id="default"), CONVERSATION_INGEST, payload, idempotency_key=None)
+    task = IngestTask(
+        app_id=app,
+        user_id="u1",
+        messages=tuple(TaskMessage.from_json(m) for m in messages),
+        request_sha256="0" * 64,
+    )
+    await conv.tasks.submit(Viewer(tenant_id="default"), task, idempotency_key=None)
     (job,) = await services.store.lease_jobs(
         "test", [CONVERSATION_INGEST], limit=1, lease_sec=60, now=services.clock.now()
     )

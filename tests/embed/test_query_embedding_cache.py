@@ -9,7 +9,7 @@ from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.embed.factory import build_embedder
 from memlane.services.embedding import EmbeddingService
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 from tests.support.openai_server import openai_server
 
 

@@ -16,7 +16,7 @@ from memlane.jobs.kinds import RETENTION_SWEEP
 from memlane.jobs.lifecycle_kinds import LIFECYCLE_DECAY, SYSTEM_TENANT
 from memlane.services.container import Services, open_services
 from memlane.services.retention import BATCH
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 from tests.support.settings import DIM, make_settings
 from tests.support.timeline import Timeline
 

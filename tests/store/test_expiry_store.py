@@ -14,7 +14,7 @@ from memlane.domain.model import EdgeRef, EdgeUpsert, SeedFilter
 from memlane.domain.validity import HISTORY, ValidTime
 from memlane.domain.visibility import EVERYTHING, Viewer
 from memlane.services.reading import MemoryReader
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 from memlane.store.sqlite.store import SqliteStore
 from tests.store.helpers import NOW, info, up, vec
 

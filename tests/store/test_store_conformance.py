@@ -20,7 +20,8 @@ from memlane.domain.model import (
     SeedFilter,
 )
 from memlane.domain.visibility import EVERYTHING, Visibility
-from memlane.store.base import NodePatch, Store
+from memlane.store.base import NodePatch
+from memlane.store.contracts import Store
 from tests.store.helpers import NOW, info, up, vec
 from tests.support.settings import DIM
 

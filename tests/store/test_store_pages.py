@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from memlane.domain.clock import new_id
 from memlane.domain.model import EdgeRef, EdgeUpsert, Job
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 from tests.store.helpers import NOW, info, up
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from memlane.config import Settings
 from memlane.domain.model import Node
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 from tests.support.settings import DIM
 
 T = TypeVar("T")

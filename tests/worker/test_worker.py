@@ -13,7 +13,7 @@ from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import Conflict, InvalidRequest, MemlaneError, RateLimited, UpstreamError
 from memlane.domain.model import Job
 from memlane.jobs.worker import Worker, backoff_seconds
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 
 KIND = "embed_nodes"
 

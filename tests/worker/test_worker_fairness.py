@@ -15,7 +15,7 @@ from memlane.jobs.fair_share import FairBudget
 from memlane.jobs.kinds import EMBED_NODES
 from memlane.jobs.worker import Worker
 from memlane.services.embedding import embed_job_size
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 
 T0 = datetime(2026, 5, 1, tzinfo=UTC)
 INGEST = "conversation.ingest"

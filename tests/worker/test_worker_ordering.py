@@ -15,7 +15,7 @@ from typing import Any
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.model import Job
 from memlane.jobs.worker import Worker
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 
 KIND = "conversation.ingest"
 T0 = datetime(2026, 5, 1, tzinfo=UTC)

@@ -31,6 +31,7 @@ from memlane.api.system import routes as system
 from memlane.api.tools import mcp_http
 from memlane.api.tools import routes as tools
 from memlane.api.ui.routes import mount_ui
+from memlane.apidocs.router import mount_docs
 from memlane.config import Settings
 from memlane.gc_freeze import freeze_startup_objects
 from memlane.services.container import Services, open_services
@@ -51,6 +52,9 @@ def create_app(
         description="Long-term memory for AI agents: graph memory, conversation memory, layered memory "
         "and agent tools on one core.",
         lifespan=_lifespan(settings, services, freeze_startup_heap=freeze_startup_heap),
+        # served from packaged files, not a CDN (apidocs/router.py)
+        docs_url=None,
+        redoc_url=None,
     )
     if services is not None:
         app.state.services = services
@@ -74,6 +78,7 @@ def create_app(
     app.include_router(knowledge.router)
     app.include_router(erasure.router)
     mount_ui(app)
+    mount_docs(app)
     mcp_http.mount_mcp(app, browser)
     install_openapi(app, settings)
     return app
@@ -82,7 +87,8 @@ def create_app(
 def _lifespan(
     settings: Settings, services: Services | None, *, freeze_startup_heap: bool
 ) -> Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]:
-    """Open the services (unless the caller gave them) and start the in-process worker."""
+    """Open the services (unless the caller gave them), start the in-process worker, and have
+    the services queue their periodic jobs (``Services.start_periodic``)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -94,6 +100,7 @@ def _lifespan(
             requeued = await svc.embedding.requeue_stale_model()
             if requeued:
                 log.info("embedding model is %s: %d nodes queued for re-embedding", svc.embedder.model_id, requeued)
+        await svc.start_periodic()
         if freeze_startup_heap:
             log.debug("froze %d start-up objects", freeze_startup_objects())
         try:

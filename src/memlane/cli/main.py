@@ -64,13 +64,26 @@ def serve(
 
 
 @app.command()
-def worker() -> None:
+def worker(
+    metrics_port: Annotated[
+        int | None,
+        typer.Option(min=1, max=65535, help="serve this process's /metrics on this port (MEMLANE_WORKER_METRICS_PORT)"),
+    ] = None,
+    metrics_host: Annotated[str | None, typer.Option(help="address the metrics port binds (MEMLANE_HOST)")] = None,
+) -> None:
     """Run a job worker as its own process (embedding, ingestion, webhooks, sweeps)."""
     from memlane.gc_freeze import freeze_startup_objects
+    from memlane.jobs.metrics_endpoint import MetricsListener
     from memlane.services.container import open_services
 
     settings = Settings()
     _logging(settings.server.log_level)
+    port = metrics_port or settings.worker.metrics_port
+    listener = MetricsListener.start(settings, metrics_host or settings.server.host, port) if port else None
+    if listener is not None:
+        logging.getLogger("memlane.worker").info(
+            "metrics on http://%s:%d/metrics", metrics_host or settings.server.host, port
+        )
 
     async def main() -> None:
         svc = await open_services(settings)
@@ -85,7 +98,11 @@ def worker() -> None:
         await stop.wait()
         await svc.close()
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    finally:
+        if listener is not None:
+            listener.stop()
 
 
 @migrate_app.command("upgrade")

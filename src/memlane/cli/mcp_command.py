@@ -19,8 +19,25 @@ def mcp(
     team_id: Annotated[str | None, typer.Option(help="team identifier", envvar="MEMLANE_MCP_TEAM_ID")] = None,
     org_id: Annotated[str | None, typer.Option(help="organization identifier", envvar="MEMLANE_MCP_ORG_ID")] = None,
     role: Annotated[str | None, typer.Option(help="agent role", envvar="MEMLANE_MCP_ROLE")] = None,
+    print_config: Annotated[
+        bool,
+        typer.Option(
+            "--print-config",
+            help="print the mcpServers entry for Claude Desktop or another MCP client (absolute paths), "
+            "with the other options given here, and exit",
+        ),
+    ] = False,
 ) -> None:
     """Serve the memory, knowledge and sync tools over MCP stdio (for Claude Desktop and other clients)."""
+    if print_config:
+        from memlane.cli.mcp_config import print_config as show
+
+        given = {
+            "--tenant": tenant, "--agent-id": agent_id, "--user-id": user_id, "--session-id": session_id,
+            "--project-id": project_id, "--team-id": team_id, "--org-id": org_id, "--role": role,
+        }  # fmt: skip
+        show(Settings(), [part for flag, value in given.items() if value for part in (flag, value)])
+        return
     from memlane.domain.roles import canonical_role
     from memlane.domain.visibility import Viewer
     from memlane.mcp.stdio import serve_stdio

@@ -73,32 +73,52 @@ async def _suggest(
         await svc.close()
 
 
+COLUMNS = ("scope", "rule", "move", "eligible", "positive", "negative", "runs", "why")
+
+
+def _cells(r: dict[str, Any]) -> list[str]:
+    ev = r["evidence"]
+    return [
+        r["scope"],
+        r["rule_node_id"],
+        f"{r['from_state']} -> {r['to_state'] or '-'}",
+        "yes" if r["eligible"] else "no",
+        str(ev.get("positive", 0)),
+        str(ev.get("negative", 0)),
+        str(ev.get("distinct_positive_runs", 0)),
+        "; ".join([*r["reasons"], *r["blockers"]]),
+    ]
+
+
 def _table(tenant_id: str, rows: list[dict[str, Any]], show_all: bool) -> None:
+    """A table on a terminal; piped or redirected, tab-separated lines (a header, then one line
+    per rule) with every value whole, the rule ids above all: a table fitted to 80 columns cut
+    them to ``01a21b…``, and a suggestion is applied by its rule's id. The notes go to stderr
+    then, so what is read from stdout is the rows alone."""
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
+    notes = Console(stderr=True) if not console.is_terminal else console
     if not rows:
-        console.print(f"no rule of tenant {tenant_id!r} has earned a promotion (nothing was changed)")
+        notes.print(f"no rule of tenant {tenant_id!r} has earned a promotion (nothing was changed)")
         return
-    table = Table(title=f"rule promotion suggestions, tenant {tenant_id} (read-only)")
-    for name in ("scope", "rule", "move", "eligible", "positive", "negative", "runs", "why"):
-        table.add_column(name)
-    for r in rows:
-        ev = r["evidence"]
-        table.add_row(
-            r["scope"],
-            r["rule_node_id"],
-            f"{r['from_state']} -> {r['to_state'] or '-'}",
-            "yes" if r["eligible"] else "no",
-            str(ev.get("positive", 0)),
-            str(ev.get("negative", 0)),
-            str(ev.get("distinct_positive_runs", 0)),
-            "; ".join([*r["reasons"], *r["blockers"]]),
-        )
-    console.print(table)
+    title = f"rule promotion suggestions, tenant {tenant_id} (read-only)"
+    if console.is_terminal:
+        table = Table(title=title)
+        for name in COLUMNS:
+            # an id is never cut nor folded: the other columns give way
+            table.add_column(name, no_wrap=name == "rule", min_width=36 if name == "rule" else None)
+        for r in rows:
+            table.add_row(*_cells(r))
+        console.print(table)
+    else:
+        notes.print(title)
+        typer.echo("\t".join(COLUMNS))
+        for r in rows:
+            typer.echo("\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in _cells(r)))
     eligible = sum(1 for r in rows if r["eligible"])
-    console.print(
+    notes.print(
         f"{eligible} suggestion(s); apply with POST /v1/memory/rules/state "
         '{"rule_node_id": ..., "state": ..., "input_text": ...}'
         + ("" if show_all else " (--all lists the others with reasons)")

@@ -24,7 +24,9 @@ from typing import Any
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import MemlaneError
 from memlane.domain.model import Job
-from memlane.store.base import LeasePicker, Store
+from memlane.metrics import JOB_RUNS
+from memlane.store.base import LeasePicker
+from memlane.store.contracts.jobs import JobLeaseOps
 from memlane.store.error_text import loggable
 
 log = logging.getLogger(__name__)
@@ -41,7 +43,7 @@ def backoff_seconds(attempt: int, *, base: float = 1.0, cap: float = 300.0) -> f
 class Worker:
     def __init__(
         self,
-        store: Store,
+        store: JobLeaseOps,
         handlers: dict[str, Handler],
         *,
         clock: Clock,
@@ -245,6 +247,7 @@ class Worker:
                 await self._run(job)
             return
         await self.store.complete_jobs(list(zip(group, results, strict=True)), now=self.clock.now())
+        JOB_RUNS.labels(group[0].kind, "completed").inc(len(group))
         self.processed += len(group)
 
     async def _run(self, job: Job) -> None:
@@ -260,8 +263,11 @@ class Worker:
             message = loggable(exc)  # a database error without the values it may quote
             log.warning("job %s (%s) attempt %d failed: %s", job.id, job.kind, job.attempts, message)
             await self.store.fail_job(job, message, retry_at=retry_at, now=self.clock.now())
+            retrying = retry_at is not None and job.attempts < job.max_attempts  # as fail_job decides
+            JOB_RUNS.labels(job.kind, "retrying" if retrying else "failed").inc()
             return
         finally:
             heartbeat.cancel()
         await self.store.complete_job(job, result, now=self.clock.now())
+        JOB_RUNS.labels(job.kind, "completed").inc()
         self.processed += 1

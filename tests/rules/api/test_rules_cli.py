@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import httpx
 from typer.testing import CliRunner
@@ -69,3 +72,45 @@ def test_without_a_scope_every_scope_of_the_tenant_is_checked(client: httpx.Clie
     env = {"MEMLANE_DATABASE_URL": str(live_server.settings.storage.database_url), "MEMLANE_EMBEDDER": "hashing"}
     table = CliRunner().invoke(app, ["rules", "suggest", "--scope", scope], env={**env, "COLUMNS": "250"})
     assert table.exit_code == 0 and "read-only" in table.output and rid[:8] in table.output
+
+
+def promotable_rule(client: httpx.Client) -> tuple[str, str]:
+    scope = new_scope()
+    rid = write_rules(client, scope, [rule("r", then={"output": {"strict": True}}, state="draft")])["r"]
+    for run_id in ("x", "y", "z"):
+        feedback(client, scope, rid, "positive", run_id=run_id)
+    return scope, rid
+
+
+def suggest_process(server: LiveServer, scope: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The command as a user runs it, its stdout a pipe (``| grep``, ``> file``)."""
+    environ = {
+        **os.environ,
+        "MEMLANE_DATABASE_URL": str(server.settings.storage.database_url),
+        "MEMLANE_EMBEDDER": "hashing",
+        "COLUMNS": "80",
+        **env,
+    }
+    command = [sys.executable, "-m", "memlane.cli.main", "rules", "suggest", "--scope", scope]
+    done = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_piped_suggestions_carry_whole_rule_ids_one_row_per_line(client: httpx.Client, live_server: LiveServer) -> None:
+    scope, rid = promotable_rule(client)
+    done = suggest_process(live_server, scope)
+    lines = done.stdout.splitlines()
+    assert lines[0].split("\t") == ["scope", "rule", "move", "eligible", "positive", "negative", "runs", "why"]
+    rows = [line.split("\t") for line in lines[1:]]
+    assert [(r[0], r[1], r[2], r[3]) for r in rows] == [(scope, rid, "draft -> shadow", "yes")]
+    assert "…" not in done.stdout
+    assert "read-only" in done.stderr and "1 suggestion(s)" in done.stderr
+
+
+def test_on_a_narrow_terminal_the_table_keeps_rule_ids_whole(client: httpx.Client, live_server: LiveServer) -> None:
+    scope, rid = promotable_rule(client)
+    # rich draws its table when told the output is a terminal (TTY_COMPATIBLE), 80 columns wide
+    done = suggest_process(live_server, scope, TTY_COMPATIBLE="1", NO_COLOR="1")
+    assert "┃" in done.stdout or "│" in done.stdout, "a table was drawn"
+    assert rid in done.stdout

@@ -27,8 +27,8 @@ from memlane.config import Settings
 from memlane.domain.model import Node
 from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import build_store
-from memlane.store.base import Store
 from memlane.store.batcher import BatcherStore, BufferKey, BufferState
+from memlane.store.contracts import Store
 from tests.security.authz.model import Audience, RuleOwners, Who, resolve
 from tests.support.server import LiveServer
 from tests.support.settings import DIM

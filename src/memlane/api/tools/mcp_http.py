@@ -22,12 +22,12 @@ from mcp.server import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
-from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from memlane.api.common.auth import principal_of
 from memlane.api.common.browser_policy import DEFAULT_PORTS, LOOPBACK_NAMES, BrowserPolicy
 from memlane.api.common.errors import render
+from memlane.api.common.route_labels import LabelledRoute
 from memlane.domain.errors import MemlaneError, ServiceUnavailable
 from memlane.mcp.server import build_server
 from memlane.services.tools.context import ToolContext
@@ -90,7 +90,8 @@ def mount_mcp(app: FastAPI, policy: BrowserPolicy) -> None:
     manager = StreamableHTTPSessionManager(
         app=build_server(_resolve), json_response=True, stateless=True, security_settings=transport_security(policy)
     )
-    app.router.routes.append(Route(PATH, endpoint=_AuthenticatedMCP(manager), methods=["GET", "POST", "DELETE"]))
+    endpoint = _AuthenticatedMCP(manager)
+    app.router.routes.append(LabelledRoute(PATH, endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
     inner = app.router.lifespan_context
 
     @contextlib.asynccontextmanager

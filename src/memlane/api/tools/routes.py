@@ -33,9 +33,9 @@ def tool_context(request: Request) -> ToolContext:
     settings = get_services(request).settings
     claims = header_claims(request)
     defaults = {
-        "agent_id": settings.default_agent_id,
-        "user_id": settings.default_user_id,
-        "session_id": settings.default_session_id,
+        "agent_id": settings.defaults.agent_id,
+        "user_id": settings.defaults.user_id,
+        "session_id": settings.defaults.session_id,
     }
     viewer = viewer_of(request, resolve_tenant(request, None), claims, defaults=defaults)
     named = [d for d in DIMENSIONS if claims.given(d)]

@@ -64,6 +64,10 @@ def stamp_arrivals(items: list[dict[str, Any]], now: datetime, after: datetime |
     return out
 
 
+def derived_message_id(task_id: str, index: int) -> str:
+    return f"{task_id}:{index}"
+
+
 def messages_from_payload(items: list[dict[str, Any]]) -> list[Message]:
     """Rebuild messages from a job payload (already validated when the request came in)."""
     out = []

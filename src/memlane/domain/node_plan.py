@@ -1,10 +1,12 @@
-"""What a write does to nodes, decided before any row is touched.
+"""What a write does to nodes, decided before any row is touched: the write's policy.
 
 ``plan_node_writes`` is pure: given the upserts, the stored nodes they match and their
 vectors, it returns the rows to insert and update, the nodes as written, and the commit
-diff. Keeping the decisions apart from the statements lets each rule (lanes hold for
-writes, one node once per write, which fields an update changes, when a vector goes stale)
-be read, and tested, on its own.
+diff. The store reads what it needs under the scope's lock and executes the plan
+(store/sql/writes.py); keeping the decisions here lets each rule (lanes hold for writes, one
+node once per write, which fields an update changes, when a vector goes stale) be read, and
+tested, on its own. The rule lifecycle judges rule nodes: the store passes its
+``review_rule_write`` (rules/lifecycle.py) bound to the write, as a ``RuleReviewer``.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Final, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -20,41 +22,11 @@ import numpy.typing as npt
 from memlane.domain.errors import Conflict, InvalidRequest
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import Node, NodeUpsert
+from memlane.domain.node_fields import UPDATABLE_NODE_FIELDS, node_values
 from memlane.domain.validity import check_interval
 from memlane.domain.visibility import Visibility
-from memlane.rules.governance import EVERY_RULE, RuleRights
-from memlane.rules.lifecycle import UNCHANGED, RuleReview, review_rule_write
 
 UnitVector = npt.NDArray[np.float32]
-
-#: node columns an upsert may change, by WriteNode field name
-UPDATABLE_NODE_FIELDS: tuple[str, ...] = (
-    "type",
-    "tier",
-    "title",
-    "text_summary",
-    "slots",
-    "raw_ref",
-    "evidence_ref",
-    "memory_lane",
-    "producer_agent_id",
-    "owner_agent_id",
-    "owner_team_id",
-    "salience",
-    "importance",
-    "confidence",
-    "status",
-    "topic_state",
-    "layer",
-    "user_id",
-    "session_id",
-    "task_id",
-    "agent",
-    "tags",
-    "expires_at",
-    "valid_at",
-    "invalid_at",
-)
 
 #: the vector columns of a node whose text changed: it waits for a new vector
 NO_VECTOR: dict[str, Any] = {
@@ -63,6 +35,33 @@ NO_VECTOR: dict[str, Any] = {
     "embedding_model": None,
     "embedding_dim": None,
 }
+
+
+@dataclass(frozen=True, slots=True)
+class RuleReview:
+    """What the lifecycle makes of one node of a write: the slots and type to store (None:
+    as written) and, when the write moved the rule's state, the move for the commit diff."""
+
+    slots: dict[str, Any] | None = None
+    type: str | None = None
+    state_change: dict[str, Any] | None = None
+
+
+UNCHANGED: Final = RuleReview()
+
+
+class RuleReviewer(Protocol):
+    """Judges one node of a write that is, or was, a rule: ``before`` is the stored node (None
+    when the write creates it), ``after`` the node as it would be stored; raises when the
+    write may not do it (rules/lifecycle.py ``review_rule_write``, bound to the write's time,
+    actor and rights)."""
+
+    def __call__(self, before: Node | None, after: Node, *, where: str, restore: bool) -> RuleReview: ...
+
+
+def no_rules(before: Node | None, after: Node, *, where: str, restore: bool) -> RuleReview:
+    """A reviewer for plans that hold no rule (tests of the other decisions)."""
+    return UNCHANGED
 
 
 @dataclass(slots=True)
@@ -128,88 +127,134 @@ def plan_node_writes(
     now: datetime,
     commit_id: str,
     rev: int,
-    actor: str | None = None,
-    rights: RuleRights = EVERY_RULE,
+    review: RuleReviewer = no_rules,
 ) -> NodePlan:
     """Every row is planned already stamped with the commit: a second UPDATE per row to
     stamp it halved bulk-write throughput, and on PostgreSQL re-inserted each row into every
     index. Raises ``Conflict`` for a stored node the writer may not see (lanes hold for
     writes), and ``InvalidRequest`` for a node given twice or one that would be stored
     private with no owner (``check_owned``; an import restores what it finds). Rule nodes
-    follow their lifecycle (rules/lifecycle.py), judged here against the stored node so that
-    no write, on any surface, sets a rule's state or feedback counts, and a stored rule changes
-    only when ``rights`` (the writer's, rules/governance.py) govern it; ``actor`` (the commit's)
-    is recorded when a write moves a rule's state."""
+    follow their lifecycle (``review``), judged here against the stored node so that no write,
+    on any surface, sets a rule's state or feedback counts, and a stored rule changes only when
+    the writer's rights govern it."""
     plan = NodePlan()
     seen: set[str] = set()
     for position, up in enumerate(ups):
-        node = up.node
-        node.tenant_id, node.scope = tenant_id, scope
-        prior = stored.match(up)
-        if prior is not None and writer is not None and not writer.can_see(prior):
-            raise Conflict(
-                f"nodes[{position}]: client_id or id {prior.client_id or prior.id!r} belongs to a "
-                "node in another agent's private lane",
-                code="client_id_in_use",
-                details={"field": f"nodes[{position}]"},
-            )
-        if prior is not None:
-            node.id = prior.id
-        if node.id in seen:
-            raise InvalidRequest(
-                f"node {node.id} (client_id {node.client_id!r}) appears twice in one write",
-                code="duplicate_node",
-                details={"field": "nodes", "id": node.id},
-            )
-        seen.add(node.id)
-        where = f"nodes[{position}]"
-        review = UNCHANGED
+        up.node.tenant_id, up.node.scope = tenant_id, scope
+        prior = claim(up, stored.match(up), position, writer, seen)
+        step = NodeStep(up, position, vectors[position], writer=writer, now=now, commit_id=commit_id, rev=rev)
         if prior is None:
-            review = review_rule_write(None, node, where=where, now=now, actor=actor, restore=up.restore)
-            apply_review(review, node, None)
-            if not up.restore:
-                check_owned(node, position, writer, created=True)
-                node.created_at = node.updated_at = now
-                node.commit_id = commit_id
-            node.created_at = node.created_at or now
-            node.updated_at = node.updated_at or now
-            node.commit_id = node.commit_id or commit_id
-            row = node_insert_row(node, vectors[position], rev)
-            plan.inserts.append(row)
-            status, op = row["embedding_status"], "create"
+            node, outcome = plan_insert(step, review, plan)
         else:
-            given = up.node
-            # node_update changes ``prior`` in place: the lifecycle compares with a copy
-            before = replace(prior) if "rule" in (prior.type, given.type) else None
-            values, node = node_update(prior, up, vectors[position], rev, now)
-            values["commit_id"] = node.commit_id = commit_id
-            if before is not None:
-                review = review_rule_write(
-                    before, node, where=where, now=now, actor=actor, restore=up.restore, rights=rights
-                )
-                apply_review(review, node, values)
-            if up.restore:
-                restored_provenance(values, node, given)
-            else:
-                check_owned(node, position, writer, created=False)
-            plan.updates.append((prior.id, values))
-            status, op = values.get("embedding_status", prior.embedding_status), "update"
-        check_interval(node.valid_at, node.invalid_at, f"{where}.invalid_at")
-        node.embedding_status = status
-        if status == "pending":
-            plan.pending.append(node.id)
-        plan.written.append(node)
-        entry: dict[str, Any] = {
-            "op": op,
-            "id": node.id,
-            "client_id": node.client_id,
-            "type": node.type,
-            "content_sha256": content_sha(node),
-        }
-        if review.state_change is not None:
-            entry["rule_state"] = review.state_change
-        plan.diff.append(entry)
+            node, outcome = plan_update(step, prior, review, plan)
+        record_written(plan, node, outcome, step.where)
     return plan
+
+
+@dataclass(frozen=True, slots=True)
+class NodeStep:
+    """One upsert of the write, with what every step of its plan needs."""
+
+    up: NodeUpsert
+    position: int
+    vector: UnitVector | None
+    writer: Visibility | None
+    now: datetime
+    commit_id: str
+    rev: int
+
+    @property
+    def where(self) -> str:
+        return f"nodes[{self.position}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a step decided beyond the node: create or update, its vector status, its review."""
+
+    op: str
+    status: str
+    review: RuleReview
+
+
+def claim(up: NodeUpsert, prior: Node | None, position: int, writer: Visibility | None, seen: set[str]) -> Node | None:
+    """The stored node an upsert updates (None: it creates one), after the checks that hold
+    before anything is planned: lanes hold for writes, and a write names each node once."""
+    node = up.node
+    if prior is not None and writer is not None and not writer.can_see(prior):
+        raise Conflict(
+            f"nodes[{position}]: client_id or id {prior.client_id or prior.id!r} belongs to a "
+            "node in another agent's private lane",
+            code="client_id_in_use",
+            details={"field": f"nodes[{position}]"},
+        )
+    if prior is not None:
+        node.id = prior.id
+    if node.id in seen:
+        raise InvalidRequest(
+            f"node {node.id} (client_id {node.client_id!r}) appears twice in one write",
+            code="duplicate_node",
+            details={"field": "nodes", "id": node.id},
+        )
+    seen.add(node.id)
+    return prior
+
+
+def plan_insert(step: NodeStep, review: RuleReviewer, plan: NodePlan) -> tuple[Node, Outcome]:
+    """A new node: reviewed as a rule, owned, stamped with this write (an import keeps its own
+    stamps where it has them), and inserted."""
+    up, node, now = step.up, step.up.node, step.now
+    judged = review(None, node, where=step.where, restore=up.restore)
+    apply_review(judged, node, None)
+    if not up.restore:
+        check_owned(node, step.position, step.writer, created=True)
+        node.created_at = node.updated_at = now
+        node.commit_id = step.commit_id
+    node.created_at = node.created_at or now
+    node.updated_at = node.updated_at or now
+    node.commit_id = node.commit_id or step.commit_id
+    row = node_insert_row(node, step.vector, step.rev)
+    plan.inserts.append(row)
+    return node, Outcome("create", row["embedding_status"], judged)
+
+
+def plan_update(step: NodeStep, prior: Node, review: RuleReviewer, plan: NodePlan) -> tuple[Node, Outcome]:
+    """A stored node with the given fields applied: reviewed as a rule against what was
+    stored, still owned (an import restores its provenance instead), and updated."""
+    up, given = step.up, step.up.node
+    # node_update changes ``prior`` in place: the lifecycle compares with a copy
+    before = replace(prior) if "rule" in (prior.type, given.type) else None
+    values, node = node_update(prior, up, step.vector, step.rev, step.now)
+    values["commit_id"] = node.commit_id = step.commit_id
+    judged = UNCHANGED
+    if before is not None:
+        judged = review(before, node, where=step.where, restore=up.restore)
+        apply_review(judged, node, values)
+    if up.restore:
+        restored_provenance(values, node, given)
+    else:
+        check_owned(node, step.position, step.writer, created=False)
+    plan.updates.append((prior.id, values))
+    return node, Outcome("update", values.get("embedding_status", prior.embedding_status), judged)
+
+
+def record_written(plan: NodePlan, node: Node, outcome: Outcome, where: str) -> None:
+    """The node as written, its place in the embedding queue, and its entry in the diff."""
+    check_interval(node.valid_at, node.invalid_at, f"{where}.invalid_at")
+    node.embedding_status = outcome.status
+    if outcome.status == "pending":
+        plan.pending.append(node.id)
+    plan.written.append(node)
+    entry: dict[str, Any] = {
+        "op": outcome.op,
+        "id": node.id,
+        "client_id": node.client_id,
+        "type": node.type,
+        "content_sha256": content_sha(node),
+    }
+    if outcome.review.state_change is not None:
+        entry["rule_state"] = outcome.review.state_change
+    plan.diff.append(entry)
 
 
 def apply_review(review: RuleReview, node: Node, values: dict[str, Any] | None) -> None:
@@ -258,48 +303,16 @@ def restored_provenance(values: dict[str, Any], node: Node, given: Node) -> None
 
 
 def node_insert_row(node: Node, vector: UnitVector | None, rev: int) -> dict[str, Any]:
+    """Every field of the node (an import's ``expired_at`` too: a write's nodes never carry
+    one), its vector columns and the write's ``rev``."""
     ready = vector is not None
     return {
-        "tenant_id": node.tenant_id,
-        "id": node.id,
-        "scope": node.scope,
-        "client_id": node.client_id,
-        "type": node.type,
-        "tier": node.tier,
-        "title": node.title,
-        "text_summary": node.text_summary,
-        "slots": node.slots,
-        "raw_ref": node.raw_ref,
-        "evidence_ref": node.evidence_ref,
-        "memory_lane": node.memory_lane,
-        "producer_agent_id": node.producer_agent_id,
-        "owner_agent_id": node.owner_agent_id,
-        "owner_team_id": node.owner_team_id,
-        "salience": node.salience,
-        "importance": node.importance,
-        "confidence": node.confidence,
+        **node_values(node),
         "embedding": vector,
         "embedding_status": "ready" if ready else "pending",
         "embedding_model": node.embedding_model if ready else None,
         "embedding_dim": int(vector.shape[0]) if vector is not None else None,
-        "status": node.status,
-        "topic_state": node.topic_state,
-        "layer": node.layer,
-        "user_id": node.user_id,
-        "session_id": node.session_id,
-        "task_id": node.task_id,
-        "agent": node.agent,
-        "tags": node.tags,
-        "expires_at": node.expires_at,
-        "created_at": node.created_at,
-        "updated_at": node.updated_at,
-        "last_activated": node.last_activated,
-        "commit_id": node.commit_id,
         "rev": rev,
-        "valid_at": node.valid_at,
-        "invalid_at": node.invalid_at,
-        # only an import brings one (a write's nodes never carry it; the server sets it later)
-        "expired_at": node.expired_at,
     }
 
 
@@ -371,14 +384,24 @@ def content_sha(node: Node) -> str:
 
 __all__ = [
     "NO_VECTOR",
-    "UPDATABLE_NODE_FIELDS",
+    "UNCHANGED",
     "NodePlan",
+    "NodeStep",
+    "Outcome",
+    "RuleReview",
+    "RuleReviewer",
     "StoredNodes",
     "apply_review",
+    "check_owned",
+    "claim",
     "content_sha",
     "expired_at",
+    "no_rules",
     "node_insert_row",
     "node_update",
+    "plan_insert",
     "plan_node_writes",
+    "plan_update",
+    "record_written",
     "unit_vectors",
 ]

@@ -4,7 +4,7 @@ An edge names its endpoints by id or client_id, of a node in the same write or s
 the scope. ``missing_endpoints`` says which to look up, ``resolve_endpoints`` turns every
 edge into ids (or refuses the write), and ``plan_edge_writes`` decides, given the edges
 already stored between the same nodes, which rows to insert and which to update. The
-statements are run by writes.py.
+store reads what they need and runs the statements (store/sql/writes.py).
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from typing import Any
 from memlane.domain.clock import new_id
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.model import Edge, EdgeRef, EdgeUpsert, Node
+from memlane.domain.node_fields import edge_values
+from memlane.domain.node_plan import expired_at
 from memlane.domain.validity import check_interval
-from memlane.store.sql.node_plan import expired_at
 
 #: an edge's identity: at most one edge of a type between two nodes, in one direction
 EdgeKey = tuple[str, str, str]
@@ -125,6 +126,18 @@ def edge_interval(e: EdgeUpsert, prior: StoredEdge | None, now: datetime, where:
     return {"valid_at": valid, "invalid_at": invalid, "expired_at": expired}
 
 
+@dataclass(frozen=True, slots=True)
+class EdgeWrite:
+    """What every edge of one write is stamped with."""
+
+    tenant_id: str
+    scope: str
+    now: datetime
+    commit_id: str
+    rev: int
+    make_id: Callable[[], str] = new_id
+
+
 def plan_edge_writes(
     resolved: Sequence[ResolvedEdge],
     stored: dict[EdgeKey, StoredEdge],
@@ -139,78 +152,87 @@ def plan_edge_writes(
     """An edge between nodes already joined by one of its type updates that edge; the same
     edge twice in one write is written once, the last one's values winning (the diff keeps
     the first occurrence, as it always has)."""
+    write = EdgeWrite(tenant_id, scope, now, commit_id, rev, make_id)
     plan = EdgePlan()
     first: dict[EdgeKey, Edge] = {}
     for position, r in enumerate(resolved):
-        e = r.upsert
         prior = stored.get(r.key)
-        edge_id = prior.id if prior is not None else None
-        values: dict[str, Any] = {"weight": e.weight, "confidence": e.confidence, "decay_rate": e.decay_rate}
-        values.update(edge_interval(e, prior, now, f"edges[{position}]"))
+        values: dict[str, Any] = {"weight": r.upsert.weight, "confidence": r.upsert.confidence}
+        values["decay_rate"] = r.upsert.decay_rate
+        values.update(edge_interval(r.upsert, prior, now, f"edges[{position}]"))
         earlier = first.get(r.key)
         if earlier is not None:
-            for name, value in values.items():
-                setattr(earlier, name, value)
-            (plan.updates if edge_id else plan.inserts)[earlier.id].update(values)
+            repeat(plan, earlier, values, stored_before=prior is not None)
             continue
-        # an import brings the edge's own times and commit; any other write stamps its own
-        created, updated, made_by = e.created_at or now, e.updated_at or now, e.commit_id or commit_id
-        stamp: dict[str, Any] = {"created_at": created, "updated_at": updated, "commit_id": made_by}
-        if edge_id:
-            plan.updates[edge_id] = {**values, "updated_at": updated, "commit_id": made_by, "rev": rev}
-            if e.created_at is not None:
-                plan.updates[edge_id]["created_at"] = created
-        else:
-            edge_id = e.id or make_id()
-            plan.inserts[edge_id] = {
-                "tenant_id": tenant_id,
-                "id": edge_id,
-                "scope": scope,
-                "type": e.type,
-                "src_id": r.src_id,
-                "dst_id": r.dst_id,
-                **values,
-                **stamp,
-                "rev": rev,
-            }
-        edge = Edge(
-            tenant_id=tenant_id,
-            id=edge_id,
-            scope=scope,
-            type=e.type,
-            src_id=r.src_id,
-            dst_id=r.dst_id,
-            created_at=created,
-            updated_at=updated,
-            commit_id=made_by,
-            **values,
-        )
+        edge = plan_edge(plan, r, prior, values, write)
         first[r.key] = edge
         plan.edges.append(edge)
-        plan.diff.append(
-            {
-                "op": "update" if r.key in stored else "create",
-                "id": edge_id,
-                "type": e.type,
-                "src_id": r.src_id,
-                "dst_id": r.dst_id,
-                "weight": e.weight,
-                "confidence": e.confidence,
-                # only once set, so the diffs (and hashes) of edges without one are unchanged
-                **{k: values[k].isoformat() for k in ("valid_at", "invalid_at") if values[k] is not None},
-            }
-        )
+        plan.diff.append(edge_diff(r, edge, values, op="update" if prior is not None else "create"))
     return plan
+
+
+def repeat(plan: EdgePlan, earlier: Edge, values: dict[str, Any], *, stored_before: bool) -> None:
+    """An edge given again in the same write: its values replace the earlier occurrence's."""
+    for name, value in values.items():
+        setattr(earlier, name, value)
+    (plan.updates if stored_before else plan.inserts)[earlier.id].update(values)
+
+
+def plan_edge(
+    plan: EdgePlan, r: ResolvedEdge, prior: StoredEdge | None, values: dict[str, Any], write: EdgeWrite
+) -> Edge:
+    """The edge as written, and the update of the stored edge or the insert of a new one. An
+    import brings the edge's own times and commit; any other write stamps its own."""
+    e = r.upsert
+    edge = Edge(
+        tenant_id=write.tenant_id,
+        id=prior.id if prior is not None else e.id or write.make_id(),
+        scope=write.scope,
+        type=e.type,
+        src_id=r.src_id,
+        dst_id=r.dst_id,
+        created_at=e.created_at or write.now,
+        updated_at=e.updated_at or write.now,
+        commit_id=e.commit_id or write.commit_id,
+        **values,
+    )
+    if prior is None:
+        plan.inserts[edge.id] = {**edge_values(edge), "rev": write.rev}
+        return edge
+    update = {**values, "updated_at": edge.updated_at, "commit_id": edge.commit_id, "rev": write.rev}
+    if e.created_at is not None:
+        update["created_at"] = edge.created_at
+    plan.updates[edge.id] = update
+    return edge
+
+
+def edge_diff(r: ResolvedEdge, edge: Edge, values: dict[str, Any], *, op: str) -> dict[str, Any]:
+    """The edge's entry in the commit diff: as given (weight, confidence), with its interval
+    only once set, so the diffs (and hashes) of edges without one are unchanged."""
+    return {
+        "op": op,
+        "id": edge.id,
+        "type": edge.type,
+        "src_id": r.src_id,
+        "dst_id": r.dst_id,
+        "weight": r.upsert.weight,
+        "confidence": r.upsert.confidence,
+        **{k: values[k].isoformat() for k in ("valid_at", "invalid_at") if values[k] is not None},
+    }
 
 
 __all__ = [
     "EdgeKey",
     "EdgePlan",
+    "EdgeWrite",
     "Endpoints",
     "ResolvedEdge",
     "StoredEdge",
+    "edge_diff",
     "edge_interval",
     "missing_endpoints",
+    "plan_edge",
     "plan_edge_writes",
+    "repeat",
     "resolve_endpoints",
 ]

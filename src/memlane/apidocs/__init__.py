@@ -1,0 +1,1 @@
+"""``/docs`` (Swagger UI) and ``/redoc`` served from files installed with memlane, no CDN."""
