@@ -17,10 +17,10 @@ from pathlib import Path
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.api.helpers import new_scope, wait_until_recallable, write
-from tests.conftest import make_settings
 from tests.conversation.helpers import msg, wait_task
+from tests.support.memory_api import new_scope, wait_until_recallable, write
 from tests.support.server import LiveServer, free_port
+from tests.support.settings import make_settings
 from tests.support.webhook_receiver import webhook_receiver
 
 ADMIN = "admin-token-for-worker-metrics-0123456789"

@@ -19,7 +19,7 @@ from memlane.jobs.lifecycle_kinds import LIFECYCLE_DECAY, SYSTEM_TENANT
 from memlane.services.container import Services, open_services
 from memlane.services.lifecycle.decay import DecayPolicy, decay_target, effective_idle_days
 from memlane.services.writing import WriteCommand, WriteNodeSpec
-from tests.conftest import DIM, make_settings
+from tests.support.settings import DIM, make_settings
 from tests.support.timeline import Timeline
 
 START = datetime(2026, 1, 1, tzinfo=UTC)

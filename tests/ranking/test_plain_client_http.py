@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from tests.ranking.conftest import new_scope, query_vector, recall_text, vector_with_cosine, write
+from tests.ranking.helpers import new_scope, query_vector, recall_text, vector_with_cosine, write
 
 
 def plain(client_id: str, text: str, cosine: float, query: str, seed: int, **extra: Any) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from memlane.domain.visibility import EVERYTHING, Viewer
 from memlane.services.reading import MemoryReader
 from memlane.store.contracts import Store
 from memlane.store.sqlite.store import SqliteStore
-from tests.store.test_store_conformance import NOW, info, up, vec
+from tests.store.helpers import NOW, info, up, vec
 
 EXPIRY = NOW + timedelta(seconds=10)
 ADMIN = Viewer(tenant_id="t1", role="admin")

@@ -24,8 +24,8 @@ from memlane.domain.filters import matches
 from memlane.domain.model import CommitInfo, Node, NodeUpsert, SeedFilter
 from memlane.domain.visibility import EVERYTHING, Visibility
 from memlane.store.contracts import Store
+from tests.support.settings import DIM
 
-DIM = 384
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 WORD = "zebra"
 #: instants of the validity intervals below

@@ -8,10 +8,9 @@ from typing import Any
 
 import httpx
 
-from tests.api.helpers import new_scope
+from tests.support.memory_api import new_scope
 from tests.support.server import LiveServer
-from tests.ui.conftest import screenshot
-from tests.ui.helpers import ALICE, BOB, loaded, use, write
+from tests.ui.helpers import ALICE, BOB, loaded, screenshot, use, write
 
 
 def node(cid: str, title: str, **extra: Any) -> dict[str, Any]:

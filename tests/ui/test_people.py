@@ -10,8 +10,7 @@ import httpx
 
 from tests.conversation.helpers import ingest, msg, new_app
 from tests.support.server import LiveServer
-from tests.ui.conftest import screenshot
-from tests.ui.helpers import loaded
+from tests.ui.helpers import loaded, screenshot
 
 
 def test_users_sessions_messages_and_notes_of_an_app(server: LiveServer, page: Any) -> None:

@@ -9,10 +9,9 @@ from typing import Any
 
 import httpx
 
-from tests.api.helpers import new_scope
+from tests.support.memory_api import new_scope
 from tests.support.server import LiveServer
-from tests.ui.conftest import screenshot
-from tests.ui.helpers import ADMIN, ALICE, BOB, use, write
+from tests.ui.helpers import ADMIN, ALICE, BOB, screenshot, use, write
 
 
 def recall(server: LiveServer, key: str, scope: str, text: str) -> set[str]:

@@ -8,10 +8,9 @@ from typing import Any
 
 import httpx
 
-from tests.api.helpers import new_scope, wait_until_recallable
+from tests.support.memory_api import new_scope, wait_until_recallable
 from tests.support.server import LiveServer
-from tests.ui.conftest import screenshot
-from tests.ui.helpers import ALICE, BOB, MANAGER, loaded, use, write
+from tests.ui.helpers import ALICE, BOB, MANAGER, loaded, screenshot, use, write
 
 
 def outcome(page: Any) -> str:

@@ -14,7 +14,3 @@ def async_url(url: str) -> str:
     if url.startswith("postgresql://"):
         return "postgresql+asyncpg://" + url[len("postgresql://") :]
     return url
-
-
-def backend_of(url: str) -> str:
-    return "postgres" if url.startswith(("postgres", "postgresql")) else "sqlite"

@@ -31,9 +31,9 @@ from memlane.store.batcher import BatcherStore, BufferKey, BufferState
 from memlane.store.contracts import Store
 from tests.security.authz.model import Audience, RuleOwners, Who, resolve
 from tests.support.server import LiveServer
+from tests.support.settings import DIM
 
 T = TypeVar("T")
-DIM = 384
 JWT_SECRET = "authz-suite-secret-0123456789abcdef0123456789"
 ACME, GLOBEX = "acme", "globex"
 GRAPH, CONV, LAYERS = "g", "c", "l"

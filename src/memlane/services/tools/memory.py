@@ -5,7 +5,7 @@ scope with ``layer`` set and its identifiers bound: agent -> the agent's private
 ``agent``), team -> the team's private lane (and ``slots.team_id``), user -> ``user_id``,
 session -> ``session_id`` (and ``user_id`` when known), project / org -> ``slots.project_id`` /
 ``slots.org_id``, company -> the tenant. Who may see which is the one visibility rule
-(services/visibility.py): lanes hide agent and team memories from other agents and teams on
+(domain/visibility.py): lanes hide agent and team memories from other agents and teams on
 every surface, and user and session memories are personal. agent, user, session and team
 memories need their identifier; project and org memories without one are tenant-wide (as are
 synced knowledge items, which memory_search also finds); project and org are labels that
