@@ -5,7 +5,7 @@ A new node field is written once, on ``Node``, with its roles; the store's rows,
 updatable fields, the meta a recall shows and the times an export converts follow. The typed
 shapes that must stay explicit (``WriteNodeSpec``, the API's ``WriteNodeIn`` and ``GraphNode``
 for the OpenAPI document, the export's ``NodeRecord``, the table in store/schema.py) are held
-to these lists by tests/test_node_fields.py.
+to these lists by tests/store/test_node_fields.py.
 """
 
 from __future__ import annotations
