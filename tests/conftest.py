@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-from starlette.types import ASGIApp
 
 from memlane.config import Settings
 from memlane.domain.clock import Clock
@@ -67,16 +64,10 @@ def live_server_factory(tmp_path_factory: pytest.TempPathFactory) -> ServerFacto
     ``env`` are settings by their environment names on top of ``make_settings`` (hashing
     embedder, fast worker poll). The database is a fresh SQLite file unless a URL is given
     first (``fresh_url(request)`` for a fixture parametrized with BACKENDS, or a file two
-    servers share). ``wrap`` puts an ASGI layer around the app. Session-scoped so fixtures of
-    any scope can use it; each server lives as long as the ``with`` block that entered it."""
-
-    def start(
-        database_url: str | None = None, /, *, wrap: Callable[[ASGIApp], ASGIApp] | None = None, **env: Any
-    ) -> AbstractContextManager[LiveServer]:
-        url = database_url or f"sqlite:///{tmp_path_factory.mktemp('server') / 'memlane.db'}"
-        return LiveServer.start(make_settings(url, **env), wrap=wrap)
-
-    return start
+    servers share). ``live_server_factory.wrapped(wrap, ...)`` puts an ASGI layer around the
+    app. Session-scoped so fixtures of any scope can use it; each server lives as long as the
+    ``with`` block that entered it."""
+    return ServerFactory(tmp_path_factory)
 
 
 @pytest.fixture(scope="module", params=BACKENDS)

@@ -91,11 +91,15 @@ def _module_constants(trees: dict[Path, ast.Module]) -> dict[str, ast.expr]:
     out: dict[str, ast.expr] = {}
     for tree in trees.values():
         for st in tree.body:
-            target = (
-                st.targets[0] if isinstance(st, ast.Assign) else st.target if isinstance(st, ast.AnnAssign) else None
-            )
-            if isinstance(target, ast.Name) and st.value is not None:  # type: ignore[union-attr]
-                out[target.id] = st.value  # type: ignore[union-attr]
+            value: ast.expr | None
+            if isinstance(st, ast.Assign):
+                target, value = st.targets[0], st.value
+            elif isinstance(st, ast.AnnAssign):
+                target, value = st.target, st.value
+            else:
+                continue
+            if isinstance(target, ast.Name) and value is not None:
+                out[target.id] = value
     return out
 
 

@@ -53,10 +53,10 @@ class BodyMeter:
 @pytest.fixture(scope="module")
 def guarded(live_server_factory: ServerFactory) -> Iterator[tuple[LiveServer, BodyMeter]]:
     meter = BodyMeter()
-    with live_server_factory(
+    with live_server_factory.wrapped(
+        meter.wrap,
         MEMLANE_MAX_REQUEST_BYTES=LIMIT,
         **api_keys({KEY: {"tenant_id": "acme", "agent_id": "a1"}}),
-        wrap=meter.wrap,
     ) as server:
         yield server, meter
 

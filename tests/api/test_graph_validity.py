@@ -130,7 +130,7 @@ def test_closing_a_fact_later_records_when_the_server_learned_it(client: httpx.C
 
 def test_bad_intervals_and_time_questions_are_400s_naming_the_field(client: httpx.Client) -> None:
     scope = new_scope()
-    cases = [
+    cases: list[tuple[str, dict[str, Any], str]] = [
         (
             "/v1/memory/write",
             {

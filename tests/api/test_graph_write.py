@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from typing import Any
 
 import httpx
 
@@ -141,7 +142,7 @@ def test_a_client_id_given_twice_in_one_write_is_a_400_and_nothing_is_stored(
 
 
 def test_bad_write_input_is_a_400_naming_the_field(client: httpx.Client) -> None:
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"nodes": [{"type": "event"}]}, "input_text"),
         ({"input_text": "x", "nodes": [{"type": "planet"}]}, "nodes[0].type"),
         ({"input_text": "x", "nodes": [{"type": "event", "salience": 1.5}]}, "nodes[0].salience"),

@@ -23,7 +23,7 @@ from mcp import ClientSession
 from tests.support.server import LiveServer
 
 NUL = "a\x00b"
-Path = tuple[str | int, ...]
+Path = tuple[str | int | None, ...]
 
 
 def resolve(schema: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:

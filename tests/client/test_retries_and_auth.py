@@ -70,7 +70,8 @@ def test_a_rate_limited_post_is_retried_after_retry_after_with_the_same_idempote
     assert second.task_id != first.task_id
     assert 429 in rec.statuses and rec.statuses[-1] == 202
     limited_at = rec.statuses.index(429)
-    assert rec.retry_after[limited_at] is not None and float(rec.retry_after[limited_at]) >= 1
+    retry_after = rec.retry_after[limited_at]
+    assert retry_after is not None and float(retry_after) >= 1
     keys = [r.headers.get("idempotency-key") for r in rec.requests]
     assert all(keys) and keys[0] != keys[1]
     assert set(keys[1:]) == {keys[1]}, "every retry of the second POST carries its first key"

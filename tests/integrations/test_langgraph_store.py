@@ -69,7 +69,7 @@ def test_search_without_a_query_lists_and_filters_as_langgraphs_store_does(memla
     def keys(store: BaseStore, prefix: tuple[str, ...], **options: Any) -> set[tuple[Any, ...]]:
         return {(i.namespace, i.key) for i in store.search(prefix, **options)}
 
-    for prefix, options in [
+    searches: list[tuple[tuple[str, ...], dict[str, Any]]] = [
         (("users",), {}),
         (("users", "alice"), {}),
         ((), {}),
@@ -79,7 +79,8 @@ def test_search_without_a_query_lists_and_filters_as_langgraphs_store_does(memla
         (("users", "bob"), {"filter": {"likes": {"$ne": "sushi"}}}),
         (("docs",), {"filter": {"tags": ["ops"]}}),
         (("nobody",), {}),
-    ]:
+    ]
+    for prefix, options in searches:
         assert keys(ours, prefix, **options) == keys(reference, prefix, **options), (prefix, options)
     in_order = [i.key for i in ours.search(("users", "alice", "prefs"))]
     assert in_order == [i.key for i in reference.search(("users", "alice", "prefs"))] == ["food", "drink"]
@@ -90,7 +91,7 @@ def test_list_namespaces_matches_langgraphs_store(memlane_server: LiveServer) ->
     ours, reference = store_of(memlane_server), InMemoryStore()
     for store in (ours, reference):
         fill(store)
-    for options in [
+    listings: list[dict[str, Any]] = [
         {},
         {"prefix": ("users",)},
         {"suffix": ("prefs",)},
@@ -99,7 +100,8 @@ def test_list_namespaces_matches_langgraphs_store(memlane_server: LiveServer) ->
         {"prefix": ("users",), "max_depth": 2},
         {"limit": 2, "offset": 1},
         {"prefix": ("nobody",)},
-    ]:
+    ]
+    for options in listings:
         assert ours.list_namespaces(**options) == reference.list_namespaces(**options), options
     ours.delete(("docs",), "readme")
     assert ("docs",) not in ours.list_namespaces(), "a namespace whose last item was deleted is gone"

@@ -114,6 +114,7 @@ def test_nodes_of_another_scope_are_missing(client: httpx.Client) -> None:
 
 def test_activate_requests_are_validated(client: httpx.Client) -> None:
     scope = new_scope()
+    body: dict[str, Any]
     for body in (
         {},
         {"node_ids": []},

@@ -92,6 +92,7 @@ def test_missing_references_are_counted(client: httpx.Client) -> None:
 
 def test_rehydrate_requests_are_validated(client: httpx.Client) -> None:
     scope = new_scope()
+    body: dict[str, Any]
     for body in (
         {},
         {"node_ids": []},

@@ -128,6 +128,7 @@ async def test_the_periodic_job_sweeps_and_schedules_the_next_period(svc: Servic
     await svc.store.record_recall_audits([audit("t1", START - timedelta(days=31)), audit("t1", START)])
     first = await svc.retention.ensure_scheduled()
     assert first is not None and first.kind == RETENTION_SWEEP and first.tenant_id == SYSTEM_TENANT
+    assert first.run_after is not None
     again = await svc.retention.ensure_scheduled()
     assert again is not None and again.id == first.id, "one job per period, however often asked"
     assert first.run_after > timeline.now and await svc.worker.drain() == 0, "the first run is next period"

@@ -189,7 +189,7 @@ def test_bad_tokens_are_refused(c: httpx.Client, name: str, claims: dict[str, An
 
 def test_alg_none_tokens_are_refused(c: httpx.Client) -> None:
     claims = {"tenant_id": "acme", "agent_id": "alice", "exp": time.time() + 60}
-    unsigned = jwt.encode(claims, key=None, algorithm="none")
+    unsigned = jwt.encode(claims, key="", algorithm="none")  # PyJWT's "none" takes no key: "" means none
     r = c.post("/v1/memory/recall", json=recall_body("s"), headers=as_jwt(unsigned))
     assert r.status_code == 401 and r.json()["error"] == "invalid_token"
 

@@ -91,9 +91,12 @@ write_plan = st.fixed_dictionaries(
 )
 
 
-def build_write(plan: dict[str, Any], scope: str, n0: int, prev_client: str | None) -> tuple[dict[str, Any], list]:
+def build_write(
+    plan: dict[str, Any], scope: str, n0: int, prev_client: str | None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     writer = IDENTITIES[plan["writer"]]
-    nodes, meta = [], []
+    nodes: list[dict[str, Any]] = []
+    meta: list[dict[str, Any]] = []
     for i, spec in enumerate(plan["nodes"]):
         node: dict[str, Any] = {
             "client_id": f"n{n0 + i}",

@@ -5,6 +5,7 @@ expiry hide the same memories everywhere."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from memlane.domain.validity import HISTORY, ValidTime
 from memlane.domain.visibility import Viewer
@@ -21,7 +22,7 @@ async def test_browse_pages_through_what_find_returns(services: Services) -> Non
     hidden = await put(services, "t1", "s1", "bob's", memory_lane="private", owner_agent_id="bob")
     alice = Viewer("t1", agent_id="alice")
 
-    async def every_page(**attrs: object) -> list[str]:
+    async def every_page(**attrs: Any) -> list[str]:
         out: list[str] = []
         after: str | None = None
         while True:

@@ -5,6 +5,8 @@ anonymous."""
 
 from __future__ import annotations
 
+from typing import TypedDict, Unpack
+
 from memlane.domain.model import Node
 from memlane.domain.visibility import Viewer
 from memlane.services.container import Services
@@ -13,7 +15,16 @@ from memlane.services.writing import WriteCommand, WriteNodeSpec, WriteOutcome
 FIELDS = frozenset({"type", "client_id", "title"})
 
 
-async def _write(services: Services, writer: Viewer, *, actor: str | None = None, **node: str) -> WriteOutcome:
+class Ownership(TypedDict, total=False):
+    """The owner fields a test may give the written node (counted in its ``fields_set``)."""
+
+    owner_agent_id: str
+    owner_team_id: str
+
+
+async def _write(
+    services: Services, writer: Viewer, *, actor: str | None = None, **node: Unpack[Ownership]
+) -> WriteOutcome:
     spec = WriteNodeSpec(type="fact", client_id="n1", title="tea", fields_set=FIELDS | frozenset(node), **node)
     cmd = WriteCommand(tenant_id=writer.tenant_id, scope="s", input_sha256="0" * 64, actor=actor, nodes=[spec])
     return await services.writes.write_as(writer, cmd)

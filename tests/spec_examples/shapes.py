@@ -3,12 +3,13 @@ its documented type (memlane may add fields beside them, e.g. ``identity``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 NUMBER = (int, float)
 
 
-def has(obj: Any, fields: dict[str, type | tuple[type, ...]], where: str) -> None:
+def has(obj: Any, fields: Mapping[str, type | tuple[type, ...]], where: str) -> None:
     assert isinstance(obj, dict), f"{where}: not an object: {obj!r}"
     for name, kind in fields.items():
         assert name in obj, f"{where}: missing {name!r} in {obj!r}"

@@ -70,8 +70,8 @@ async def test_many_row_inserts_store_the_same_values_as_sqlalchemy(tmp_path: Pa
                         await SqlStore._insert_rows(store, conn, table, rows)
                     else:
                         await insert(conn, table, rows)
-        for table in ("nodes", "edges"):
-            assert _rows(tmp_path / "fast.db", table) == _rows(tmp_path / "general.db", table)
+        for name in ("nodes", "edges"):
+            assert _rows(tmp_path / "fast.db", name) == _rows(tmp_path / "general.db", name)
     finally:
         await fast.close()
         await general.close()

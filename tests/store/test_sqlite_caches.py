@@ -22,10 +22,14 @@ from tests.support.settings import DIM
 EVERYONE = SeedFilter(valid_at=None, tiers=ACTIVE_TIERS, visibility=EVERYTHING, exclude_draft_topics=True)
 
 
-async def _open(path: Path, **kw: int) -> SqliteStore:
+async def _open(path: Path, *, vector_cache_bytes: int | None = None) -> SqliteStore:
+    """A migrated store on ``path``; ``vector_cache_bytes`` overrides the store's own budget."""
     url = f"sqlite:///{path}"
     await asyncio.to_thread(migrate.upgrade, url)
-    store = SqliteStore(url, vector_dim=DIM, **kw)
+    if vector_cache_bytes is None:
+        store = SqliteStore(url, vector_dim=DIM)
+    else:
+        store = SqliteStore(url, vector_dim=DIM, vector_cache_bytes=vector_cache_bytes)
     await store.open()
     return store
 
@@ -35,7 +39,7 @@ def _clustered(n: int, seed: int = 7) -> np.ndarray:
     rng = np.random.default_rng(seed)
     centres = rng.normal(size=(max(n // 25, 1), DIM))
     v = centres[rng.integers(len(centres), size=n)] + rng.normal(0, 0.15, size=(n, DIM))
-    return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+    return np.asarray(v / np.linalg.norm(v, axis=1, keepdims=True), dtype=np.float32)
 
 
 async def test_a_second_process_on_the_same_file_sees_new_edges(tmp_path: Path) -> None:

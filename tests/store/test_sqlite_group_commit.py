@@ -93,7 +93,7 @@ async def test_a_write_failing_inside_a_group_fails_alone(sqlite_store: SqliteSt
     kept = [o for o in outcomes if isinstance(o, WriteResult)]
     assert len(kept) == 2
     stored = await store.find_nodes("t1", "s1", SeedFilter(valid_at=None, visibility=EVERYTHING), limit=10)
-    assert sorted(n.title for n in stored) == ["after", "before", "first"], "the refused write left nothing"
+    assert sorted((n.title for n in stored), key=str) == ["after", "before", "first"], "the refused write left nothing"
     chain = await store.list_commits("t1", "s1", limit=10)
     assert len(chain) == 3
 

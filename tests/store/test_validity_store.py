@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import pytest
 
@@ -31,7 +32,14 @@ def _node(client_id: str) -> NodeUpsert:
     )
 
 
-def _edge(**interval: datetime | None) -> EdgeUpsert:
+class Interval(TypedDict, total=False):
+    """The validity bounds an edge write may name; the ones left out are kept as stored."""
+
+    valid_at: datetime | None
+    invalid_at: datetime | None
+
+
+def _edge(**interval: Unpack[Interval]) -> EdgeUpsert:
     return EdgeUpsert(
         id=None,
         type="related_to",

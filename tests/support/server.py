@@ -9,13 +9,15 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
+import pytest
 import uvicorn
 from starlette.types import ASGIApp
 
 from memlane.api.app import create_app
 from memlane.config import Settings
+from tests.support.settings import make_settings
 
 
 def free_port() -> int:
@@ -29,10 +31,6 @@ class LiveServer:
     url: str
     settings: Settings
     server: uvicorn.Server
-
-    @property
-    def app_state(self) -> object:
-        return self.server.config.app.state  # type: ignore[attr-defined]
 
     @classmethod
     @contextlib.contextmanager
@@ -57,10 +55,22 @@ class LiveServer:
             thread.join(timeout=30)
 
 
-class ServerFactory(Protocol):
+@dataclass(frozen=True)
+class ServerFactory:
     """What the ``live_server_factory`` fixture (tests/conftest.py) hands out: call it with the
-    settings a test needs (README's names) and enter the result to run a server."""
+    settings a test needs (README's names) and enter the result to run a server.
 
-    def __call__(
-        self, database_url: str | None = None, /, *, wrap: Callable[[ASGIApp], ASGIApp] | None = None, **env: Any
-    ) -> AbstractContextManager[LiveServer]: ...
+    ``env`` is the only keyword part of the signature, so a test can splat any settings dict
+    into it; the ASGI layer some tests put around the app goes through ``wrapped`` instead."""
+
+    tmp_path_factory: pytest.TempPathFactory
+
+    def __call__(self, database_url: str | None = None, /, **env: Any) -> AbstractContextManager[LiveServer]:
+        return self.wrapped(None, database_url, **env)
+
+    def wrapped(
+        self, wrap: Callable[[ASGIApp], ASGIApp] | None, database_url: str | None = None, /, **env: Any
+    ) -> AbstractContextManager[LiveServer]:
+        """A server whose whole app sits inside ``wrap`` (tests that watch what it receives)."""
+        url = database_url or f"sqlite:///{self.tmp_path_factory.mktemp('server') / 'memlane.db'}"
+        return LiveServer.start(make_settings(url, **env), wrap=wrap)

@@ -46,7 +46,10 @@ def test_a_tenant_moves_between_servers_over_http(tmp_path: Path, live_server_fa
         assert again["nodes_written"] == again["edges_written"] == again["commits_restored"] == 0
         copy = c.get("/v1/admin/export", params={"tenant_id": TENANT}).text
         found = c.post("/v1/memory/recall_text", headers=H, json={"scope": "proj", "query_text": "Ada parser"})
-    strip = lambda ns: [{k: v for k, v in n.items() if k != "embedding"} for n in ns]  # noqa: E731
+
+    def strip(ns: list[dict[str, object]]) -> list[dict[str, object]]:
+        return [{k: v for k, v in n.items() if k != "embedding"} for n in ns]
+
     assert strip(nodes_of(copy)) == strip(nodes_of(dump))
     assert "Ada" in {s["title"] for s in found.json()["seeds"]}
 

@@ -35,9 +35,13 @@ def without_vectors(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def same_vectors(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> bool:
     va = {n["id"]: n.get("embedding") for n in a}
     vb = {n["id"]: n.get("embedding") for n in b}
-    return va.keys() == vb.keys() and all(
-        (va[k] is None) == (vb[k] is None) and (va[k] is None or np.allclose(va[k], vb[k], atol=1e-6)) for k in va
-    )
+    return va.keys() == vb.keys() and all(close_or_both_missing(va[k], vb[k]) for k in va)
+
+
+def close_or_both_missing(x: list[float] | None, y: list[float] | None) -> bool:
+    if x is None or y is None:
+        return x is None and y is None
+    return bool(np.allclose(x, y, atol=1e-6))
 
 
 def original_of(commit: dict[str, Any]) -> dict[str, Any]:
@@ -140,7 +144,10 @@ def test_importing_twice_changes_nothing(source: str, tmp_path: Path) -> None:
     assert second["edges_unchanged"] == 2 and second["knowledge_unchanged"] == 1
     assert (second["batcher_buffers_written"], second["batcher_buffers_unchanged"]) == (0, 1)
     cli(target, "export", "--embeddings", str(after))
-    exported_at = lambda p: [ln for ln in p.read_text().splitlines()[1:]]  # noqa: E731
+
+    def exported_at(p: Path) -> list[str]:
+        return p.read_text().splitlines()[1:]
+
     assert exported_at(again) == exported_at(after), "not even a commit was added"
 
 

@@ -92,7 +92,7 @@ async def test_failures_retry_after_a_growing_backoff_then_park_as_failed(store:
         assert stored is not None and stored.attempts == attempt
         assert stored.last_error == f"RuntimeError: attempt {attempt} failed"
         if attempt < 4:
-            assert stored.status == "queued"
+            assert stored.status == "queued" and stored.run_after is not None
             waits.append((stored.run_after - clock.now).total_seconds())
             assert await worker.run_once() == 0, "not due before its backoff"
             clock.now = stored.run_after

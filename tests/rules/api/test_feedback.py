@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import httpx
 
@@ -130,6 +131,7 @@ def test_tools_feedback_requests_are_validated(client: httpx.Client) -> None:
     scope = new_scope()
     r = tools_feedback(client, scope, {}, ["a", "b"], "c", "positive")
     assert r.status_code == 400 and r.json()["error"] == "selected_tool_not_in_candidates"
+    bad: dict[str, Any]
     for bad in ({"outcome": "meh"}, {"target": "rules"}, {"candidates": []}, {"rules_limit": 500}):
         body = {
             "scope": scope,

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 import httpx
 from typer.testing import CliRunner
@@ -16,7 +17,7 @@ from tests.support.memory_api import new_scope
 from tests.support.server import LiveServer
 
 
-def run(server: LiveServer, *args: str) -> dict[str, object]:
+def run(server: LiveServer, *args: str) -> dict[str, Any]:
     env = {"MEMLANE_DATABASE_URL": str(server.settings.storage.database_url), "MEMLANE_EMBEDDER": "hashing"}
     result = CliRunner().invoke(app, ["rules", "suggest", *args, "--json"], env=env)
     assert result.exit_code == 0, result.output
@@ -48,17 +49,17 @@ def test_suggestions_follow_the_thresholds_and_change_nothing(client: httpx.Clie
     before = evaluate(client, scope, {})
 
     out = run(live_server, "--scope", scope)
-    moves = {(s["rule_node_id"], s["from_state"], s["to_state"]) for s in out["suggestions"]}  # type: ignore[union-attr]
+    moves = {(s["rule_node_id"], s["from_state"], s["to_state"]) for s in out["suggestions"]}
     assert moves == {(ids["ready-draft"], "draft", "shadow"), (ids["ready-shadow"], "shadow", "active")}
     assert evaluate(client, scope, {}) == before  # read-only
 
     # thresholds are configurable: one negative in ten is tolerated below a 0.2 ratio
     lenient = run(live_server, "--scope", scope, "--active-max-negative-ratio", "0.2", "--shadow-min-runs", "1")
-    lenient_ids = {s["rule_node_id"] for s in lenient["suggestions"]}  # type: ignore[union-attr]
+    lenient_ids = {s["rule_node_id"] for s in lenient["suggestions"]}
     assert {ids["noisy-shadow"], ids["chatty-draft"]} <= lenient_ids
 
     everything = run(live_server, "--scope", scope, "--all")
-    broken = next(s for s in everything["suggestions"] if s["rule_node_id"] == ids["broken-draft"])  # type: ignore[union-attr]
+    broken = next(s for s in everything["suggestions"] if s["rule_node_id"] == ids["broken-draft"])
     assert broken["eligible"] is False and broken["blockers"][0].startswith("invalid then")
 
 
@@ -68,7 +69,7 @@ def test_without_a_scope_every_scope_of_the_tenant_is_checked(client: httpx.Clie
     for run_id in ("x", "y", "z"):
         feedback(client, scope, rid, "positive", run_id=run_id)
     out = run(live_server)
-    assert any(s["rule_node_id"] == rid and s["scope"] == scope for s in out["suggestions"])  # type: ignore[union-attr]
+    assert any(s["rule_node_id"] == rid and s["scope"] == scope for s in out["suggestions"])
     env = {"MEMLANE_DATABASE_URL": str(live_server.settings.storage.database_url), "MEMLANE_EMBEDDER": "hashing"}
     table = CliRunner().invoke(app, ["rules", "suggest", "--scope", scope], env={**env, "COLUMNS": "250"})
     assert table.exit_code == 0 and "read-only" in table.output and rid[:8] in table.output

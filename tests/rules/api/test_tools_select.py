@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
 from tests.rules.api.helpers import rule, select, write_rules
@@ -146,6 +148,7 @@ def test_the_conflicts_summary_is_bounded(client: httpx.Client) -> None:
 
 def test_select_requests_are_validated(client: httpx.Client) -> None:
     scope = new_scope()
+    extra: dict[str, Any]
     for extra in (
         {"candidates": []},
         {"candidates": [f"t{i}" for i in range(201)]},
