@@ -21,8 +21,9 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memlane.api.common.body import InputRefused
-from memlane.domain.errors import MemlaneError, Overloaded, RateLimited, UpstreamError
+from memlane.domain.errors import MemlaneError, Overloaded, RateLimited, StoreUnavailable, UpstreamError
 from memlane.services.tools.errors import tool_envelope
+from memlane.store.availability import as_store_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -123,9 +124,12 @@ def validation_response(request: Request, raw_errors: Sequence[Any]) -> JSONResp
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(MemlaneError)
     async def _domain(request: Request, exc: MemlaneError) -> JSONResponse:
+        return _domain_response(request, exc)
+
+    def _domain_response(request: Request, exc: MemlaneError) -> JSONResponse:
         headers: dict[str, str] = {}
         retry_after = getattr(exc, "retry_after", None)
-        if isinstance(exc, RateLimited | UpstreamError | Overloaded) and retry_after is not None:
+        if isinstance(exc, RateLimited | UpstreamError | Overloaded | StoreUnavailable) and retry_after is not None:
             headers["retry-after"] = str(max(1, round(float(retry_after))))
         return render(request.url.path, exc.status, exc.code, exc.message, exc.details, headers, exc.retryable)
 
@@ -153,6 +157,12 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # a database error that reached here without passing the store's hook (a connect
+        # error, a raw driver read): during a failover it is a 503, not a bug
+        unavailable = as_store_unavailable(exc)
+        if unavailable is not None:
+            log.warning("%s %s: %s", request.method, request.url.path, unavailable.message)
+            return _domain_response(request, unavailable)
         ref = uuid.uuid4().hex[:12]
         log.exception("unhandled error %s on %s %s", ref, request.method, request.url.path)
         return render(request.url.path, 500, "internal_error", f"internal error (reference {ref})")
