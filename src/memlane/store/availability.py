@@ -136,6 +136,18 @@ def install(engine: AsyncEngine) -> None:
         if mapped is not None:
             raise mapped from context.original_exception
 
+    @event.listens_for(engine.sync_engine, "do_connect")
+    def _connect(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+        # asyncpg's connect errors (a refused connection is an OSError) are not the DBAPI's,
+        # so handle_error never sees them
+        try:
+            return dialect.connect(*cargs, **cparams)
+        except Exception as error:
+            mapped = as_store_unavailable(error)
+            if mapped is None:
+                raise
+            raise mapped from error
+
 
 class SyncRepCheckedConnection(asyncpg.Connection):  # type: ignore[misc]
     """asyncpg's connection, with a COMMIT whose synchronous-replication wait was cancelled
@@ -165,7 +177,19 @@ class SyncRepCheckedConnection(asyncpg.Connection):  # type: ignore[misc]
         return result
 
 
+#: the exception types a database failure can reach the API as, when it did not pass ``install``'s
+#: hooks; the API maps those ``as_store_unavailable`` recognises (the others stay 500s)
+DRIVER_ERROR_TYPES: tuple[type[Exception], ...] = (
+    OSError,
+    exc.SQLAlchemyError,
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.InternalClientError,
+    CommitNotReplicated,
+)
+
 __all__ = [
+    "DRIVER_ERROR_TYPES",
     "RETRY_AFTER_SEC",
     "CommitNotReplicated",
     "SyncRepCheckedConnection",

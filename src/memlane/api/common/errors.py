@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from memlane.api.common.body import InputRefused
 from memlane.domain.errors import MemlaneError, Overloaded, RateLimited, StoreUnavailable, UpstreamError
 from memlane.services.tools.errors import tool_envelope
-from memlane.store.availability import as_store_unavailable
+from memlane.store.availability import DRIVER_ERROR_TYPES, as_store_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -155,14 +155,21 @@ def install_error_handlers(app: FastAPI) -> None:
                 headers["allow"] = ", ".join(allowed)
         return render(request.url.path, exc.status_code, code, str(exc.detail), headers=headers or None)
 
+    async def _driver_error(request: Request, exc: Exception) -> JSONResponse:
+        """A database error that did not pass the store's hooks (store/availability.py):
+        during a failover it is a 503, not a bug. Handled here, inside the app, so the
+        connection stays open; anything else goes on to ``_unexpected``."""
+        unavailable = as_store_unavailable(exc)
+        if unavailable is None:
+            raise exc
+        log.warning("%s %s: %s", request.method, request.url.path, unavailable.message)
+        return _domain_response(request, unavailable)
+
+    for error_type in DRIVER_ERROR_TYPES:
+        app.add_exception_handler(error_type, _driver_error)
+
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        # a database error that reached here without passing the store's hook (a connect
-        # error, a raw driver read): during a failover it is a 503, not a bug
-        unavailable = as_store_unavailable(exc)
-        if unavailable is not None:
-            log.warning("%s %s: %s", request.method, request.url.path, unavailable.message)
-            return _domain_response(request, unavailable)
         ref = uuid.uuid4().hex[:12]
         log.exception("unhandled error %s on %s %s", ref, request.method, request.url.path)
         return render(request.url.path, 500, "internal_error", f"internal error (reference {ref})")
