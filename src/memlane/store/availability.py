@@ -14,16 +14,16 @@ by itself: SQLAlchemy invalidates a connection whose error is a disconnect, and 
 checkout hook of the PostgreSQL store discards connections the server has closed.
 
 **A cancelled synchronous commit.** With ``synchronous_commit`` on, a COMMIT on the primary
-waits until the synchronous standby has flushed it. If that wait is cancelled (a
-``statement_timeout`` set for the role or database, ``pg_cancel_backend``, a client-side
-cancel) PostgreSQL keeps the local commit and answers COMMIT as a success with only a
+waits until the synchronous standby has flushed it. If that wait is cancelled (``pg_cancel_backend``, a client's cancel
+request; not a ``statement_timeout``, whose timer PostgreSQL stops before the commit waits)
+PostgreSQL keeps the local commit and answers COMMIT as a success with only a
 WARNING ("canceling wait for synchronous replication due to user request"; DETAIL "The
 transaction has already committed locally, but might not have been replicated to the
 standby"). A failover right after would lose a write memlane had acknowledged.
 ``SyncRepCheckedConnection`` listens for that warning and turns such a COMMIT into
 ``CommitNotReplicated``, which answers 503: the write's fate is unknown to the caller, as it
 is when a connection drops during COMMIT, and a retry is the client's call. memlane itself
-sets no ``statement_timeout`` (docs/operations.md "Failover").
+sets no ``statement_timeout`` and no client-side command timeout (docs/operations.md "Failover").
 """
 
 from __future__ import annotations
