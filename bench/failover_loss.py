@@ -25,13 +25,12 @@ import time
 from pathlib import Path
 
 import httpx
-
 from tests.support.pg_topology import topology
 from tests.support.server import free_port
 from tests.test_failover import TENANT, Load, running, wait_streaming
 
 
-def one_run(*, synchronous: bool, seconds: float, clients: int) -> dict[str, float]:
+def one_run(*, synchronous: bool, seconds: float, clients: int) -> tuple[dict[str, float], list[str]]:
     with topology() as topo, tempfile.TemporaryDirectory() as logs:
         primary = topo.primary(synchronous_standby="standby1" if synchronous else None)
         standby = topo.standby(primary, "standby1")
@@ -67,7 +66,7 @@ def one_run(*, synchronous: bool, seconds: float, clients: int) -> dict[str, flo
                 primary.kill()
                 standby.promote()
                 deadline = time.monotonic() + 60
-                while not any(t > killed_at for t in load.write_ok_at) and time.monotonic() < deadline:
+                while not any(t > killed_at for t in load.write_ok_sent_at) and time.monotonic() < deadline:
                     time.sleep(0.05)
                 time.sleep(1)
             ids = list(load.acked)
@@ -75,13 +74,14 @@ def one_run(*, synchronous: bool, seconds: float, clients: int) -> dict[str, flo
                 "SELECT count(*) FROM nodes WHERE tenant_id = $1 AND id = ANY($2)", TENANT, ids, database="memlane"
             )[0][0]
             before = max((t for t in load.write_ok_at if t <= killed_at), default=killed_at)
-            after = min((t for t in load.write_ok_at if t > killed_at), default=float("nan"))
+            # the first write sent after the kill that was acknowledged
+            after = min((t for t in load.write_ok_sent_at if t > killed_at), default=float("nan"))
             return {
                 "acknowledged": len(ids),
                 "lost": len(ids) - int(found),
                 "gap_sec": after - before,
-                "non_200_503": len(load.wrong),
-            }
+                "other_answers": len(load.wrong),
+            }, load.wrong[:5]
         finally:
             api.terminate()
             api.wait(timeout=30)
@@ -95,9 +95,11 @@ def main() -> None:
     args = parser.parse_args()
     for synchronous in (True, False):
         for i in range(args.runs):
-            result = one_run(synchronous=synchronous, seconds=args.seconds, clients=args.clients)
+            result, wrong = one_run(synchronous=synchronous, seconds=args.seconds, clients=args.clients)
             kind = "synchronous" if synchronous else "asynchronous"
             print(f"{kind} standby, run {i + 1}: {result}", flush=True)
+            for answer in wrong:
+                print(f"    neither 200 nor 503 + Retry-After: {answer}", flush=True)
 
 
 if __name__ == "__main__":

@@ -175,6 +175,7 @@ class Load:
     statuses: collections.Counter[str] = field(default_factory=collections.Counter)
     wrong: list[str] = field(default_factory=list)  # anything but 200, or 503 with Retry-After
     write_ok_at: list[float] = field(default_factory=list)
+    write_ok_sent_at: list[float] = field(default_factory=list)  # when each of those was sent
 
     def _answer(self, what: str, r: httpx.Response) -> None:
         with self.lock:
@@ -190,12 +191,14 @@ class Load:
             while not self.stop.is_set():
                 title = f"client {k} note {n} {('amber', 'basalt', 'cobalt', 'dune')[n % 4]}"
                 try:
+                    sent = time.monotonic()
                     r = c.post("/v1/memory/write", json=write_body(title))
                     self._answer("write", r)
                     if r.status_code == 200:
                         with self.lock:
                             self.acked.update({node["id"]: title for node in r.json()["nodes"]})
                             self.write_ok_at.append(time.monotonic())
+                            self.write_ok_sent_at.append(sent)
                     if n % 2:
                         query = {"tenant_id": TENANT, "scope": SCOPE, "query_text": title, "limit": 5}
                         self._answer("recall", c.post("/v1/memory/recall_text", json=query))
