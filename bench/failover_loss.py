@@ -31,7 +31,8 @@ from tests.test_failover import TENANT, Load, running, wait_streaming
 
 
 def one_run(*, synchronous: bool, seconds: float, clients: int) -> tuple[dict[str, float], list[str]]:
-    with topology() as topo, tempfile.TemporaryDirectory() as logs:
+    logs = tempfile.mkdtemp(prefix="memlane-failover-")
+    with topology() as topo:
         primary = topo.primary(synchronous_standby="standby1" if synchronous else None)
         standby = topo.standby(primary, "standby1")
         wait_streaming(primary, "standby1", "sync" if synchronous else "async")
@@ -81,7 +82,7 @@ def one_run(*, synchronous: bool, seconds: float, clients: int) -> tuple[dict[st
                 "lost": len(ids) - int(found),
                 "gap_sec": after - before,
                 "other_answers": len(load.wrong),
-            }, load.wrong[:5]
+            }, [*load.wrong[:5], *([f"server log: {logs}/api.log"] if load.wrong else [])]
         finally:
             api.terminate()
             api.wait(timeout=30)
@@ -92,8 +93,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=4.0, help="load before the kill")
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--standby", choices=("both", "sync", "async"), default="both")
     args = parser.parse_args()
-    for synchronous in (True, False):
+    kinds = {"both": (True, False), "sync": (True,), "async": (False,)}[args.standby]
+    for synchronous in kinds:
         for i in range(args.runs):
             result, wrong = one_run(synchronous=synchronous, seconds=args.seconds, clients=args.clients)
             kind = "synchronous" if synchronous else "asynchronous"

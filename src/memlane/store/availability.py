@@ -7,17 +7,17 @@ a refused or timed-out connect, a server that is shutting down or still in recov
 ``read_only_sql_transaction``), no host of a ``target_session_attrs=read-write`` list being
 writable yet. None of them is a bug, and the same request succeeds once the database is back.
 ``unavailable_reason`` names them in one place; the store raises them as the domain's
-``StoreUnavailable`` (``install``, an engine ``handle_error`` hook), and the API's last-resort
-handler maps any that reach it another way (a raw asyncpg read, a connect error that is not
-the driver's) to the same 503 with ``Retry-After`` (api/common/errors.py). The pool recovers
-by itself: SQLAlchemy invalidates a connection whose error is a disconnect, and the
-checkout hook of the PostgreSQL store discards connections the server has closed.
+``StoreUnavailable`` (``install``: an engine ``handle_error`` hook, which also drops the
+pool's connections, and a ``do_connect`` hook), and the API maps any that reach it another
+way (a raw asyncpg read) to the same 503 with ``Retry-After`` (api/common/errors.py). The
+pool recovers by itself: invalidated connections are replaced by new ones through the host
+list, and the checkout hook of the PostgreSQL store discards connections the server closed.
 
 **A cancelled synchronous commit.** With ``synchronous_commit`` on, a COMMIT on the primary
-waits until the synchronous standby has flushed it. If that wait is cancelled (``pg_cancel_backend``, a client's cancel
-request; not a ``statement_timeout``, whose timer PostgreSQL stops before the commit waits)
-PostgreSQL keeps the local commit and answers COMMIT as a success with only a
-WARNING ("canceling wait for synchronous replication due to user request"; DETAIL "The
+waits until the synchronous standby has flushed it. If that wait is cancelled
+(``pg_cancel_backend``, a client's cancel request; not a ``statement_timeout``, whose timer
+PostgreSQL stops before the commit waits) PostgreSQL keeps the local commit and answers
+COMMIT as a success with only a WARNING ("canceling wait for synchronous replication due to user request"; DETAIL "The
 transaction has already committed locally, but might not have been replicated to the
 standby"). A failover right after would lose a write memlane had acknowledged.
 ``SyncRepCheckedConnection`` listens for that warning and turns such a COMMIT into
@@ -50,6 +50,7 @@ _UNAVAILABLE_SQLSTATES = {
 }
 #: asyncpg's messages about a connection that is gone (InterfaceError, without SQLSTATE)
 _CLOSED_MESSAGES = ("connection is closed", "connection was closed")
+_BUSY_MESSAGE = "another operation is in progress"
 #: the start of PostgreSQL's WARNING when a commit's wait for its synchronous standby is
 #: cancelled (src/backend/replication/syncrep.c); the server's lc_messages must be English
 SYNC_REP_CANCEL_WARNING = "canceling wait for synchronous replication"
@@ -96,6 +97,12 @@ def _reason_of(error: BaseException) -> str | None:
         return "no database host is writable yet (target_session_attrs)"
     if isinstance(error, asyncpg.exceptions.InterfaceError) and any(m in str(error) for m in _CLOSED_MESSAGES):
         return "the connection to the database was lost"
+    if isinstance(error, asyncpg.exceptions.InternalClientError) or (
+        isinstance(error, asyncpg.exceptions.InterfaceError) and _BUSY_MESSAGE in str(error)
+    ):
+        # a connection left mid-operation when its server went away ("cannot switch to
+        # state ...; another operation is in progress"); it is invalidated, the next one is fresh
+        return "a database connection was broken by the switch"
     if isinstance(error, ConnectionError):
         return "the database refused or dropped the connection"
     if isinstance(error, OSError) and _raised_in_driver(error):
@@ -134,6 +141,10 @@ def install(engine: AsyncEngine) -> None:
     def _unavailable(context: ExceptionContext) -> None:
         mapped = as_store_unavailable(context.original_exception)
         if mapped is not None:
+            # treated as a disconnect: SQLAlchemy drops this connection and every pooled one
+            # opened before it, which may all point at a node that is no longer the primary
+            # (a read-only error leaves the connection open); new ones go through the host list
+            context.is_disconnect = True
             raise mapped from context.original_exception
 
     @event.listens_for(engine.sync_engine, "do_connect")

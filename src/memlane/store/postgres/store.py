@@ -222,9 +222,15 @@ class PostgresStore(SqlStore):
                 unavailable = availability.as_store_unavailable(error)
                 if unavailable is None:
                     raise
-                if driver is not None and driver.is_closed():
-                    await conn.invalidate()
+                # drop it: closed, mid-operation, or on a node that is no longer the primary
+                await conn.invalidate()
                 raise unavailable from error
+            except BaseException:
+                # cancelled mid-statement: the connection would go back to the pool with an
+                # operation in progress; closed now, the checkout hook discards it
+                if driver is not None:
+                    driver.terminate()
+                raise
 
     # --- lookups by id (direct_reads.py) ----------------------------------------------------
     async def get_nodes(self, tenant_id: str, scope: str | None, ids: Sequence[str]) -> list[Node]:
