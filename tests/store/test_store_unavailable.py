@@ -44,6 +44,8 @@ def _raised_from(outer: Exception, inner: BaseException) -> Exception:
         asyncpg.exceptions.AdminShutdownError("terminating connection due to administrator command"),
         asyncpg.exceptions.TargetServerAttributeNotMatched("None of the hosts match"),
         asyncpg.exceptions.InterfaceError("cannot perform operation: connection is closed"),
+        asyncpg.exceptions.InterfaceError("cannot perform operation: another operation is in progress"),
+        asyncpg.exceptions.InternalClientError("cannot switch to state 12; another operation (2) is in progress"),
         ConnectionRefusedError(111, "Connect call failed"),
         CommitNotReplicated("committed locally"),
         sa_exc.TimeoutError("QueuePool limit of size 3 overflow 0 reached"),
