@@ -246,6 +246,24 @@ class PgHandle:
             self.server.cleanup()
 
 
+def server_under_test(
+    url: str | None, pid: int | None, extra_env: str, tmp: Path, result: dict[str, Any]
+) -> tuple[str, int | None, MemlaneServer | None]:
+    """``(base_url, pid, started)``: the server at ``url`` (``pid``, when given, is its process,
+    for CPU and memory figures), or else a fresh ``memlane serve`` on a data folder in ``tmp``
+    with ``extra_env`` (``K=V,K=V``) on top, its start-up health recorded in ``result``. The
+    caller stops ``started`` when there is one."""
+    if url:
+        return url.rstrip("/"), pid, None
+    env = {"MEMLANE_DATA_DIR": str(tmp), "MEMLANE_LOG_LEVEL": "warning"}
+    env.update(kv.split("=", 1) for kv in extra_env.split(",") if kv)  # type: ignore[misc]
+    server = MemlaneServer(port=free_port(), env=env, log_path=tmp / "server.log")
+    server.start()
+    result["health"] = server.wait_healthy(120)
+    assert server.proc is not None
+    return server.base_url, server.proc.pid, server
+
+
 def pg_uri_for_memlane(uri: str) -> str:
     return uri if uri.startswith(("postgresql://", "postgres://")) else "postgresql://" + uri.split("://", 1)[-1]
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 from tests.support.pg_topology import topology
 from tests.support.server import free_port
-from tests.test_failover import TENANT, Load, running, wait_streaming
+from tests.worker.test_failover import TENANT, Load, running, wait_streaming
 
 
 def one_run(*, synchronous: bool, seconds: float, clients: int) -> tuple[dict[str, float], list[str]]:

@@ -40,11 +40,11 @@ import contextlib
 
 from bench.common import (
     MemlaneServer,
-    free_port,
     machine_facts,
     machine_line,
     process_cpu_seconds,
     process_rss_mb,
+    server_under_test,
     summarize,
 )
 from bench.http_client import CLIENT_ERRORS, LeanClient
@@ -190,9 +190,10 @@ async def seed(base_url: str, scopes: list[str], per_scope: int, rng: random.Ran
             await asyncio.sleep(0.5)
 
 
-async def searchable(c: LeanClient, scope: str, node_id: str, text: str) -> bool:
+async def searchable(c: LeanClient, scope: str, node_id: str, text: str, headers: dict[str, str] | None = None) -> bool:
     """Whether ``recall_text`` finds the node by its own text (it has been embedded)."""
-    r = await c.post("/v1/memory/recall_text", json={"scope": scope, "query_text": text, "limit": 10})
+    body = {"scope": scope, "query_text": text, "limit": 10}
+    r = await c.post("/v1/memory/recall_text", json=body, headers=headers)
     return any(s["id"] == node_id for s in r.json().get("seeds", []))
 
 
@@ -341,16 +342,7 @@ def main() -> None:
     server: MemlaneServer | None = None
     tmp = Path(tempfile.mkdtemp(prefix="memlane-load-"))
     try:
-        if args.url:
-            base_url, pid = args.url.rstrip("/"), args.pid
-        else:
-            env = {"MEMLANE_DATA_DIR": str(tmp), "MEMLANE_LOG_LEVEL": "warning"}
-            env.update(kv.split("=", 1) for kv in args.env.split(",") if kv)  # type: ignore[misc]
-            server = MemlaneServer(port=free_port(), env=env, log_path=tmp / "server.log")
-            server.start()
-            result["health"] = server.wait_healthy(120)
-            assert server.proc is not None
-            base_url, pid = server.base_url, server.proc.pid
+        base_url, pid, server = server_under_test(args.url, args.pid, args.env, tmp, result)
         t0 = time.monotonic()
         asyncio.run(seed(base_url, scopes, args.seed_nodes, rng))
         result["seed_s"] = round(time.monotonic() - t0, 1)

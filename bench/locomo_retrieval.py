@@ -12,10 +12,17 @@ one scope per conversation:
 * a session is a ``topic`` node; every turn is ``part_of`` its session, and consecutive turns
   are ``related_to`` each other.
 
+With ``--client plain`` the turns are written the way a client that knows none of these
+conventions writes them: ``"Speaker (date): words"`` as the text, 100 turns per write request,
+no slots (what the server still reads from that: docs/retrieval.md, "Signals from a client that
+writes no slots").
+
 Then every question of categories 1-4 is asked through ``POST /v1/memory/recall_text`` (and,
 with ``--conversation-api``, through ``GET /api/v1/memories/query``). The ``ranked`` list is
 mapped back to ``dia_id``s through the write responses (non-turn nodes are skipped), and
 evidence recall@k is the share of a question's evidence turns among the first k turns.
+Session-level recall@k (the unit peers publish) is the share of the evidence's sessions among
+the first k distinct sessions of the same ranking, in rank order.
 
 Baselines are computed here with the same embedder over the same texts the server embeds
 (``title + "\\n" + text_summary``): dense-only cosine top-k, Okapi BM25 (implemented below:
@@ -34,6 +41,7 @@ asked as before (valid now: every turn).
 Usage:
   .venv/bin/python bench/locomo_retrieval.py --markdown --out bench/results/locomo-retrieval.json
   .venv/bin/python bench/locomo_retrieval.py --configs full --conversations 26,30
+  .venv/bin/python bench/locomo_retrieval.py --configs full --no-baselines --client plain --conversations 26,30
   .venv/bin/python bench/locomo_retrieval.py --conversation-api
   .venv/bin/python bench/locomo_retrieval.py --configs full --database-url postgresql://...  # on PostgreSQL
 """
@@ -74,6 +82,10 @@ from memlane.services.ranking.temporal import query_period
 DEFAULT_DATA = Path("/work/shared/data/locomo-dev")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (1, 5, 10, 20)
+#: session-level recall cut-offs (distinct sessions in rank order), as peers publish
+SESSION_KS = (5, 10)
+#: turns per write request of the plain client
+PLAIN_BATCH = 100
 TENANT = "default"
 #: ranking configurations: name -> server environment (on top of the defaults)
 CONFIGS: dict[str, dict[str, str]] = {
@@ -129,6 +141,10 @@ class Conversation:
     dropped_evidence: list[str] = field(default_factory=list)
     questions_without_evidence: int = 0
     source_sha256: str = ""
+
+    @property
+    def session_of(self) -> dict[str, int]:
+        return {t.dia_id: t.session for t in self.turns}
 
 
 def parse_session_date(text: str) -> dt.datetime:
@@ -206,6 +222,27 @@ def load_conversation(path: Path) -> Conversation:
 
 
 # --- what a memory says ----------------------------------------------------------------------
+def plain_text(turn: Turn) -> str:
+    """What a client that knows no slot conventions writes: ``"Speaker (date): words"``, the
+    session date as LoCoMo gives it."""
+    when = turn.date.strftime("%-I:%M %p on %-d %B, %Y").replace("AM", "am").replace("PM", "pm")
+    return f"{turn.speaker} ({when}): {turn.text.strip()}"
+
+
+def plain_body(turns: Sequence[Turn], scope: str) -> dict[str, Any]:
+    """Up to ``PLAIN_BATCH`` turns in one write request, as a plain client would batch them:
+    each turn a node whose text is ``plain_text``, no slots (``client_id`` only makes re-runs
+    idempotent upserts; the server reads nothing from it)."""
+    return {
+        "tenant_id": TENANT,
+        "scope": scope,
+        "input_text": "\n".join(plain_text(t) for t in turns),
+        "actor": "bench/locomo_retrieval.py",
+        "memory_lane": "shared",
+        "nodes": [{"client_id": t.dia_id, "type": "event", "text_summary": plain_text(t)} for t in turns],
+    }
+
+
 def turn_body(turn: Turn, scope: str, validity: bool = False) -> dict[str, Any]:
     """One turn written alone, as a chat client would write it: the words said are the memory's
     text, and who said it, when, in which session and the caption of a shared image are slots.
@@ -303,11 +340,34 @@ def recall_at(ranked: Sequence[str], evidence: Sequence[str], k: int) -> float:
     return sum(1 for e in evidence if e in top) / len(evidence)
 
 
+def session_recall_at(ranked_sessions: Sequence[int], evidence_sessions: set[int], k: int) -> float:
+    """Share of the evidence's sessions among the first ``k`` distinct sessions of the ranking."""
+    return len(evidence_sessions & set(ranked_sessions[:k])) / len(evidence_sessions)
+
+
 @dataclass(slots=True)
 class Scored:
     conv_id: str
     category: int
     recalls: dict[int, float]
+    #: session-level recall (distinct sessions in rank order) at ``SESSION_KS``
+    session_recalls: dict[int, float] = field(default_factory=dict)
+
+
+def score(conv: Conversation, q: Question, ranked: Sequence[str]) -> Scored:
+    """Turn-level evidence recall and session-level recall of one ranking of ``dia_id``s."""
+    session_of = conv.session_of
+    sessions: list[int] = []
+    for d in ranked:
+        if session_of[d] not in sessions:
+            sessions.append(session_of[d])
+    wanted = {session_of[e] for e in q.evidence}
+    return Scored(
+        conv.conv_id,
+        q.category,
+        {k: recall_at(ranked, q.evidence, k) for k in KS},
+        {k: session_recall_at(sessions, wanted, k) for k in SESSION_KS},
+    )
 
 
 def aggregate(rows: Sequence[Scored], conv_ids: Iterable[str] | None = None) -> dict[str, Any]:
@@ -318,6 +378,8 @@ def aggregate(rows: Sequence[Scored], conv_ids: Iterable[str] | None = None) -> 
         out: dict[str, Any] = {"n": len(sel)}
         for k in KS:
             out[f"R@{k}"] = round(float(np.mean([r.recalls[k] for r in sel])), 4) if sel else None
+        for k in SESSION_KS:
+            out[f"session R@{k}"] = round(float(np.mean([r.session_recalls[k] for r in sel])), 4) if sel else None
         return out
 
     return {
@@ -411,10 +473,20 @@ class Written:
     write_seconds: float
 
 
-def write_conversation(api: Api, conv: Conversation, scope: str, validity: bool = False) -> Written:
-    """Every turn in its own ``POST /v1/memory/write``, in conversation order."""
+def write_conversation(
+    api: Api, conv: Conversation, scope: str, validity: bool = False, client: str = "documented"
+) -> Written:
+    """Every turn in its own ``POST /v1/memory/write`` with slots (documented client), or
+    ``PLAIN_BATCH`` turns per request as plain text (plain client); in conversation order."""
     node_to_dia: dict[str, str] = {}
     started = time.perf_counter()
+    if client == "plain":
+        for i in range(0, len(conv.turns), PLAIN_BATCH):
+            batch = conv.turns[i : i + PLAIN_BATCH]
+            resp = api.post("/v1/memory/write", plain_body(batch, scope)).json()
+            for n, turn in zip(resp["nodes"], batch, strict=True):
+                node_to_dia[n["id"]] = turn.dia_id
+        return Written(conv=conv, scope=scope, node_to_dia=node_to_dia, write_seconds=time.perf_counter() - started)
     for turn in conv.turns:
         resp = api.post("/v1/memory/write", turn_body(turn, scope, validity)).json()
         for n in resp["nodes"]:
@@ -442,7 +514,7 @@ def ask_recall_text(api: Api, w: Written, args: argparse.Namespace) -> tuple[lis
         if ms is not None:
             latencies.append(ms)
         ranked = [w.node_to_dia[x["id"]] for x in r.json()["ranked"] if x["id"] in w.node_to_dia]
-        rows.append(Scored(w.conv.conv_id, q.category, {k: recall_at(ranked, q.evidence, k) for k in KS}))
+        rows.append(score(w.conv, q, ranked))
     return rows, latencies
 
 
@@ -491,7 +563,7 @@ def ask_conversation_api(
                 unmapped += 1
             elif dia not in ranked:
                 ranked.append(dia)
-        rows.append(Scored(w.conv.conv_id, q.category, {k: recall_at(ranked, q.evidence, k) for k in KS}))
+        rows.append(score(w.conv, q, ranked))
     note = f"ok; results mapped to turns by {dict(how)}"
     if unmapped:
         note += f"; {unmapped} results could not be mapped to a turn (skipped)"
@@ -524,19 +596,23 @@ def baselines(written: Sequence[Written], depth: int) -> dict[str, list[Scored]]
             lexical = top_ids(bm25.scores(bm25_tokens(q.question)), ids, depth)
             fused = rrf_ids([dense, lexical], 60, depth)
             for name, ranked in (("dense-cosine", dense), ("bm25", lexical), ("bm25+dense-rrf60", fused)):
-                out[name].append(Scored(w.conv.conv_id, q.category, {k: recall_at(ranked, q.evidence, k) for k in KS}))
+                out[name].append(score(w.conv, q, ranked))
     return out
 
 
 # --- report ----------------------------------------------------------------------------------
 def fmt_row(name: str, block: Mapping[str, Any]) -> str:
-    cells = " | ".join(f"{block[f'R@{k}']:.3f}" if block.get(f"R@{k}") is not None else "-" for k in KS)
+    keys = [f"R@{k}" for k in KS] + [f"session R@{k}" for k in SESSION_KS]
+    cells = " | ".join(f"{block[key]:.3f}" if block.get(key) is not None else "-" for key in keys)
     return f"| {name} | {block['n']} | {cells} |"
 
 
 def markdown_tables(results: Mapping[str, Any]) -> str:
     lines: list[str] = []
-    header = "| system | questions | R@1 | R@5 | R@10 | R@20 |\n|---|---|---|---|---|---|"
+    header = (
+        "| system | questions | R@1 | R@5 | R@10 | R@20 | session R@5 | session R@10 |\n"
+        "|---|---|---|---|---|---|---|---|"
+    )
     for split in ("all", "tune", "held_out"):
         lines.append(f"\n**{split}** ({', '.join(results['splits'][split])})\n")
         lines.append(header)
@@ -545,14 +621,21 @@ def markdown_tables(results: Mapping[str, Any]) -> str:
                 lines.append(fmt_row(name, agg[split]["overall"]))
     cats = [f"{c} {n}" for c, n in CATEGORIES.items()]
     for split in ("tune", "held_out"):
-        lines.append(f"\n**per category, {split} ({', '.join(results['splits'][split])}), R@5 / R@10**\n")
+        lines.append(
+            f"\n**per category, {split} ({', '.join(results['splits'][split])}), R@5 / R@10; session R@5 / R@10**\n"
+        )
         lines.append("| system | " + " | ".join(cats) + " |")
         lines.append("|---|" + "---|" * len(cats))
         for name, agg in results["systems"].items():
             if split not in agg:
                 continue
             by = agg[split]["by_category"]
-            cells = " | ".join(f"{by[c]['R@5']:.3f} / {by[c]['R@10']:.3f}" if by[c]["n"] else "-" for c in cats)
+            cells = " | ".join(
+                f"{by[c]['R@5']:.3f} / {by[c]['R@10']:.3f}; {by[c]['session R@5']:.3f} / {by[c]['session R@10']:.3f}"
+                if by[c]["n"]
+                else "-"
+                for c in cats
+            )
             lines.append(f"| {name} | {cells} |")
     return "\n".join(lines)
 
@@ -572,7 +655,11 @@ def print_summary(results: Mapping[str, Any]) -> None:
         for split in ("tune", "held_out"):
             for cat, b in agg.get(split, {}).get("by_category", {}).items():
                 if b["n"]:
-                    cells = " ".join(f"R@{k}={b[f'R@{k}']:.3f}" for k in KS)
+                    cells = (
+                        " ".join(f"R@{k}={b[f'R@{k}']:.3f}" for k in KS)
+                        + " "
+                        + " ".join(f"sR@{k}={b[f'session R@{k}']:.3f}" for k in SESSION_KS)
+                    )
                     print(f"      {split:8s} {cat:16s} n={b['n']:4d} {cells}")
 
 
@@ -591,6 +678,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=[],
         metavar="KEY=VALUE",
         help="server setting for every configuration (repeatable), e.g. MEMLANE_CONTEXT_WINDOW=0",
+    )
+    ap.add_argument(
+        "--client",
+        choices=("documented", "plain"),
+        default="documented",
+        help="documented: one turn per write with slots.speaker/session/event_time (docs/retrieval.md); "
+        f"plain: 'Speaker (date): words' as the text, {PLAIN_BATCH} turns per write, no slots",
     )
     ap.add_argument("--limit", type=int, default=30, help="recall_text seeds (the API default)")
     ap.add_argument("--ranked-limit", type=int, default=100, help="recall_text ranked_limit (the API default)")
@@ -690,7 +784,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "config": {
             "embedder": "local all-MiniLM-L6-v2 (ONNX int8)",
             "recall_text": {"limit": args.limit, "ranked_limit": args.ranked_limit, "other fields": "API defaults"},
-            "memory_text": "one turn per write request; text_summary = the turn's words, nothing composed",
+            "client": args.client,
+            "memory_text": (
+                f"plain: {PLAIN_BATCH} turns per write request, text_summary = 'Speaker (date): words', no slots"
+                if args.client == "plain"
+                else "documented: one turn per write request; text_summary = the turn's words, nothing composed; "
+                "slots speaker, event_time, session, dia_id"
+            ),
             "server_env": server_env,
             "validity": {"on": args.validity, "as_of_slack_days": args.as_of_slack_days},
             "ranking_configs": {c: CONFIGS[c] for c in configs},
@@ -709,8 +809,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         api = Api(server.base_url)
         started = time.perf_counter()
-        written = [write_conversation(api, c, f"locomo-{c.conv_id}", args.validity) for c in convs]
-        print(f"wrote {sum(len(w.conv.turns) for w in written)} turns, one request each; embedding ...", flush=True)
+        if args.client == "plain" and args.validity:
+            raise SystemExit("--validity writes valid_at, which a plain client does not know: use --client documented")
+        written = [write_conversation(api, c, f"locomo-{c.conv_id}", args.validity, args.client) for c in convs]
+        print(
+            f"wrote {sum(len(w.conv.turns) for w in written)} turns ({args.client} client); embedding ...", flush=True
+        )
         pending = (
             functools.partial(pending_embeddings_pg, args.database_url)
             if args.database_url
@@ -739,7 +843,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
                 api = Api(server.base_url)
             assert api is not None
-            name = f"memlane recall_text [{cfg}]"
+            name = f"memlane recall_text [{cfg}] ({args.client} client)"
             if args.validity:
                 name += f" + validity (as_of +{args.as_of_slack_days:g} d)"
             rows: list[Scored] = []
@@ -752,7 +856,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             results["latency_ms"][name] = summarize(lat)
             t, h = results["systems"][name]["tune"]["overall"], results["systems"][name]["held_out"]["overall"]
             print(
-                f"  {name}: tune R@5={t['R@5']} R@10={t['R@10']} | untouched R@5={h['R@5']} R@10={h['R@10']}",
+                f"  {name}: tune R@5={t['R@5']} R@10={t['R@10']} session R@5={t['session R@5']} "
+                f"R@10={t['session R@10']} | untouched R@5={h['R@5']} R@10={h['R@10']} "
+                f"session R@5={h['session R@5']} R@10={h['session R@10']}",
                 flush=True,
             )
             for threshold in [None, *args.query_threshold] if cfg == "full" and args.conversation_api else []:

@@ -42,9 +42,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aiohttp
-from bench.common import MemlaneServer, free_port, machine_facts, machine_line, process_rss_mb, summarize
+from bench.common import MemlaneServer, machine_facts, machine_line, process_rss_mb, server_under_test, summarize
 from bench.http_client import CLIENT_ERRORS, LeanClient
-from bench.load import fact, write_body
+from bench.load import fact, searchable, write_body
 
 NDJSON = {"content-type": "application/x-ndjson"}
 #: every how many nodes the import file links a node to the one before it
@@ -211,7 +211,7 @@ async def writer(run: Run, c: LeanClient, tenant: str, scope: str, per_s: float,
     async def one(text: str) -> None:
         t0 = time.monotonic()
         try:
-            r = await c.post("/v1/memory/write", write_body(scope, text), {"X-Tenant-Id": tenant})
+            r = await c.post("/v1/memory/write", write_body(scope, text), headers={"X-Tenant-Id": tenant})
             code = str(r.status_code)
             if r.status_code == 503 and "backlog_full" in r.text:
                 code = "shed"
@@ -245,9 +245,7 @@ async def searcher(run: Run, c: LeanClient, tenant: str, scope: str) -> None:
 
     async def found(node_id: str, text: str) -> bool:
         with contextlib.suppress(*CLIENT_ERRORS, ValueError):
-            body = {"scope": scope, "query_text": text, "limit": 10}
-            r = await c.post("/v1/memory/recall_text", body, {"X-Tenant-Id": tenant})
-            return any(s["id"] == node_id for s in r.json().get("seeds", []))
+            return await searchable(c, scope, node_id, text, {"X-Tenant-Id": tenant})
         return False
 
     while not run.stop or run.pending:
@@ -419,7 +417,7 @@ async def many_scopes(
         async def search(k: int) -> None:
             for name in names[k::8]:
                 body = {"scope": name, "query_text": fact(rng), "limit": 5}
-                (await c.post("/v1/memory/recall_text", body, {"X-Tenant-Id": tenant})).raise_for_status()
+                (await c.post("/v1/memory/recall_text", body, headers={"X-Tenant-Id": tenant})).raise_for_status()
 
         await asyncio.gather(*(search(k) for k in range(8)))
         searched_s = time.monotonic() - t2
@@ -458,16 +456,7 @@ def main() -> None:
     server: MemlaneServer | None = None
     tmp = Path(tempfile.mkdtemp(prefix="memlane-noisy-"))
     try:
-        if args.url:
-            base_url, pid = args.url.rstrip("/"), args.pid
-        else:
-            env = {"MEMLANE_DATA_DIR": str(tmp), "MEMLANE_LOG_LEVEL": "warning"}
-            env.update(kv.split("=", 1) for kv in args.env.split(",") if kv)  # type: ignore[misc]
-            server = MemlaneServer(port=free_port(), env=env, log_path=tmp / "server.log")
-            server.start()
-            result["health"] = server.wait_healthy(120)
-            assert server.proc is not None
-            base_url, pid = server.base_url, server.proc.pid
+        base_url, pid, server = server_under_test(args.url, args.pid, args.env, tmp, result)
         result["noisy_neighbour"] = asyncio.run(
             noisy_neighbour(base_url, pid, parts, per_s=args.writes_per_s, max_s=args.max_s, sample_s=args.sample_s)
         )

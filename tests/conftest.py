@@ -4,27 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from starlette.types import ASGIApp
 
 from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import Services, open_services
 from memlane.store import migrate
-from memlane.store.base import Store
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from memlane.store.contracts import Store
+from tests.support.backends import BACKENDS, database_url, fresh_url
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import DIM, RECEIVER_HOSTS, make_settings
 
 pytest_plugins = ["tests.support.pg"]
-
-DIM = 384
-#: the one internal address test webhook receivers listen on (MEMLANE_WEBHOOK_ALLOWED_HOSTS)
-RECEIVER_HOSTS = "127.0.0.1"
 
 
 @pytest.fixture(params=BACKENDS)
@@ -51,21 +50,6 @@ async def store(db_url: str) -> AsyncIterator[Store]:
         await s.close()
 
 
-def make_settings(db_url: str, **env: Any) -> Settings:
-    values: dict[str, Any] = {
-        "MEMLANE_DATABASE_URL": db_url,
-        "MEMLANE_EMBEDDER": "hashing",
-        "MEMLANE_WORKER_POLL_INTERVAL_SEC": 0.05,
-    }
-    values.update(env)
-    if values["MEMLANE_EMBEDDER"] == "hashing":
-        # the relevance scale is fitted for the local model; a hashing vector's cosine says
-        # nothing on it, so a hashing server's conversation query keeps every note unless the
-        # test asks for a cut (the default cut is tested with the local model)
-        values.setdefault("MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD", 0.0)
-    return Settings(**values)
-
-
 @pytest.fixture
 async def services(db_url: str) -> AsyncIterator[Services]:
     """Services on a fresh database with the hashing embedder; the worker is driven by the test."""
@@ -76,12 +60,30 @@ async def services(db_url: str) -> AsyncIterator[Services]:
         await svc.close()
 
 
+@pytest.fixture(scope="session")
+def live_server_factory(tmp_path_factory: pytest.TempPathFactory) -> ServerFactory:
+    """The one way a test runs a real server: ``with live_server_factory(**env) as server:``.
+
+    ``env`` are settings by their environment names on top of ``make_settings`` (hashing
+    embedder, fast worker poll). The database is a fresh SQLite file unless a URL is given
+    first (``fresh_url(request)`` for a fixture parametrized with BACKENDS, or a file two
+    servers share). ``wrap`` puts an ASGI layer around the app. Session-scoped so fixtures of
+    any scope can use it; each server lives as long as the ``with`` block that entered it."""
+
+    def start(
+        database_url: str | None = None, /, *, wrap: Callable[[ASGIApp], ASGIApp] | None = None, **env: Any
+    ) -> AbstractContextManager[LiveServer]:
+        url = database_url or f"sqlite:///{tmp_path_factory.mktemp('server') / 'memlane.db'}"
+        return LiveServer.start(make_settings(url, **env), wrap=wrap)
+
+    return start
+
+
 @pytest.fixture(scope="module", params=BACKENDS)
-def live_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def live_server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     """A real uvicorn server on loopback (hashing embedder, in-process worker) on each backend.
     Webhook receivers of the tests listen on 127.0.0.1, which only the allow-list opens."""
-    url = database_url(request.param, tmp_path_factory.mktemp("server"), request)
-    with LiveServer.start(make_settings(url, MEMLANE_WEBHOOK_ALLOWED_HOSTS=RECEIVER_HOSTS)) as server:
+    with live_server_factory(fresh_url(request), MEMLANE_WEBHOOK_ALLOWED_HOSTS=RECEIVER_HOSTS) as server:
         yield server
 
 

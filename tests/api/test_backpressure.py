@@ -18,9 +18,9 @@ from pathlib import Path
 import httpx
 
 from memlane.domain.clock import new_id
-from tests.api.helpers import new_scope
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
+from tests.support.memory_api import new_scope
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import make_settings
 
 #: an import is JSON Lines (the browser boundary refuses other body types)
 NDJSON = {"content-type": "application/x-ndjson"}
@@ -31,15 +31,19 @@ def one_node(client: httpx.Client, scope: str, title: str) -> httpx.Response:
     return client.post("/v1/memory/write", json=body)
 
 
-def test_writes_are_shed_with_retry_after_beyond_the_backlog_and_admitted_once_it_drains(tmp_path: Path) -> None:
+def test_writes_are_shed_with_retry_after_beyond_the_backlog_and_admitted_once_it_drains(
+    tmp_path: Path, live_server_factory: ServerFactory
+) -> None:
     db_url = f"sqlite:///{tmp_path / 'memlane.db'}"
-    settings = make_settings(
-        db_url,
-        MEMLANE_WORKER_IN_PROCESS=False,  # nothing drains the queue until the test starts a worker
-        MEMLANE_WRITE_BACKLOG_MAX=3,
-        MEMLANE_WRITE_BACKLOG_RETRY_AFTER_SEC=2,
-    )
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as c:
+    with (
+        live_server_factory(
+            db_url,
+            MEMLANE_WORKER_IN_PROCESS=False,
+            MEMLANE_WRITE_BACKLOG_MAX=3,
+            MEMLANE_WRITE_BACKLOG_RETRY_AFTER_SEC=2,
+        ) as server,
+        httpx.Client(base_url=server.url, timeout=30) as c,
+    ):
         scope = new_scope()
         for i in range(3):
             assert one_node(c, scope, f"note {i}").status_code == 200

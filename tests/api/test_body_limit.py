@@ -14,8 +14,8 @@ import httpx
 import pytest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import api_keys
 
 LIMIT = 64 * 1024
 CHUNK = 16 * 1024
@@ -51,16 +51,13 @@ class BodyMeter:
 
 
 @pytest.fixture(scope="module")
-def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, BodyMeter]]:
-    data = tmp_path_factory.mktemp("limit")
-    settings = make_settings(
-        f"sqlite:///{data / 'memlane.db'}",
-        MEMLANE_MAX_REQUEST_BYTES=LIMIT,
-        MEMORY_AUTH_MODE="api_key",
-        MEMORY_API_KEYS_JSON=json.dumps({KEY: {"tenant_id": "acme", "agent_id": "a1"}}),
-    )
+def guarded(live_server_factory: ServerFactory) -> Iterator[tuple[LiveServer, BodyMeter]]:
     meter = BodyMeter()
-    with LiveServer.start(settings, wrap=meter.wrap) as server:
+    with live_server_factory(
+        MEMLANE_MAX_REQUEST_BYTES=LIMIT,
+        **api_keys({KEY: {"tenant_id": "acme", "agent_id": "a1"}}),
+        wrap=meter.wrap,
+    ) as server:
         yield server, meter
 
 

@@ -9,24 +9,19 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.api.helpers import new_scope, unit, write
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
+from tests.support.memory_api import new_scope, unit, write
+from tests.support.server import LiveServer, ServerFactory
 
 
 @pytest.fixture(scope="module")
-def guarded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("guarded")
-    settings = make_settings(f"sqlite:///{data / 'memlane.db'}", ADMIN_TOKEN="s3cret-admin")
-    with LiveServer.start(settings) as server:
+def guarded_server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(ADMIN_TOKEN="s3cret-admin") as server:
         yield server
 
 
 @pytest.fixture(scope="module")
-def production_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("prod")
-    settings = make_settings(f"sqlite:///{data / 'memlane.db'}", NODE_ENV="production")
-    with LiveServer.start(settings) as server:
+def production_server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(NODE_ENV="production") as server:
         yield server
 
 

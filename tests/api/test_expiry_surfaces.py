@@ -24,11 +24,10 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp import ClientSession
-from tests.api.helpers import unit
-from tests.conftest import make_settings
 from tests.mcp.session_checks import call
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.memory_api import unit
+from tests.support.server import ServerFactory
 
 #: how far ahead the expiring memories expire, and how long after that they are read
 AHEAD = timedelta(seconds=2)
@@ -94,10 +93,11 @@ def _tool(c: httpx.Client, w: dict[str, str], text: str, expiry: str) -> str:
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    url = database_url(request.param, tmp_path_factory.mktemp("expiry"), request)
-    settings = make_settings(url, MEMLANE_LAYERS_SWEEP_INTERVAL_SEC=NO_SWEEP_SEC)
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as c:
+def world(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[World]:
+    with (
+        live_server_factory(fresh_url(request), MEMLANE_LAYERS_SWEEP_INTERVAL_SEC=NO_SWEEP_SEC) as server,
+        httpx.Client(base_url=server.url, timeout=30) as c,
+    ):
         tenant, scope, user = f"t-{uuid.uuid4().hex[:8]}", f"s-{uuid.uuid4().hex[:8]}", "u-exp"
         w = {"X-Tenant-Id": tenant, "X-Agent-Role": "manager", "X-User-Id": user}
         expiries = [_expiry()]

@@ -14,9 +14,9 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.api.helpers import new_scope, wait_until_recallable, write
-from tests.conftest import make_settings
+from tests.support.memory_api import new_scope, wait_until_recallable, write
 from tests.support.server import LiveServer
+from tests.support.settings import make_settings
 
 DASHBOARD = Path(__file__).resolve().parents[2] / "docs" / "grafana-dashboard.json"
 #: a series selector: a metric name, then its label matchers

@@ -7,7 +7,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.helpers import DIM, has_long_float_list, new_scope, unit, wait_until_recallable, write
+from tests.support.memory_api import has_long_float_list, new_scope, unit, wait_until_recallable, write
+from tests.support.settings import DIM
 
 SEED_FIELDS = {"id", "type", "title", "text_summary", "tier", "salience", "confidence", "similarity"}
 NODE_BASE = {"id", "type", "title", "text_summary"}

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.helpers import new_scope, wait_until_recallable, write
+from tests.support.memory_api import new_scope, wait_until_recallable, write
 
 QUERY = "where does Alice live city home"
 

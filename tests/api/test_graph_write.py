@@ -10,8 +10,9 @@ import httpx
 from memlane.domain.hashing import canonical_json
 from memlane.domain.model import Commit
 from memlane.services.container import build_store
-from tests.api.helpers import DIM, new_scope, stored, stored_nodes, unit, wait_until_recallable, write
+from tests.support.memory_api import new_scope, stored, stored_nodes, unit, wait_until_recallable, write
 from tests.support.server import LiveServer
+from tests.support.settings import DIM
 
 
 def test_write_returns_ids_commit_and_backfill_for_nodes_without_embeddings(client: httpx.Client) -> None:

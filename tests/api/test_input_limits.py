@@ -12,9 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import make_settings
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.server import LiveServer, ServerFactory
 
 
 def nested(depth: int) -> Any:
@@ -110,10 +109,10 @@ def test_knowledge_metadata_is_held_to_the_same_limits(client: httpx.Client) -> 
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def small_limits(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = database_url(request.param, tmp_path_factory.mktemp("limits"), request)
-    settings = make_settings(url, MEMLANE_JSON_MAX_DEPTH="3", MEMLANE_JSON_MAX_KEYS="5", MEMLANE_JSON_MAX_BYTES="300")
-    with LiveServer.start(settings) as server:
+def small_limits(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(
+        fresh_url(request), MEMLANE_JSON_MAX_DEPTH="3", MEMLANE_JSON_MAX_KEYS="5", MEMLANE_JSON_MAX_BYTES="300"
+    ) as server:
         yield server
 
 

@@ -5,21 +5,20 @@ a scrape before and after what they do."""
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.api.helpers import new_scope, wait_until_recallable, write
-from tests.conftest import make_settings
 from tests.conversation.helpers import msg, wait_task
-from tests.support.backends import BACKENDS, database_url
+from tests.support.backends import BACKENDS, fresh_url
 from tests.support.llm_server import Reply, chat_server
-from tests.support.server import LiveServer
+from tests.support.memory_api import new_scope, wait_until_recallable, write
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import api_keys
+from tests.support.waiting import wait_for
 from tests.support.webhook_receiver import webhook_receiver
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -40,15 +39,6 @@ def scrape(client: httpx.Client, **headers: str) -> Samples:
 
 def value(samples: Samples, name: str, **labels: str) -> float:
     return samples.get((name, frozenset(labels.items())), 0.0)
-
-
-def wait_for(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.1)
-    raise AssertionError("condition not reached in time")
 
 
 def test_requests_are_counted_per_route_template_and_status(client: httpx.Client) -> None:
@@ -96,16 +86,15 @@ def test_job_queue_depth_comes_from_the_store(client: httpx.Client) -> None:
             >= 1
         )
 
-    wait_for(counted)
+    wait_for(counted, what="an embedding job in the metrics", interval=0.1)
     samples = scrape(client)
     assert ("memlane_embedding_backlog", frozenset({("state", "pending")})) in samples
 
 
 @pytest.fixture(params=BACKENDS)
-def idle_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[LiveServer]:
+def idle_server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     """No worker in the process: what is written stays queued."""
-    url = database_url(request.param, tmp_path, request)
-    with LiveServer.start(make_settings(url, MEMLANE_WORKER_IN_PROCESS=False)) as server:
+    with live_server_factory(fresh_url(request), MEMLANE_WORKER_IN_PROCESS=False) as server:
         yield server
 
 
@@ -119,14 +108,15 @@ def test_the_embedding_backlog_and_queued_jobs_are_what_waits(idle_server: LiveS
     assert value(samples, "memlane_jobs", kind="embed_nodes", state="queued") == 1
 
 
-def test_with_an_admin_token_only_its_holder_may_scrape(tmp_path: Path) -> None:
-    settings = make_settings(
-        f"sqlite:///{tmp_path / 'm.db'}",
-        ADMIN_TOKEN=ADMIN,
-        MEMORY_AUTH_MODE="api_key",
-        MEMORY_API_KEYS_JSON=json.dumps({KEY: {"tenant_id": "acme", "agent_id": "reader"}}),
-    )
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as c:
+def test_with_an_admin_token_only_its_holder_may_scrape(tmp_path: Path, live_server_factory: ServerFactory) -> None:
+    with (
+        live_server_factory(
+            f"sqlite:///{tmp_path / 'm.db'}",
+            ADMIN_TOKEN=ADMIN,
+            **api_keys({KEY: {"tenant_id": "acme", "agent_id": "reader"}}),
+        ) as server,
+        httpx.Client(base_url=server.url, timeout=30) as c,
+    ):
         for headers in ({}, {"X-API-Key": KEY}, {"X-Admin-Token": "wrong"}):
             r = c.get("/metrics", headers=headers)
             assert r.status_code == 403, headers
@@ -134,24 +124,28 @@ def test_with_an_admin_token_only_its_holder_may_scrape(tmp_path: Path) -> None:
         assert "memlane_jobs" in c.get("/metrics", headers={"X-Admin-Token": ADMIN}).text
 
 
-def test_with_auth_on_and_no_admin_token_loopback_is_not_enough(tmp_path: Path) -> None:
-    settings = make_settings(
-        f"sqlite:///{tmp_path / 'm.db'}",
-        MEMORY_AUTH_MODE="api_key",
-        MEMORY_API_KEYS_JSON=json.dumps({KEY: {"tenant_id": "acme", "agent_id": "reader"}}),
-    )
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as c:
+def test_with_auth_on_and_no_admin_token_loopback_is_not_enough(
+    tmp_path: Path, live_server_factory: ServerFactory
+) -> None:
+    with (
+        live_server_factory(
+            f"sqlite:///{tmp_path / 'm.db'}", **api_keys({KEY: {"tenant_id": "acme", "agent_id": "reader"}})
+        ) as server,
+        httpx.Client(base_url=server.url, timeout=30) as c,
+    ):
         assert c.get("/metrics", headers={"X-API-Key": KEY}).status_code == 403
 
 
-def test_quota_rejections_are_counted_per_bucket(tmp_path: Path) -> None:
-    settings = make_settings(
-        f"sqlite:///{tmp_path / 'm.db'}",
-        TENANT_QUOTA_ENABLED=True,
-        TENANT_RECALL_RATE_LIMIT_RPS=0.01,
-        TENANT_RECALL_RATE_LIMIT_BURST=1,
-    )
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as c:
+def test_quota_rejections_are_counted_per_bucket(tmp_path: Path, live_server_factory: ServerFactory) -> None:
+    with (
+        live_server_factory(
+            f"sqlite:///{tmp_path / 'm.db'}",
+            TENANT_QUOTA_ENABLED=True,
+            TENANT_RECALL_RATE_LIMIT_RPS=0.01,
+            TENANT_RECALL_RATE_LIMIT_BURST=1,
+        ) as server,
+        httpx.Client(base_url=server.url, timeout=30) as c,
+    ):
         before = scrape(c)
         body = {"scope": "q", "query_text": "anything"}
         statuses = [c.post("/v1/memory/recall_text", json=body).status_code for _ in range(3)]
@@ -162,22 +156,24 @@ def test_quota_rejections_are_counted_per_bucket(tmp_path: Path) -> None:
     assert value(after, name, bucket="write") == value(before, name, bucket="write")
 
 
-def test_llm_calls_tokens_and_failures_are_counted(tmp_path: Path) -> None:
-    with chat_server() as (base_url, script):
-        settings = make_settings(
+def test_llm_calls_tokens_and_failures_are_counted(tmp_path: Path, live_server_factory: ServerFactory) -> None:
+    with (
+        chat_server() as (base_url, script),
+        live_server_factory(
             f"sqlite:///{tmp_path / 'm.db'}",
             MEMLANE_LLM_BASE_URL=base_url,
             MEMLANE_LLM_MODEL="scripted-model",
             MEMLANE_LLM_RATE_LIMIT_RPS=1000,
             MEMLANE_LLM_RATE_LIMIT_BURST=1000,
-        )
-        with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as c:
-            conversation = [msg("I moved to Lisbon last spring."), msg("Nice!", role="assistant")]
-            before = scrape(c)
-            ok = c.post("/api/v1/agent/summaries", json={"app_id": "a", "user_id": "u", "messages": conversation})
-            script.push("summarizer", Reply(status=503), Reply(status=503))
-            failed = c.post("/api/v1/agent/summaries", json={"app_id": "a", "user_id": "u", "messages": conversation})
-            after = scrape(c)
+        ) as server,
+        httpx.Client(base_url=server.url, timeout=30) as c,
+    ):
+        conversation = [msg("I moved to Lisbon last spring."), msg("Nice!", role="assistant")]
+        before = scrape(c)
+        ok = c.post("/api/v1/agent/summaries", json={"app_id": "a", "user_id": "u", "messages": conversation})
+        script.push("summarizer", Reply(status=503), Reply(status=503))
+        failed = c.post("/api/v1/agent/summaries", json={"app_id": "a", "user_id": "u", "messages": conversation})
+        after = scrape(c)
     assert ok.status_code == 200 and failed.status_code >= 500
 
     def delta(name: str, **labels: str) -> float:

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from tests.api.test_metrics import Samples, scrape, value
-from tests.conftest import make_settings
 from tests.support.server import LiveServer
+from tests.support.settings import make_settings
 
 COUNT = "memlane_http_requests_total"
 MCP_CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}

@@ -19,8 +19,7 @@ import httpx
 import pytest
 
 from memlane.services.tools.schemas import SCHEMAS, TOOL_NAMES
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, ServerFactory
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 #: examples per operation and phase: enough to reach every status an operation documents,
@@ -29,9 +28,8 @@ MAX_EXAMPLES = 15
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    db = tmp_path_factory.mktemp("openapi") / "memlane.db"
-    with LiveServer.start(make_settings(f"sqlite:///{db}")) as live:
+def server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory() as live:
         yield live
 
 

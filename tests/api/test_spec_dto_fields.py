@@ -27,12 +27,12 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.helpers import unit, wait_until_recallable
-from tests.conftest import RECEIVER_HOSTS, make_settings
 from tests.conversation.helpers import wait_task
 from tests.knowledge.helpers import ADR_DIR
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.memory_api import unit, wait_until_recallable
+from tests.support.server import ServerFactory
+from tests.support.settings import RECEIVER_HOSTS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -499,11 +499,14 @@ def tools(c: httpx.Client, seen: Seen) -> None:
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def responses(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seen]:
-    url = database_url(request.param, tmp_path_factory.mktemp("dto"), request)
-    settings = make_settings(url, MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR), MEMLANE_WEBHOOK_ALLOWED_HOSTS=RECEIVER_HOSTS)
+def responses(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[Seen]:
     seen = Seen()
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=60) as c:
+    with (
+        live_server_factory(
+            fresh_url(request), MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR), MEMLANE_WEBHOOK_ALLOWED_HOSTS=RECEIVER_HOSTS
+        ) as server,
+        httpx.Client(base_url=server.url, timeout=60) as c,
+    ):
         c.headers["X-Tenant-Id"] = f"dto-{uuid.uuid4().hex[:8]}"
         started = time.monotonic()
         graph(c, seen)

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.api.helpers import new_scope, wait_until_recallable, write
-from tests.conftest import make_settings
+from tests.support.memory_api import new_scope, wait_until_recallable, write
 from tests.support.openai_server import ProviderScript, openai_server
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import openai_embedder
 
 
 @pytest.fixture(scope="module")
@@ -20,17 +20,8 @@ def provider() -> Iterator[tuple[str, ProviderScript]]:
 
 
 @pytest.fixture(scope="module")
-def server(provider: tuple[str, ProviderScript], tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("openai")
-    settings = make_settings(
-        f"sqlite:///{data / 'memlane.db'}",
-        MEMLANE_EMBEDDER="openai",
-        MEMLANE_EMBEDDING_BASE_URL=provider[0],
-        MEMLANE_EMBEDDING_MODEL="test-embed",
-        MEMLANE_EMBEDDING_DIMENSION=384,
-        MEMLANE_EMBEDDING_TIMEOUT_SEC=2,
-    )
-    with LiveServer.start(settings) as s:
+def server(provider: tuple[str, ProviderScript], live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(**openai_embedder(provider[0])) as s:
         yield s
 
 

@@ -11,20 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_settings
 from tests.knowledge.helpers import ADR_DIR
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, ServerFactory
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "sdk"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("sdk-examples")
-    settings = make_settings(
-        f"sqlite:///{data / 'memlane.db'}", MEMLANE_EMBEDDER="local", MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR)
-    )
-    with LiveServer.start(settings) as s:
+def server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(MEMLANE_EMBEDDER="local", MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR)) as s:
         yield s
 
 

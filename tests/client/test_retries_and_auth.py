@@ -24,8 +24,7 @@ from memlane.client import (
     RetryPolicy,
 )
 from memlane.client._core import Call, retry_after_of
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, ServerFactory
 
 SECRET = "sdk-test-secret-with-enough-bytes-for-hs256"
 KEYS = {"k-acme": {"tenant_id": "acme", "agent_id": "agent-7", "user_id": "user-7"}}
@@ -53,16 +52,13 @@ class Recorder:
 
 
 @pytest.fixture(scope="module")
-def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def limited(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     """Writes limited to one per second per tenant, with a burst of one."""
-    data = tmp_path_factory.mktemp("sdk-quota")
-    settings = make_settings(
-        f"sqlite:///{data / 'memlane.db'}",
+    with live_server_factory(
         TENANT_QUOTA_ENABLED=True,
         TENANT_WRITE_RATE_LIMIT_RPS=1.0,
         TENANT_WRITE_RATE_LIMIT_BURST=1,
-    )
-    with LiveServer.start(settings) as s:
+    ) as s:
         yield s
 
 
@@ -122,15 +118,12 @@ def test_retry_decisions() -> None:
 
 
 @pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("sdk-auth")
-    settings = make_settings(
-        f"sqlite:///{data / 'memlane.db'}",
+def secured(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(
         MEMORY_AUTH_MODE="api_key_or_jwt",
         MEMORY_API_KEYS_JSON=json.dumps(KEYS),
         MEMORY_JWT_HS256_SECRET=SECRET,
-    )
-    with LiveServer.start(settings) as s:
+    ) as s:
         yield s
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import httpx
 import jwt
 
-from tests.conftest import make_settings
 from tests.support.server import LiveServer
+from tests.support.settings import make_settings
 
 SDK_DOC = Path(__file__).resolve().parents[2] / "docs" / "sdk.md"
 DOC_URL = "http://127.0.0.1:8000"

@@ -11,16 +11,14 @@ import pytest
 
 from memlane.client import BadRequestError, MemlaneClient, NotFoundError, PermissionDeniedError
 from memlane.client import models as m
-from tests.conftest import make_settings
 from tests.knowledge.helpers import ADR_DIR
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.server import LiveServer, ServerFactory
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = database_url(request.param, tmp_path_factory.mktemp("sdk"), request)
-    with LiveServer.start(make_settings(url, MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR))) as s:
+def server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(fresh_url(request), MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR)) as s:
         yield s
 
 

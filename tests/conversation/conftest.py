@@ -8,18 +8,16 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.conftest import RECEIVER_HOSTS, make_settings
 from tests.support.llm_server import ChatScript, chat_server
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import RECEIVER_HOSTS
 
 
 @pytest.fixture(scope="package")
-def offline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def offline_server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     """No LLM configured: ingestion uses the offline extractor. Webhook receivers run on
     127.0.0.1, which only MEMLANE_WEBHOOK_ALLOWED_HOSTS opens to deliveries."""
-    data = tmp_path_factory.mktemp("conv-offline")
-    settings = make_settings(f"sqlite:///{data / 'memlane.db'}", MEMLANE_WEBHOOK_ALLOWED_HOSTS=RECEIVER_HOSTS)
-    with LiveServer.start(settings) as server:
+    with live_server_factory(MEMLANE_WEBHOOK_ALLOWED_HOSTS=RECEIVER_HOSTS) as server:
         yield server
 
 
@@ -30,12 +28,11 @@ def api(offline_server: LiveServer) -> Iterator[httpx.Client]:
 
 
 @pytest.fixture(scope="package")
-def llm_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, ChatScript]]:
+def llm_stack(live_server_factory: ServerFactory) -> Iterator[tuple[LiveServer, ChatScript]]:
     """memlane with MEMLANE_LLM_BASE_URL pointing at the scripted chat server."""
-    data = tmp_path_factory.mktemp("conv-llm")
-    with chat_server() as (base_url, script):
-        settings = make_settings(
-            f"sqlite:///{data / 'memlane.db'}",
+    with (
+        chat_server() as (base_url, script),
+        live_server_factory(
             MEMLANE_LLM_BASE_URL=base_url,
             MEMLANE_LLM_API_KEY="test-key",
             MEMLANE_LLM_MODEL="scripted-model",
@@ -44,9 +41,9 @@ def llm_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveSe
             MEMLANE_LLM_RATE_LIMIT_BURST=1000,
             MEMLANE_LLM_TIMEOUT_SEC=10,
             MEMLANE_WEBHOOK_ALLOWED_HOSTS=RECEIVER_HOSTS,
-        )
-        with LiveServer.start(settings) as server:
-            yield server, script
+        ) as server,
+    ):
+        yield server, script
 
 
 @pytest.fixture

@@ -13,10 +13,9 @@ import httpx
 import pytest
 
 from memlane.services.conversation.messages import parse_timestamp
-from tests.conftest import make_settings
 from tests.conversation.helpers import new_app, wait_task
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, database_url, fresh_url
+from tests.support.server import LiveServer, ServerFactory
 
 FACTS = [
     "I moved to Lisbon in 2019 for a new job",
@@ -54,10 +53,10 @@ def sources(notes: list[dict[str, Any]], task_id: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = database_url(request.param, tmp_path_factory.mktemp("batcher"), request)
-    settings = make_settings(url, MEMLANE_BATCHER_BATCH_SIZE=3, MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=3600)
-    with LiveServer.start(settings) as s:
+def server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(
+        fresh_url(request), MEMLANE_BATCHER_BATCH_SIZE=3, MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=3600
+    ) as s:
         yield s
 
 
@@ -115,10 +114,14 @@ def test_bad_batcher_requests_are_a_400_naming_the_field(c: httpx.Client) -> Non
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_an_idle_buffer_is_flushed_after_the_timeout(backend: str, tmp_path: Any, request: Any) -> None:
+def test_an_idle_buffer_is_flushed_after_the_timeout(
+    backend: str, tmp_path: Any, request: Any, live_server_factory: ServerFactory
+) -> None:
     url = database_url(backend, tmp_path, request)
-    settings = make_settings(url, MEMLANE_BATCHER_BATCH_SIZE=10, MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=0.5)
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as c:
+    with (
+        live_server_factory(url, MEMLANE_BATCHER_BATCH_SIZE=10, MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=0.5) as server,
+        httpx.Client(base_url=server.url, timeout=30) as c,
+    ):
         app = new_app()
         assert append(c, app, [said(FACTS[0])])["status"] == "pending"
         assert append(c, app, [said(FACTS[1])])["pending_messages"] == 2
@@ -135,13 +138,20 @@ def test_an_idle_buffer_is_flushed_after_the_timeout(backend: str, tmp_path: Any
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_the_buffer_survives_a_restart(backend: str, tmp_path: Any, request: Any) -> None:
+def test_the_buffer_survives_a_restart(
+    backend: str, tmp_path: Any, request: Any, live_server_factory: ServerFactory
+) -> None:
     url = database_url(backend, tmp_path, request)
-    settings = make_settings(url, MEMLANE_BATCHER_BATCH_SIZE=4, MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=3600)
     app = new_app()
-    with LiveServer.start(settings) as before, httpx.Client(base_url=before.url, timeout=30) as c:
+    with (
+        live_server_factory(url, MEMLANE_BATCHER_BATCH_SIZE=4, MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=3600) as before,
+        httpx.Client(base_url=before.url, timeout=30) as c,
+    ):
         assert append(c, app, [said(FACTS[0]), said(FACTS[1]), said(FACTS[2])])["pending_messages"] == 3
-    with LiveServer.start(settings) as after, httpx.Client(base_url=after.url, timeout=30) as c:
+    with (
+        live_server_factory(url, MEMLANE_BATCHER_BATCH_SIZE=4, MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=3600) as after,
+        httpx.Client(base_url=after.url, timeout=30) as c,
+    ):
         assert append(c, app, [])["pending_messages"] == 3
         out = append(c, app, [said(FACTS[3])])
         assert out["status"] == "flushed"

@@ -14,9 +14,7 @@ from tests.conversation.helpers import get_memory, ingest, msg, new_app, query
 
 
 def say(api: httpx.Client, app: str, *texts: str, day: int = 1, user: str = "u1") -> dict[str, Any]:
-    task = ingest(
-        api, app, [msg(t, ts=f"2024-03-{day:02d}T10:0{i}:00Z") for i, t in enumerate(texts)], user_id=user
-    )
+    task = ingest(api, app, [msg(t, ts=f"2024-03-{day:02d}T10:0{i}:00Z") for i, t in enumerate(texts)], user_id=user)
     assert task["status"] == "completed", task
     return dict(task["result"])
 

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +17,11 @@ from memlane.domain.model import SeedFilter
 from memlane.domain.visibility import EVERYTHING, Viewer
 from memlane.jobs.conversation_kinds import CONVERSATION_INGEST
 from memlane.services.container import Services
-from tests.conftest import make_settings
+from memlane.services.conversation.task_payloads import IngestTask, TaskMessage
 from tests.conversation.helpers import msg, wait_task
 from tests.support.llm_server import chat_server
-from tests.support.server import LiveServer
+from tests.support.server import ServerFactory
+from tests.support.waiting import wait_for
 
 ALL_TIERS = ("hot", "warm", "cold", "archive")
 
@@ -46,21 +46,23 @@ def start_worker(env: dict[str, str]) -> subprocess.Popen[bytes]:
     )
 
 
-def wait_for(check: Any, what: str, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert proc.poll() is None, (proc.stderr.read() if proc.stderr else b"").decode()[-2000:]
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
+def alive(proc: subprocess.Popen[bytes]) -> bool:
+    """True while the worker runs; fails with its stderr once it has died."""
+    assert proc.poll() is None, (proc.stderr.read() if proc.stderr else b"").decode()[-2000:]
+    return True
 
 
 @pytest.mark.slow
-def test_a_worker_killed_mid_pipeline_resumes_and_writes_the_note_once(tmp_path: Path) -> None:
+def test_a_worker_killed_mid_pipeline_resumes_and_writes_the_note_once(
+    tmp_path: Path, live_server_factory: ServerFactory
+) -> None:
     db_url = f"sqlite:///{tmp_path / 'memlane.db'}"
     with chat_server() as (llm_url, script):
         script.agent_delay["synthesis"] = 20.0  # the kill lands while this call is in flight
-        settings = make_settings(db_url, MEMLANE_WORKER_IN_PROCESS=False, MEMLANE_LLM_BASE_URL=llm_url)
-        with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as api:
+        with (
+            live_server_factory(db_url, MEMLANE_WORKER_IN_PROCESS=False, MEMLANE_LLM_BASE_URL=llm_url) as server,
+            httpx.Client(base_url=server.url, timeout=30) as api,
+        ):
             r = api.post(
                 "/api/v1/memories",
                 json={"app_id": "crash-app", "user_id": "u1", "messages": [msg("I restore old motorbikes.", mid="c1")]},
@@ -70,7 +72,11 @@ def test_a_worker_killed_mid_pipeline_resumes_and_writes_the_note_once(tmp_path:
             env = worker_env(db_url, llm_url)
             worker = start_worker(env)
             try:
-                wait_for(lambda: script.calls_by_agent["synthesis"] >= 1, "the synthesis call", worker)
+                wait_for(
+                    lambda: alive(worker) and script.calls_by_agent["synthesis"] >= 1,
+                    what="the synthesis call",
+                    timeout=60,
+                )
             finally:
                 worker.send_signal(signal.SIGKILL)
                 worker.wait(timeout=10)
@@ -96,8 +102,13 @@ def test_a_worker_killed_mid_pipeline_resumes_and_writes_the_note_once(tmp_path:
 
 async def _submit(services: Services, app: str, messages: list[dict[str, Any]]) -> Any:
     conv = services.conversation
-    payload = {"app_id": app, "user_id": "u1", "session_id": None, "messages": messages, "request_sha256": "0" * 64}
-    await conv.tasks.submit(Viewer(tenant_id="default"), CONVERSATION_INGEST, payload, idempotency_key=None)
+    task = IngestTask(
+        app_id=app,
+        user_id="u1",
+        messages=tuple(TaskMessage.from_json(m) for m in messages),
+        request_sha256="0" * 64,
+    )
+    await conv.tasks.submit(Viewer(tenant_id="default"), task, idempotency_key=None)
     (job,) = await services.store.lease_jobs(
         "test", [CONVERSATION_INGEST], limit=1, lease_sec=60, now=services.clock.now()
     )

@@ -4,15 +4,13 @@ a refusal a 502, an outage a 503, rate limiting a 429 with retry-after."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.conftest import make_settings
 from tests.conversation.helpers import msg
 from tests.support.llm_server import ChatScript, Reply, chat_server
-from tests.support.server import LiveServer
+from tests.support.server import ServerFactory
 
 BODY = {"app_id": "a", "user_id": "u", "messages": [msg("I need help with my invoices from March.")]}
 #: a one-letter key: its text is inside nearly every word
@@ -20,18 +18,18 @@ SHORT_KEY = "x"
 
 
 @pytest.fixture(scope="module")
-def impatient(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Client, ChatScript]]:
-    data: Path = tmp_path_factory.mktemp("conv-impatient")
-    with chat_server() as (base_url, script):
-        settings = make_settings(
-            f"sqlite:///{data / 'memlane.db'}",
+def impatient(live_server_factory: ServerFactory) -> Iterator[tuple[httpx.Client, ChatScript]]:
+    with (
+        chat_server() as (base_url, script),
+        live_server_factory(
             MEMLANE_LLM_BASE_URL=base_url,
             MEMLANE_LLM_TIMEOUT_SEC=0.5,
             MEMLANE_LLM_API_KEY=SHORT_KEY,
             MEMLANE_LLM_MODEL="text-embedding-3-small-chat",
-        )
-        with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as client:
-            yield client, script
+        ) as server,
+        httpx.Client(base_url=server.url, timeout=30) as client,
+    ):
+        yield client, script
 
 
 @pytest.fixture

@@ -99,7 +99,9 @@ def test_the_conflict_prompt_names_every_kind_of_change_and_the_user_and_a_delet
     synthesis_call = next(r for r in script.requests if r["agent"] == "synthesis")
     system, user = (m["content"] for m in synthesis_call["body"]["messages"][:2])
     for case in ("after all", "no longer", "anymore", "moved to", "switched to", "used to", "not Jen", "cancels",
-                 "since I moved", "a second pet", "Never SKIP"):  # fmt: skip
+                 "since I moved", "a second pet", "Never SKIP", "my new GP", "got a new car", "typo earlier",
+                 "they scrapped it", "after the divorce", "since we lost", "gave up alcohol",
+                 "which attribute"):  # fmt: skip
         assert case in system, f"the synthesis prompt does not cover {case!r}"
     assert "The user's name is Priya" in user and old in user
     closed = get_memory(api, app, old)["metadata"]

@@ -15,10 +15,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.conftest import make_settings
-from tests.support.backends import BACKENDS, database_url
+from tests.support.backends import BACKENDS, fresh_url
 from tests.support.omnimemory_client import BILLING_CONVERSATION, STREAM, OmniMemoryExampleClient
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, ServerFactory
 
 pytestmark = pytest.mark.slow
 
@@ -27,9 +26,8 @@ BILLING_WORDS = ("billing", "charged twice", "duplicate charge", "refund")
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = database_url(request.param, tmp_path_factory.mktemp("omnimemory"), request)
-    with LiveServer.start(make_settings(url, MEMLANE_EMBEDDER="local")) as s:
+def server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(fresh_url(request), MEMLANE_EMBEDDER="local") as s:
         yield s
 
 

@@ -19,9 +19,8 @@ from memlane.config import Settings
 from memlane.jobs.conversation_kinds import CONVERSATION_SUMMARY_CALLBACK
 from memlane.services.conversation.webhook_targets import TargetPolicy, TargetRefused, parse_target
 from memlane.services.conversation.webhooks import NO_RESPONSE, post_once
-from tests.conftest import make_settings
 from tests.conversation.helpers import msg, wait_task
-from tests.support.server import LiveServer, free_port
+from tests.support.server import LiveServer, ServerFactory, free_port
 from tests.support.webhook_receiver import SCRIPTED_ERROR, ReceiverScript, webhook_receiver
 
 CONVERSATION = [msg("We agreed to ship the billing fix on Friday."), msg("Friday works.", role="assistant")]
@@ -72,10 +71,9 @@ REFUSED = [
 
 
 @pytest.fixture(scope="module")
-def default_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def default_server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     """MEMLANE_WEBHOOK_ALLOWED_HOSTS left at its default (empty)."""
-    data = tmp_path_factory.mktemp("ssrf")
-    with LiveServer.start(make_settings(f"sqlite:///{data / 'memlane.db'}")) as server:
+    with live_server_factory() as server:
         yield server
 
 

@@ -10,7 +10,7 @@ from langchain_core.documents import Document
 
 from memlane.client import AuthenticationError, MemlaneClient
 from memlane.integrations.langchain import MemlaneRetriever
-from tests.integrations.conftest import API_KEY
+from tests.integrations.helpers import API_KEY
 from tests.support.server import LiveServer
 
 FACTS = {

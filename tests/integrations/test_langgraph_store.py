@@ -14,7 +14,7 @@ from langgraph.store.base import BaseStore, InvalidNamespaceError, Item, PutOp
 from langgraph.store.memory import InMemoryStore
 
 from memlane.integrations.langgraph import MemlaneStore
-from tests.integrations.conftest import API_KEY, OTHER_TENANT_KEY
+from tests.integrations.helpers import API_KEY, OTHER_TENANT_KEY
 from tests.support.server import LiveServer
 
 

@@ -13,7 +13,7 @@ from openai import AsyncOpenAI
 
 from memlane.client import AsyncMemlaneClient
 from memlane.integrations.openai_agents import MemlaneSession
-from tests.integrations.conftest import API_KEY, OTHER_TENANT_KEY
+from tests.integrations.helpers import API_KEY, OTHER_TENANT_KEY
 from tests.support.llm_server import Reply, chat_server
 from tests.support.server import LiveServer
 

@@ -5,16 +5,13 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.conftest import make_settings
 from tests.knowledge.helpers import ADR_DIR
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, ServerFactory
 
 
 @pytest.fixture(scope="module")
-def kserver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("knowledge")
-    settings = make_settings(f"sqlite:///{data / 'memlane.db'}", MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR))
-    with LiveServer.start(settings) as s:
+def kserver(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR)) as s:
         yield s
 
 

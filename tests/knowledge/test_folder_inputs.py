@@ -10,7 +10,7 @@ from memlane.domain.clock import Clock
 from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import open_services
 from memlane.store.knowledge import ItemFilter
-from tests.conftest import DIM, make_settings
+from tests.support.settings import DIM, make_settings
 
 GOOD = "---\nid: adr-good\ntype: adr\nlayer: team\ntitle: Good\n---\n# Good\n"
 

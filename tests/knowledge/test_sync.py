@@ -17,8 +17,8 @@ from memlane.embed.hashing import HashingEmbedder
 from memlane.jobs.layers_kinds import KNOWLEDGE_SYNC
 from memlane.services.container import Services, open_services
 from memlane.services.tools.context import ToolContext
-from tests.conftest import DIM, make_settings
 from tests.knowledge.helpers import ADR_DIR
+from tests.support.settings import DIM, make_settings
 
 CTX = ToolContext(viewer=Viewer(tenant_id="acme", agent_id="agent-1", user_id="u1"))
 

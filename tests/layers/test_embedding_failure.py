@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.conftest import make_settings
 from tests.layers.helpers import as_role, assert_error, post, tenant
 from tests.support.openai_server import ProviderScript, openai_server
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import openai_embedder
 
 
 @pytest.fixture(scope="module")
@@ -21,17 +21,8 @@ def provider() -> Iterator[tuple[str, ProviderScript]]:
 
 
 @pytest.fixture(scope="module")
-def server(provider: tuple[str, ProviderScript], tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("embedfail")
-    settings = make_settings(
-        f"sqlite:///{data / 'memlane.db'}",
-        MEMLANE_EMBEDDER="openai",
-        MEMLANE_EMBEDDING_BASE_URL=provider[0],
-        MEMLANE_EMBEDDING_MODEL="test-embed",
-        MEMLANE_EMBEDDING_DIMENSION=384,
-        MEMLANE_EMBEDDING_TIMEOUT_SEC=2,
-    )
-    with LiveServer.start(settings) as s:
+def server(provider: tuple[str, ProviderScript], live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(**openai_embedder(provider[0])) as s:
         yield s
 
 

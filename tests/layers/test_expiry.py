@@ -23,7 +23,7 @@ from memlane.services.conversation.notes import KIND_CONVERSATION, NOTE_TYPE
 from memlane.services.layers.service import MemoryMeta, ReadInput, UpdateInput, WriteInput
 from memlane.services.tools.context import ToolContext
 from memlane.services.writing import WriteCommand, WriteNodeSpec
-from tests.conftest import DIM, make_settings
+from tests.support.settings import DIM, make_settings
 
 START = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 PLANNER = Viewer(tenant_id="t1", role="planner", agent_id="planner-1")

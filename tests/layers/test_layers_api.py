@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import httpx
 
-from tests.api.helpers import has_long_float_list
 from tests.layers.helpers import as_role, assert_error, post, tenant, write_ok
+from tests.support.memory_api import has_long_float_list
 
 
 def test_manager_writes_identity_and_reads_it_back_as_a_memory_object(client: httpx.Client) -> None:

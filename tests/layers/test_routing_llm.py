@@ -8,10 +8,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.conftest import make_settings
 from tests.layers.helpers import as_role, post, tenant
 from tests.support.llm_server import ChatScript, Reply, chat_server
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, ServerFactory
 
 AGENT = "layer-router"
 
@@ -23,12 +22,8 @@ def llm() -> Iterator[tuple[str, ChatScript]]:
 
 
 @pytest.fixture(scope="module")
-def server(llm: tuple[str, ChatScript], tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("routing")
-    settings = make_settings(
-        f"sqlite:///{data / 'memlane.db'}", MEMLANE_LLM_BASE_URL=llm[0], MEMLANE_LLM_MODEL="router"
-    )
-    with LiveServer.start(settings) as s:
+def server(llm: tuple[str, ChatScript], live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(MEMLANE_LLM_BASE_URL=llm[0], MEMLANE_LLM_MODEL="router") as s:
         yield s
 
 

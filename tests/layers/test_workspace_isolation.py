@@ -4,16 +4,15 @@ API keys here (auth on), so a forged X-Agent-Role header changes nothing."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.conftest import make_settings
 from tests.layers.helpers import assert_error
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import api_keys
 
 KEYS = {
     "user-key": {"tenant_id": "acme", "agent_id": "chat-1", "role": "user"},
@@ -25,12 +24,8 @@ SECRET = "workspace secret: the migration password rotation is half done"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("isolation")
-    settings = make_settings(
-        f"sqlite:///{data / 'memlane.db'}", MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS)
-    )
-    with LiveServer.start(settings) as s:
+def server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(**api_keys(KEYS)) as s:
         yield s
 
 

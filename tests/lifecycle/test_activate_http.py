@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from tests.api.helpers import new_scope, unit, write
+from tests.support.memory_api import new_scope, unit, write
 
 ACTIVATED_KEYS = {
     "requested",

@@ -17,7 +17,7 @@ from memlane.services.container import Services, open_services
 from memlane.services.lifecycle.consolidation import ConsolidationOptions, contradiction, text_similarity
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec
 from memlane.store.base import NodePatch
-from tests.conftest import DIM, make_settings
+from tests.support.settings import DIM, make_settings
 
 TEA = "Alice prefers green tea in the morning"
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from memlane.api.app import create_app
 from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.model import Node
@@ -18,7 +19,7 @@ from memlane.jobs.lifecycle_kinds import LIFECYCLE_DECAY, SYSTEM_TENANT
 from memlane.services.container import Services, open_services
 from memlane.services.lifecycle.decay import DecayPolicy, decay_target, effective_idle_days
 from memlane.services.writing import WriteCommand, WriteNodeSpec
-from tests.conftest import DIM, make_settings
+from tests.support.settings import DIM, make_settings
 from tests.support.timeline import Timeline
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -182,3 +183,17 @@ async def test_a_bad_decay_setting_stops_start_up(tmp_path: Any, monkeypatch: py
     monkeypatch.setenv("MEMLANE_DECAY_COLD_AFTER_DAYS", "3")
     with pytest.raises(ValueError, match="decay thresholds must grow"):
         await open_services(make_settings(f"sqlite:///{tmp_path / 'm.db'}"), embedder=HashingEmbedder(DIM))
+
+
+async def test_starting_the_app_queues_the_periodic_decay_and_retention_jobs(svc: Services, timeline: Timeline) -> None:
+    """The services queue their periodic jobs when the app starts (``Services.start_periodic``),
+    once per period however many processes start."""
+    for app in (create_app(services=svc), create_app(services=svc)):
+        async with app.router.lifespan_context(app):
+            pass
+    for schedule in (svc.lifecycle.decay.schedule, svc.retention.schedule):
+        period = schedule.period(timeline.now) + (1 if schedule.first_run_next_period else 0)
+        probe = schedule.job(period)
+        (stored,) = await svc.store.enqueue([probe], now=timeline.now)
+        assert stored.id != probe.id, f"start-up queued no {schedule.kind} job for this period"
+        assert stored.kind == schedule.kind and stored.status == "queued"

@@ -15,7 +15,8 @@ from memlane.domain.errors import Conflict
 from memlane.domain.hashing import commit_hash
 from memlane.domain.model import CommitInfo, EdgeRef, EdgeUpsert, Node, NodeUpsert, SeedFilter
 from memlane.domain.visibility import EVERYTHING
-from memlane.store.base import NodePatch, Store
+from memlane.store.base import NodePatch
+from memlane.store.contracts import Store
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 INFO = CommitInfo(actor="test", input_sha256="a" * 64, kind="test")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 import httpx
@@ -11,24 +10,20 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp import ClientSession
-from tests.conftest import make_settings
 from tests.knowledge.helpers import ADR_DIR
 from tests.mcp.session_checks import exercise_every_tool
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import api_keys
 
 KEYS = {"k-acme": {"tenant_id": "acme", "agent_id": "agent-1", "user_id": "user-1"}}
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("mcp-http")
-    settings = make_settings(
-        f"sqlite:///{data / 'memlane.db'}",
+def server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(
         MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR),
-        MEMORY_AUTH_MODE="api_key",
-        MEMORY_API_KEYS_JSON=json.dumps(KEYS),
-    )
-    with LiveServer.start(settings) as s:
+        **api_keys(KEYS),
+    ) as s:
         yield s
 
 

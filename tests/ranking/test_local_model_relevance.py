@@ -16,29 +16,25 @@ import httpx
 import pytest
 
 from memlane.services.ranking.calibration import Background, RelevanceScale
-from tests.conftest import make_settings
 from tests.conversation.helpers import ingest, msg, new_app, query, wait_task
-from tests.support.server import LiveServer
-
-
-def local_server(tmp: Any, **env: Any) -> Any:
-    return LiveServer.start(make_settings(f"sqlite:///{tmp / 'memlane.db'}", MEMLANE_EMBEDDER="local", **env))
+from tests.support.fact_sheets import ALICE
+from tests.support.server import ServerFactory
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+def client(live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
     with (
-        local_server(tmp_path_factory.mktemp("local-model")) as server,
+        live_server_factory(MEMLANE_EMBEDDER="local") as server,
         httpx.Client(base_url=server.url, timeout=60) as c,
     ):
         yield c
 
 
 @pytest.fixture(scope="module")
-def client_without_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+def client_without_context(live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
     with (
-        local_server(
-            tmp_path_factory.mktemp("local-model-plain"),
+        live_server_factory(
+            MEMLANE_EMBEDDER="local",
             MEMLANE_EMBEDDING_CONTEXT_WINDOW=0,
             MEMLANE_EMBEDDING_CONTEXT_SPEAKER=False,
         ) as server,
@@ -187,28 +183,6 @@ def test_a_reply_written_alone_is_found_by_the_question_it_answers_through_its_c
     assert ranks["context"] < ranks["alone"]
 
 
-ALICE = [
-    "Alice lives in Berlin.",
-    "Alice works as a nurse at the Charité hospital.",
-    "Alice has a dog named Rex.",
-    "Alice is allergic to peanuts.",
-    "Alice's sister is called Emma.",
-    "Alice plays the cello.",
-    "Alice drives a red Fiat.",
-    "Alice's birthday is on 3 May.",
-    "Alice speaks Spanish and German.",
-    "Alice is vegetarian.",
-    "Alice runs 10 km every Sunday.",
-    "Alice's favourite book is Dune.",
-    "Alice studied biology in Leeds.",
-    "Alice is married to Tom.",
-    "Alice has two kids, Leo and Maya.",
-    "Alice drinks green tea every morning.",
-    "Alice is learning Japanese.",
-    "Alice's manager is Dr. Weber.",
-    "Alice goes to bed at 11 pm.",
-    "Alice volunteers at the food bank.",
-]
 #: questions and the facts that answer them (issue #27 item 6: with the absolute scale alone,
 #: all twenty facts passed 0.7 for every question)
 ALICE_ANSWERS = {

@@ -9,27 +9,26 @@ import pytest
 
 from memlane.config import Settings
 from memlane.rerank.factory import build_reranker
-from tests.conftest import make_settings
-from tests.ranking.conftest import new_scope, query_vector, recall_text, vector_with_cosine, write
+from tests.ranking.helpers import new_scope, query_vector, recall_text, vector_with_cosine, write
 from tests.support.rerank_server import RerankScript, rerank_server
-from tests.support.server import LiveServer
+from tests.support.server import ServerFactory
 
 QUERY = "what did the team decide about the database"
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Client, RerankScript]]:
-    data = tmp_path_factory.mktemp("rerank")
-    with rerank_server() as (base_url, script):
-        settings = make_settings(
-            f"sqlite:///{data / 'memlane.db'}",
+def stack(live_server_factory: ServerFactory) -> Iterator[tuple[httpx.Client, RerankScript]]:
+    with (
+        rerank_server() as (base_url, script),
+        live_server_factory(
             MEMLANE_RERANKER="http",
             MEMLANE_RERANK_BASE_URL=base_url,
             MEMLANE_RERANK_MODEL="test-reranker",
             MEMLANE_RERANK_TOP_K=5,
-        )
-        with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as c:
-            yield c, script
+        ) as server,
+        httpx.Client(base_url=server.url, timeout=30) as c,
+    ):
+        yield c, script
 
 
 def scope_with_a_memory_only_the_reranker_prefers(client: httpx.Client) -> tuple[str, dict[str, str]]:

@@ -14,9 +14,8 @@ import httpx
 import jwt
 import pytest
 
-from tests.api.helpers import new_scope, unit
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
+from tests.support.memory_api import new_scope, unit
+from tests.support.server import LiveServer, ServerFactory
 
 SECRET = "jwt-test-secret-0123456789abcdef0123456789"
 ALICE_KEY = "key-alice-7f3a9"
@@ -55,16 +54,13 @@ def logs() -> Iterator[Captured]:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, logs: Captured) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("auth")
-    settings = make_settings(
-        f"sqlite:///{data / 'memlane.db'}",
+def server(logs: Captured, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(
         MEMORY_AUTH_MODE="api_key_or_jwt",
         MEMORY_API_KEYS_JSON=json.dumps(KEYS),
         MEMORY_JWT_HS256_SECRET=SECRET,
         MEMORY_JWT_CLOCK_SKEW_SEC=5,
-    )
-    with LiveServer.start(settings) as s:
+    ) as s:
         yield s
 
 
@@ -205,16 +201,17 @@ def test_a_token_without_expiry_is_refused_as_invalid(c: httpx.Client) -> None:
     assert r.json()["error"] == "invalid_token" and "'exp'" in r.json()["message"]
 
 
-def test_tokens_without_expiry_are_accepted_when_the_operator_turns_the_rule_off(tmp_path: Path) -> None:
-    settings = make_settings(
+def test_tokens_without_expiry_are_accepted_when_the_operator_turns_the_rule_off(
+    tmp_path: Path, live_server_factory: ServerFactory
+) -> None:
+    forever = token({"tenant_id": "acme", "agent_id": "alice"})
+    expired = token({"tenant_id": "acme", "exp": time.time() - 120})
+    with live_server_factory(
         f"sqlite:///{tmp_path / 'memlane.db'}",
         MEMORY_AUTH_MODE="jwt",
         MEMORY_JWT_HS256_SECRET=SECRET,
         MEMORY_JWT_REQUIRE_EXP="false",
-    )
-    forever = token({"tenant_id": "acme", "agent_id": "alice"})
-    expired = token({"tenant_id": "acme", "exp": time.time() - 120})
-    with LiveServer.start(settings) as live:
+    ) as live:
         ok = httpx.post(f"{live.url}/v1/memory/recall", json=recall_body("s"), headers=as_jwt(forever))
         late = httpx.post(f"{live.url}/v1/memory/recall", json=recall_body("s"), headers=as_jwt(expired))
     assert ok.status_code == 200, ok.text

@@ -26,13 +26,12 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import make_settings
 from tests.security.authz.judge import Judge
 from tests.security.authz.mcp_client import McpClient
 from tests.security.authz.ops import OPS, Attempt, Forgery, Op
 from tests.security.authz.world import CALLERS, Loop, World, build_world, make_targets, server_env
 from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.server import ServerFactory
 
 SAMPLE_ATTEMPTS = 250
 LONG_ATTEMPTS = int(os.environ.get("MEMLANE_AUTHZ_ATTEMPTS", "10000"))
@@ -40,9 +39,11 @@ KINDS = {t.name: t.kind for t in make_targets()}
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+def world(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, live_server_factory: ServerFactory
+) -> Iterator[World]:
     url = database_url(request.param, tmp_path_factory.mktemp("authz"), request)
-    with LiveServer.start(make_settings(url, **server_env())) as server:
+    with live_server_factory(url, **server_env()) as server:
         loop = Loop()
         try:
             yield from build_world(server, url, McpClient(server.url, loop), loop)

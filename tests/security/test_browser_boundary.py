@@ -21,9 +21,9 @@ from starlette.requests import Request
 import memlane.api.ui
 from memlane.api.common.browser_policy import BrowserPolicy
 from memlane.api.tools.mcp_http import transport_security
-from tests.api.helpers import new_scope, unit
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
+from tests.support.memory_api import new_scope, unit
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import make_settings
 
 EVIL = "http://evil.example"
 TEMPLATES = Path(memlane.api.ui.__file__).parent / "templates"
@@ -32,20 +32,18 @@ MCP_ACCEPT = {"accept": "application/json, text/event-stream"}
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     """The quick start: auth off, no admin token, no allowed hosts or origins configured."""
-    with LiveServer.start(make_settings(f"sqlite:///{tmp_path_factory.mktemp('boundary') / 'm.db'}")) as s:
+    with live_server_factory() as s:
         yield s
 
 
 @pytest.fixture(scope="module")
-def configured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    settings = make_settings(
-        f"sqlite:///{tmp_path_factory.mktemp('configured') / 'm.db'}",
+def configured(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(
         MEMLANE_ALLOWED_HOSTS="memlane.internal, proxy.example:8443",
         MEMLANE_CORS_ORIGINS="http://app.example:3000,https://dash.example",
-    )
-    with LiveServer.start(settings) as s:
+    ) as s:
         yield s
 
 
@@ -212,9 +210,11 @@ def test_configured_hosts_are_answered_by_name_or_by_name_and_port(configured: L
         assert c.get("/", headers={"host": "other.internal"}).status_code == 421
 
 
-def test_allowed_hosts_star_answers_every_host(tmp_path: Any) -> None:
-    settings = make_settings(f"sqlite:///{tmp_path / 'm.db'}", MEMLANE_ALLOWED_HOSTS="*")
-    with LiveServer.start(settings) as s, httpx.Client(base_url=s.url, timeout=30) as c:
+def test_allowed_hosts_star_answers_every_host(tmp_path: Any, live_server_factory: ServerFactory) -> None:
+    with (
+        live_server_factory(f"sqlite:///{tmp_path / 'm.db'}", MEMLANE_ALLOWED_HOSTS="*") as s,
+        httpx.Client(base_url=s.url, timeout=30) as c,
+    ):
         assert c.get("/", headers={"host": "anything.example"}).status_code == 200
         # the redirect stays on the host the browser asked, whatever Host said
         r = c.get("/ui/", headers={"host": "anything.example"})
@@ -337,10 +337,12 @@ def test_a_configured_origin_gets_cors_and_may_write(configured: LiveServer) -> 
         assert c.post("/v1/memory/write", json=write_body("s"), headers={"origin": EVIL}).status_code == 403
 
 
-def test_cors_origins_star_lets_every_page_read_and_write(tmp_path: Any) -> None:
+def test_cors_origins_star_lets_every_page_read_and_write(tmp_path: Any, live_server_factory: ServerFactory) -> None:
     """The conversation spec's "allow all": unsafe with auth off, but what the operator asked."""
-    settings = make_settings(f"sqlite:///{tmp_path / 'm.db'}", MEMLANE_CORS_ORIGINS="*")
-    with LiveServer.start(settings) as s, httpx.Client(base_url=s.url, timeout=30) as c:
+    with (
+        live_server_factory(f"sqlite:///{tmp_path / 'm.db'}", MEMLANE_CORS_ORIGINS="*") as s,
+        httpx.Client(base_url=s.url, timeout=30) as c,
+    ):
         r = c.post("/v1/memory/write", json=write_body(new_scope()), headers={"origin": EVIL})
         assert r.status_code == 200 and r.headers["access-control-allow-origin"] == "*"
         # still JSON only, and still only the hosts memlane answers to
@@ -382,9 +384,13 @@ def test_the_loopback_admin_channel_admits_no_browser(server: LiveServer, marks:
         assert refused.status_code == 403 and refused.json()["error"] == "debug_embeddings_forbidden"
 
 
-def test_a_browser_with_the_admin_token_is_on_the_admin_channel(tmp_path: Any) -> None:
-    settings = make_settings(f"sqlite:///{tmp_path / 'm.db'}", ADMIN_TOKEN="t0ken")
-    with LiveServer.start(settings) as s, httpx.Client(base_url=s.url, timeout=30) as c:
+def test_a_browser_with_the_admin_token_is_on_the_admin_channel(
+    tmp_path: Any, live_server_factory: ServerFactory
+) -> None:
+    with (
+        live_server_factory(f"sqlite:///{tmp_path / 'm.db'}", ADMIN_TOKEN="t0ken") as s,
+        httpx.Client(base_url=s.url, timeout=30) as c,
+    ):
         marks = {"origin": s.url, "sec-fetch-site": "same-origin"}
         assert c.get("/metrics", headers={**marks, "x-admin-token": "t0ken"}).status_code == 200
         assert c.get("/metrics", headers=marks).status_code == 403

@@ -6,7 +6,6 @@ different surface than the one that wrote it. Runs on both backends with API-key
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Iterator
@@ -15,10 +14,10 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.helpers import has_long_float_list, unit
-from tests.conftest import make_settings
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.memory_api import has_long_float_list, unit
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import api_keys
 
 KEYS = {
     "key-a": {"tenant_id": "tenant-a", "agent_id": "alpha", "role": "manager"},
@@ -34,10 +33,8 @@ def leaks(text: str) -> list[str]:
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = database_url(request.param, tmp_path_factory.mktemp("xsurface"), request)
-    settings = make_settings(url, MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS))
-    with LiveServer.start(settings) as s:
+def server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(fresh_url(request), **api_keys(KEYS)) as s:
         yield s
 
 

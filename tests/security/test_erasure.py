@@ -23,10 +23,9 @@ import httpx
 import pytest
 
 from memlane.domain.hashing import ChainLink, verify_chain
-from tests.conftest import make_settings
 from tests.support.backends import BACKENDS, database_url
 from tests.support.pg import run_sync
-from tests.support.server import LiveServer
+from tests.support.server import ServerFactory
 from tests.support.webhook_receiver import webhook_receiver
 
 DEFAULT_SCOPE = "default"
@@ -43,7 +42,7 @@ class Erasable:
 
 
 @pytest.fixture(params=BACKENDS)
-def erasable(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Erasable]:
+def erasable(request: pytest.FixtureRequest, tmp_path: Path, live_server_factory: ServerFactory) -> Iterator[Erasable]:
     """A server of its own on a fresh database (an erasure of the default scope must not
     meet other tests' data), and a webhook receiver for summary callbacks."""
     backend = str(request.param)
@@ -51,7 +50,7 @@ def erasable(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Erasabl
     url = f"sqlite:///{data_dir / 'memlane.db'}" if data_dir is not None else database_url(backend, tmp_path, request)
     with (
         webhook_receiver() as (hook_url, _),
-        LiveServer.start(make_settings(url, MEMLANE_WEBHOOK_ALLOWED_HOSTS="127.0.0.1")) as server,
+        live_server_factory(url, MEMLANE_WEBHOOK_ALLOWED_HOSTS="127.0.0.1") as server,
         httpx.Client(base_url=server.url, timeout=60) as client,
     ):
         yield Erasable(backend, url, data_dir, client, hook_url)
@@ -316,12 +315,16 @@ def test_a_tenant_is_erased_whole_and_other_tenants_keep_theirs(erasable: Erasab
     assert places_holding(erasable, other)
 
 
-def test_erasure_needs_the_admin_role_when_auth_is_on(tmp_path: Path) -> None:
+def test_erasure_needs_the_admin_role_when_auth_is_on(tmp_path: Path, live_server_factory: ServerFactory) -> None:
     keys = json.dumps(
         {"k-admin": {"tenant_id": "t1", "role": "admin"}, "k-agent": {"tenant_id": "t1", "agent_id": "a"}}
     )
-    settings = make_settings(f"sqlite:///{tmp_path / 'm.db'}", MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=keys)
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url) as c:
+    with (
+        live_server_factory(
+            f"sqlite:///{tmp_path / 'm.db'}", MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=keys
+        ) as server,
+        httpx.Client(base_url=server.url) as c,
+    ):
         denied = c.post("/v1/erasure", json={"user_id": "u1"}, headers={"X-Api-Key": "k-agent"})
         assert denied.status_code == 403 and denied.json()["error"] == "erasure_forbidden"
         other = c.post("/v1/erasure", json={"user_id": "u1", "tenant_id": "t2"}, headers={"X-Api-Key": "k-admin"})

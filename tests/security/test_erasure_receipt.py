@@ -18,10 +18,10 @@ import httpx
 import pytest
 
 from memlane.domain.hashing import canonical_json
-from tests.conftest import make_settings
 from tests.support.backends import BACKENDS, database_url
 from tests.support.pg import run_sync
 from tests.support.server import LiveServer
+from tests.support.settings import make_settings
 
 TENANT = "acme"
 USER = "alice@example.com"

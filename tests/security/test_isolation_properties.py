@@ -8,7 +8,6 @@ expected visibility comes from an independent model written here.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.api.helpers import unit
-from tests.conftest import make_settings
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.memory_api import unit
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import api_keys
 
 
 @dataclass(frozen=True)
@@ -68,10 +67,8 @@ def may_see(reader: Identity, node: Stored) -> bool:
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = database_url(request.param, tmp_path_factory.mktemp("iso"), request)
-    settings = make_settings(url, MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(REGISTRY))
-    with LiveServer.start(settings) as s:
+def server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(fresh_url(request), **api_keys(REGISTRY)) as s:
         yield s
 
 

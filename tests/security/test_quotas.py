@@ -11,9 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.api.helpers import unit
-from tests.conftest import make_settings
-from tests.support.server import LiveServer, free_port
+from tests.support.memory_api import unit
+from tests.support.server import LiveServer, ServerFactory, free_port
 
 QUOTAS = {
     "TENANT_QUOTA_ENABLED": True,
@@ -31,9 +30,8 @@ def recall(c: httpx.Client, tenant: str, **extra: object) -> httpx.Response:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data = tmp_path_factory.mktemp("quota")
-    with LiveServer.start(make_settings(f"sqlite:///{data / 'm.db'}", **QUOTAS)) as s:
+def server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(**QUOTAS) as s:
         yield s
 
 
@@ -69,12 +67,11 @@ ADMIN = "quota-admin-token"
 
 
 @pytest.fixture(scope="module")
-def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def guarded(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     """ADMIN_TOKEN set: a debug request without it is refused (403). Recall and write buckets
     are wide so that only the debug bucket can run out."""
-    data = tmp_path_factory.mktemp("quota-admin")
     env = {**QUOTAS, "TENANT_RECALL_RATE_LIMIT_BURST": 100, "TENANT_WRITE_RATE_LIMIT_BURST": 100, "ADMIN_TOKEN": ADMIN}
-    with LiveServer.start(make_settings(f"sqlite:///{data / 'm.db'}", **env)) as s:
+    with live_server_factory(**env) as s:
         yield s
 
 
@@ -142,12 +139,14 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         proc.wait(timeout=10)
 
 
-def test_two_replicas_sharing_redis_share_one_bucket(redis_url: str, tmp_path: Path) -> None:
+def test_two_replicas_sharing_redis_share_one_bucket(
+    redis_url: str, tmp_path: Path, live_server_factory: ServerFactory
+) -> None:
     env = {**QUOTAS, "MEMLANE_RATE_LIMIT_STORAGE": redis_url}
     db = f"sqlite:///{tmp_path / 'shared.db'}"
     with (
-        LiveServer.start(make_settings(db, **env)) as a,
-        LiveServer.start(make_settings(db, **env)) as b,
+        live_server_factory(db, **env) as a,
+        live_server_factory(db, **env) as b,
         httpx.Client(base_url=a.url) as ca,
         httpx.Client(base_url=b.url) as cb,
     ):

@@ -8,7 +8,7 @@ import numpy as np
 from memlane.domain.visibility import Viewer
 from memlane.services.container import Services
 from memlane.services.writing import WriteCommand, WriteNodeSpec
-from tests.conftest import DIM
+from tests.support.settings import DIM
 
 WORD = "quetzal"
 

@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.helpers import new_scope
-from tests.graph_rules.helpers import as_drafts, evaluate, rule, write_rules
+from tests.rules.api.helpers import as_drafts, evaluate, rule, write_rules
 from tests.support.liveness import concurrently, health_watch
+from tests.support.memory_api import new_scope
 
 THEN = {"tool": {"deny": ["shell"]}}
 #: (pattern, subject, matches?): shapes that take a backtracking engine exponential time

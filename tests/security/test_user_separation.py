@@ -17,7 +17,6 @@ With auth off, the request is taken at its word: the user it names, or every use
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Iterator
@@ -26,10 +25,10 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.helpers import unit
-from tests.conftest import make_settings
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.memory_api import unit
+from tests.support.server import ServerFactory
+from tests.support.settings import api_keys
 
 KEYS = {
     "k-u1": {"tenant_id": "acme", "agent_id": "a1", "user_id": "u1"},
@@ -46,16 +45,16 @@ BATCH_SIZE = 2
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def c(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    url = database_url(request.param, tmp_path_factory.mktemp("users"), request)
-    settings = make_settings(
-        url,
-        MEMORY_AUTH_MODE="api_key",
-        MEMORY_API_KEYS_JSON=json.dumps(KEYS),
-        MEMLANE_BATCHER_BATCH_SIZE=BATCH_SIZE,
-        MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=1,
-    )
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=60) as client:
+def c(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
+    with (
+        live_server_factory(
+            fresh_url(request),
+            **api_keys(KEYS),
+            MEMLANE_BATCHER_BATCH_SIZE=BATCH_SIZE,
+            MEMLANE_BATCHER_IDLE_TIMEOUT_SEC=1,
+        ) as server,
+        httpx.Client(base_url=server.url, timeout=60) as client,
+    ):
         yield client
 
 
@@ -314,9 +313,8 @@ def test_an_idempotency_key_is_its_callers_own(c: httpx.Client) -> None:
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def open_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    url = database_url(request.param, tmp_path_factory.mktemp("users-open"), request)
-    with LiveServer.start(make_settings(url)) as server, httpx.Client(base_url=server.url, timeout=60) as client:
+def open_server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
+    with live_server_factory(fresh_url(request)) as server, httpx.Client(base_url=server.url, timeout=60) as client:
         yield client
 
 

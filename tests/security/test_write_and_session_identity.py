@@ -12,17 +12,16 @@ here by name on a real server with API-key auth, on both backends.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.api.helpers import unit
-from tests.conftest import make_settings
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.memory_api import unit
+from tests.support.server import ServerFactory
+from tests.support.settings import api_keys
 
 KEYS = {
     "k-u1": {"tenant_id": "acme", "agent_id": "a1", "team_id": "red", "user_id": "u1"},
@@ -35,10 +34,11 @@ KEYS = {
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def c(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    url = database_url(request.param, tmp_path_factory.mktemp("identity"), request)
-    settings = make_settings(url, MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS))
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+def c(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
+    with (
+        live_server_factory(fresh_url(request), **api_keys(KEYS)) as server,
+        httpx.Client(base_url=server.url, timeout=30) as client,
+    ):
         yield client
 
 

@@ -16,21 +16,18 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from tests.conftest import make_settings
 from tests.knowledge.helpers import ADR_DIR
 from tests.spec_examples.agent_tools_scenario import run_every_example
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.server import LiveServer, ServerFactory
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     """The default model, the spec's ADR folder, auth off, nothing else configured."""
-    url = database_url(request.param, tmp_path_factory.mktemp("spec-tools"), request)
-    settings = make_settings(url, MEMLANE_EMBEDDER="local", MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR))
-    with LiveServer.start(settings) as s:
+    with live_server_factory(fresh_url(request), MEMLANE_EMBEDDER="local", MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR)) as s:
         yield s
 
 
@@ -52,11 +49,12 @@ async def mcp_call(session: ClientSession, name: str, args: dict[str, Any]) -> t
     return bool(result.is_error), payload
 
 
-async def test_every_agent_tools_example_works_over_mcp_http_without_identity(tmp_path: Path) -> None:
-    settings = make_settings(
+async def test_every_agent_tools_example_works_over_mcp_http_without_identity(
+    tmp_path: Path, live_server_factory: ServerFactory
+) -> None:
+    with live_server_factory(
         f"sqlite:///{tmp_path / 'memlane.db'}", MEMLANE_EMBEDDER="local", MEMLANE_KNOWLEDGE_DIR=str(ADR_DIR)
-    )
-    with LiveServer.start(settings) as server:
+    ) as server:
         await _over_mcp_http(server)
 
 

@@ -11,12 +11,11 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import make_settings
 from tests.spec_examples import shapes
 from tests.spec_examples.conversation_examples import CURL, SUMMARY_BODY
 from tests.spec_examples.curl import parse
-from tests.support.backends import BACKENDS, database_url
-from tests.support.server import LiveServer
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.server import LiveServer, ServerFactory
 
 pytestmark = pytest.mark.slow
 
@@ -28,9 +27,8 @@ SUMMARY = {"app_id": str, "user_id": str, "summary": str, "key_points": str, "ta
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = database_url(request.param, tmp_path_factory.mktemp("spec-conversation"), request)
-    with LiveServer.start(make_settings(url, MEMLANE_EMBEDDER="local")) as s:
+def server(request: pytest.FixtureRequest, live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(fresh_url(request), MEMLANE_EMBEDDER="local") as s:
         yield s
 
 

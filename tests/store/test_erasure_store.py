@@ -12,7 +12,7 @@ from memlane.domain.clock import new_id
 from memlane.domain.erasure import ErasureSubject, SubjectKind
 from memlane.domain.model import CommitInfo, EdgeRef, EdgeUpsert, Job, Node, NodeUpsert, RecallAudit, SeedFilter
 from memlane.domain.visibility import EVERYTHING
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 from memlane.store.knowledge import ItemWrite, KnowledgeRecord, KnowledgeStore, SyncStateRecord
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)

@@ -14,9 +14,9 @@ from memlane.domain.model import EdgeRef, EdgeUpsert, SeedFilter
 from memlane.domain.validity import HISTORY, ValidTime
 from memlane.domain.visibility import EVERYTHING, Viewer
 from memlane.services.reading import MemoryReader
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 from memlane.store.sqlite.store import SqliteStore
-from tests.store.test_store_conformance import NOW, info, up, vec
+from tests.store.helpers import NOW, info, up, vec
 
 EXPIRY = NOW + timedelta(seconds=10)
 ADMIN = Viewer(tenant_id="t1", role="admin")

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memlane.domain.errors import Conflict
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 from memlane.store.knowledge import (
     ItemFilter,
     ItemWrite,

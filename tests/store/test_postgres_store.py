@@ -21,10 +21,10 @@ from memlane.store.postgres import direct_reads
 from memlane.store.postgres.direct_reads import keyword_statement, nearest_statements
 from memlane.store.postgres.store import PostgresStore, query_words, two_words_or_one
 from tests.support.pg import fresh_database_url
+from tests.support.settings import DIM
 
 pytestmark = pytest.mark.postgres
 
-DIM = 384
 #: an offline job's filter: every active node
 UNFILTERED = SeedFilter(valid_at=None, visibility=EVERYTHING)
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

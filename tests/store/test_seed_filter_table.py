@@ -23,9 +23,9 @@ from memlane.domain.clock import new_id
 from memlane.domain.filters import matches
 from memlane.domain.model import CommitInfo, Node, NodeUpsert, SeedFilter
 from memlane.domain.visibility import EVERYTHING, Visibility
-from memlane.store.base import Store
+from memlane.store.contracts import Store
+from tests.support.settings import DIM
 
-DIM = 384
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 WORD = "zebra"
 #: instants of the validity intervals below

@@ -15,7 +15,8 @@ from memlane.store import migrate
 from memlane.store.schema import edges, nodes
 from memlane.store.sql.store import SqlStore
 from memlane.store.sqlite.store import SqliteStore
-from tests.store.test_store_conformance import DIM, NOW, info, up
+from tests.store.helpers import NOW, info, up
+from tests.support.settings import DIM
 
 
 async def _open(path: Path) -> SqliteStore:

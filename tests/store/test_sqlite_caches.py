@@ -16,7 +16,8 @@ from memlane.store.read_view import one_view_per_scope
 from memlane.store.schema import nodes
 from memlane.store.sqlite.store import SqliteStore
 from memlane.store.sqlite.vector_cache import ScopeVectors
-from tests.store.test_store_conformance import DIM, NOW, info, up
+from tests.store.helpers import NOW, info, up
+from tests.support.settings import DIM
 
 EVERYONE = SeedFilter(valid_at=None, tiers=ACTIVE_TIERS, visibility=EVERYTHING, exclude_draft_topics=True)
 

@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memlane.domain.model import ACTIVE_TIERS, SeedFilter
+from memlane.domain.model import ACTIVE_TIERS, NodeUpsert, SeedFilter
 from memlane.domain.visibility import EVERYTHING
 from memlane.store import migrate
-from memlane.store.base import NodeUpsert
 from memlane.store.sqlite.keyword_rank import bm25_top, parse_rowids
 from memlane.store.sqlite.store import SqliteStore
-from tests.store.test_store_conformance import DIM, NOW, info, up
+from tests.store.helpers import NOW, info, up
+from tests.support.settings import DIM
 
 EVERYONE = SeedFilter(valid_at=None, tiers=ACTIVE_TIERS, visibility=EVERYTHING)
 

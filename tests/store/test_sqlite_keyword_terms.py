@@ -9,7 +9,8 @@ from memlane.domain.model import ACTIVE_TIERS, SeedFilter
 from memlane.domain.visibility import EVERYTHING
 from memlane.store import migrate
 from memlane.store.sqlite.store import SqliteStore
-from tests.store.test_store_conformance import DIM, NOW, info, up
+from tests.store.helpers import NOW, info, up
+from tests.support.settings import DIM
 
 EVERYONE = SeedFilter(valid_at=None, tiers=ACTIVE_TIERS, visibility=EVERYTHING)
 

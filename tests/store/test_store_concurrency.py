@@ -20,9 +20,9 @@ from memlane.domain.hashing import commit_hash
 from memlane.domain.model import CommitInfo, Job, Node, NodeUpsert, SeedFilter
 from memlane.domain.visibility import EVERYTHING
 from memlane.services.container import build_store
-from memlane.store.base import Store
+from memlane.store.contracts import Store
+from tests.support.settings import DIM
 
-DIM = 384
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 FIELDS = frozenset({"type", "tier", "title", "text_summary", "memory_lane"})
 

@@ -8,8 +8,8 @@ from datetime import timedelta
 
 from memlane.domain.clock import new_id
 from memlane.domain.model import EdgeRef, EdgeUpsert, Job
-from memlane.store.base import Store
-from tests.store.test_store_conformance import NOW, info, up
+from memlane.store.contracts import Store
+from tests.store.helpers import NOW, info, up
 
 
 async def test_scopes_are_listed_in_pages_by_keyset_or_by_place(store: Store) -> None:

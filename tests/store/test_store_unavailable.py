@@ -19,9 +19,9 @@ from sqlalchemy import exc as sa_exc
 
 from memlane.domain.errors import StoreUnavailable
 from memlane.store.availability import CommitNotReplicated, as_store_unavailable, unavailable_reason
-from tests.conftest import make_settings
 from tests.support.pg import fresh_database_url, run_sync
 from tests.support.server import LiveServer
+from tests.support.settings import make_settings
 
 TENANT = "acme"
 SCOPE = "ro"

@@ -15,7 +15,8 @@ from memlane.domain.model import CommitInfo, EdgeRef, EdgeUpsert, Node, NodeUpse
 from memlane.domain.visibility import EVERYTHING
 from memlane.services.container import build_store
 from memlane.store import migrate
-from memlane.store.base import NodePatch, Store
+from memlane.store.base import NodePatch
+from memlane.store.contracts import Store
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 ENDED = datetime(2025, 1, 1, tzinfo=UTC)

@@ -23,3 +23,10 @@ def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -
 
         return fresh_database_url(request)
     raise ValueError(f"unknown backend {backend}")
+
+
+def fresh_url(request: pytest.FixtureRequest) -> str:
+    """A fresh database of the backend a fixture parametrized with ``BACKENDS`` is running for."""
+    backend = str(request.param)
+    tmp: pytest.TempPathFactory = request.getfixturevalue("tmp_path_factory")
+    return database_url(backend, tmp.mktemp(backend), request)

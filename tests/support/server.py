@@ -7,7 +7,9 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -53,3 +55,12 @@ class LiveServer:
         finally:
             server.should_exit = True
             thread.join(timeout=30)
+
+
+class ServerFactory(Protocol):
+    """What the ``live_server_factory`` fixture (tests/conftest.py) hands out: call it with the
+    settings a test needs (README's names) and enter the result to run a server."""
+
+    def __call__(
+        self, database_url: str | None = None, /, *, wrap: Callable[[ASGIApp], ASGIApp] | None = None, **env: Any
+    ) -> AbstractContextManager[LiveServer]: ...

@@ -10,7 +10,7 @@ import httpx
 
 from memlane.services.layers.ids import to_node_id
 from memlane.services.tools.schemas import SCHEMAS
-from tests.api.helpers import stored
+from tests.support.memory_api import stored
 from tests.support.server import LiveServer
 
 H = {"X-Agent-Id": "agent-a", "X-User-Id": "user-1", "X-Session-Id": "sess-1", "X-Team-Id": "team-x"}

@@ -8,8 +8,8 @@ import httpx
 from typer.testing import CliRunner
 
 from memlane.cli.main import app
-from tests.api.helpers import wait_until_recallable
 from tests.conversation.helpers import ingest, msg
+from tests.support.memory_api import wait_until_recallable
 from tests.support.server import LiveServer
 
 TENANT = "acme"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
+from tests.support.server import ServerFactory
+from tests.support.settings import api_keys
 from tests.transfer.helpers import TENANT, H, populate
 
 ADMIN_KEY = "key-admin-acme"
@@ -27,8 +27,8 @@ def nodes_of(text: str) -> list[dict[str, object]]:
     return sorted((d for d in map(json.loads, text.splitlines()) if d["record"] == "node"), key=lambda d: str(d["id"]))
 
 
-def test_a_tenant_moves_between_servers_over_http(tmp_path: Path) -> None:
-    with LiveServer.start(make_settings(f"sqlite:///{tmp_path / 'a.db'}")) as a:
+def test_a_tenant_moves_between_servers_over_http(tmp_path: Path, live_server_factory: ServerFactory) -> None:
+    with live_server_factory(f"sqlite:///{tmp_path / 'a.db'}") as a:
         populate(a)
         with httpx.Client(base_url=a.url, timeout=30) as c:
             r = c.get("/v1/admin/export", params={"tenant_id": TENANT, "embeddings": True})
@@ -36,7 +36,7 @@ def test_a_tenant_moves_between_servers_over_http(tmp_path: Path) -> None:
     dump = r.text
     assert all(json.loads(line).get("tenant_id") in (TENANT, None) for line in dump.splitlines())
     with (
-        LiveServer.start(make_settings(f"sqlite:///{tmp_path / 'b.db'}")) as b,
+        live_server_factory(f"sqlite:///{tmp_path / 'b.db'}") as b,
         httpx.Client(base_url=b.url, timeout=30) as c,
     ):
         first = c.post("/v1/admin/import", params={"tenant_id": TENANT}, content=dump.encode(), headers=JSONL)
@@ -51,9 +51,9 @@ def test_a_tenant_moves_between_servers_over_http(tmp_path: Path) -> None:
     assert "Ada" in {s["title"] for s in found.json()["seeds"]}
 
 
-def test_a_bad_file_is_a_400_naming_the_line(tmp_path: Path) -> None:
+def test_a_bad_file_is_a_400_naming_the_line(tmp_path: Path, live_server_factory: ServerFactory) -> None:
     with (
-        LiveServer.start(make_settings(f"sqlite:///{tmp_path / 'a.db'}")) as server,
+        live_server_factory(f"sqlite:///{tmp_path / 'a.db'}") as server,
         httpx.Client(base_url=server.url, timeout=30) as c,
     ):
         header = json.dumps({"record": "header", "format": "memlane-export", "version": 1})
@@ -69,11 +69,13 @@ def test_a_bad_file_is_a_400_naming_the_line(tmp_path: Path) -> None:
             assert r.json()["error"] == code, (body, r.text)
 
 
-def test_with_auth_on_only_an_admin_of_the_tenant_may_export_or_import(tmp_path: Path) -> None:
-    settings = make_settings(
-        f"sqlite:///{tmp_path / 'a.db'}", MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS)
-    )
-    with LiveServer.start(settings) as server, httpx.Client(base_url=server.url, timeout=30) as c:
+def test_with_auth_on_only_an_admin_of_the_tenant_may_export_or_import(
+    tmp_path: Path, live_server_factory: ServerFactory
+) -> None:
+    with (
+        live_server_factory(f"sqlite:///{tmp_path / 'a.db'}", **api_keys(KEYS)) as server,
+        httpx.Client(base_url=server.url, timeout=30) as c,
+    ):
         r = c.post(
             "/v1/memory/write",
             headers={"X-API-Key": ADMIN_KEY},

@@ -15,9 +15,8 @@ import pytest
 
 from memlane.cli.main import app
 from memlane.domain.hashing import ChainLink, verify_chain
-from tests.api.helpers import wait_until_recallable
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
+from tests.support.memory_api import wait_until_recallable
+from tests.support.server import ServerFactory
 from tests.transfer.helpers import BUFFERED, TENANT, H, buffer_of, cli, populate, runner
 
 
@@ -65,16 +64,16 @@ def chains_verify(commits: list[dict[str, Any]]) -> bool:
 
 
 @pytest.fixture
-def source(tmp_path: Path) -> Iterator[str]:
+def source(tmp_path: Path, live_server_factory: ServerFactory) -> Iterator[str]:
     url = f"sqlite:///{tmp_path / 'source.db'}"
-    with LiveServer.start(make_settings(url)) as server:
+    with live_server_factory(url) as server:
         populate(server)
     yield url
 
 
 @pytest.mark.postgres
 def test_sqlite_to_postgres_to_sqlite_keeps_every_record(
-    source: str, tmp_path: Path, request: pytest.FixtureRequest
+    source: str, tmp_path: Path, request: pytest.FixtureRequest, live_server_factory: ServerFactory
 ) -> None:
     from tests.support.pg import fresh_database_url
 
@@ -113,7 +112,7 @@ def test_sqlite_to_postgres_to_sqlite_keeps_every_record(
 
     # the restored store serves recall with the imported vectors, before any worker ran
     with (
-        LiveServer.start(make_settings(back, MEMLANE_WORKER_IN_PROCESS=False)) as server,
+        live_server_factory(back, MEMLANE_WORKER_IN_PROCESS=False) as server,
         httpx.Client(base_url=server.url, timeout=30, headers=H) as client,
     ):
         r = client.post("/v1/memory/recall_text", json={"scope": "proj", "query_text": "Ada parser"})
@@ -156,7 +155,9 @@ def test_one_scope_exports_alone(source: str, tmp_path: Path) -> None:
     assert all("embedding" not in n for n in got["node"]), "vectors only when asked"
 
 
-def test_vectors_of_another_model_are_re_embedded(source: str, tmp_path: Path) -> None:
+def test_vectors_of_another_model_are_re_embedded(
+    source: str, tmp_path: Path, live_server_factory: ServerFactory
+) -> None:
     dump, other = tmp_path / "dump.jsonl", tmp_path / "other.jsonl"
     cli(source, "export", "--embeddings", "--scope", "proj", str(dump))
     lines = []
@@ -172,7 +173,7 @@ def test_vectors_of_another_model_are_re_embedded(source: str, tmp_path: Path) -
     report = json.loads(cli(target, "import", "--json", str(other)))
     assert report["queued_for_embedding"] == 3
     with (
-        LiveServer.start(make_settings(target)) as server,
+        live_server_factory(target) as server,
         httpx.Client(base_url=server.url, timeout=30, headers=H) as c,
     ):
         ids = {n["id"] for n in records(dump)["node"]}

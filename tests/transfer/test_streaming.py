@@ -15,7 +15,7 @@ from memlane.services.container import Services, open_services
 from memlane.services.recall.model import RecallParams
 from memlane.services.transfer.export import PAGE, ExportRequest, admin_of
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec
-from tests.conftest import DIM, make_settings
+from tests.support.settings import DIM, make_settings
 
 TENANT = "streamer"
 

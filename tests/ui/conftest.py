@@ -4,23 +4,15 @@
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
-from tests.ui.helpers import KEYS
-
-CHROMIUM = os.environ.get("MEMLANE_TEST_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-ARTIFACTS = (
-    Path(os.environ.get("MEMLANE_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts")) / "ui"
-)
+from tests.support.server import LiveServer, ServerFactory
+from tests.support.settings import api_keys
+from tests.ui.helpers import CHROMIUM, KEYS
 
 
 @pytest.fixture(scope="package")
@@ -49,24 +41,14 @@ def page(browser: Any) -> Iterator[Any]:
         context.close()
 
 
-def screenshot(page: Any, name: str) -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    return path
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     """Auth off: the browser reads as an anonymous caller of the tenant it names."""
-    url = f"sqlite:///{tmp_path_factory.mktemp('ui') / 'memlane.db'}"
-    with LiveServer.start(make_settings(url)) as s:
+    with live_server_factory() as s:
         yield s
 
 
 @pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('ui-auth') / 'memlane.db'}"
-    settings = make_settings(url, MEMORY_AUTH_MODE="api_key", MEMORY_API_KEYS_JSON=json.dumps(KEYS))
-    with LiveServer.start(settings) as s:
+def secured(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(**api_keys(KEYS)) as s:
         yield s

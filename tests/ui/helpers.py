@@ -1,14 +1,24 @@
-"""Shared by the browser tests: the keys of the auth-on server, writing through the API, and
-waiting for what htmx loads."""
+"""Shared by the browser tests: where Chromium and screenshots live, the keys of the auth-on
+server, writing through the API, and waiting for what htmx loads."""
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
 from typing import Any
 
 import httpx
 
-from tests.api.helpers import wait_until_recallable
+from tests.support import memory_api
+from tests.support.memory_api import wait_until_recallable
 from tests.support.server import LiveServer
+
+CHROMIUM = os.environ.get("MEMLANE_TEST_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = (
+    Path(os.environ.get("MEMLANE_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts")) / "ui"
+)
+
 
 ALICE = "key-alice-ui"
 BOB = "key-bob-ui"
@@ -27,10 +37,8 @@ KEYS = {
 def write(server: LiveServer, scope: str, nodes: list[dict[str, Any]], edges: list[dict[str, Any]] | None = None,
           headers: dict[str, str] | None = None, lane: str = "shared") -> list[str]:  # fmt: skip
     with httpx.Client(base_url=server.url, timeout=30, headers=headers or {}) as c:
-        body = {"scope": scope, "input_text": "ui test", "memory_lane": lane, "nodes": nodes, "edges": edges or []}
-        r = c.post("/v1/memory/write", json=body)
-        assert r.status_code == 200, r.text
-        ids = [n["id"] for n in r.json()["nodes"]]
+        out = memory_api.write(c, scope, nodes, edges, input_text="ui test", memory_lane=lane)
+        ids = [n["id"] for n in out["nodes"]]
         wait_until_recallable(c, scope, nodes[0].get("text_summary") or nodes[0]["title"], set(ids))
         return ids
 
@@ -71,3 +79,10 @@ def use(page: Any, credential: str | None = None, *, tenant: str | None = None, 
         page.locator("details.identity summary").click()
         page.fill("#id-project", project)
     page.click("#session-form button[type=submit]")
+
+
+def screenshot(page: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

@@ -8,11 +8,10 @@ from typing import Any
 
 import httpx
 
-from tests.api.helpers import new_scope
 from tests.conversation.helpers import ingest, msg, new_app
+from tests.support.memory_api import new_scope
 from tests.support.server import LiveServer
-from tests.ui.conftest import screenshot
-from tests.ui.helpers import ADMIN, ALICE, BOB, ERASED_USER, MANAGER, confirm, loaded, result_of, use, write
+from tests.ui.helpers import ADMIN, ALICE, BOB, ERASED_USER, MANAGER, confirm, loaded, result_of, screenshot, use, write
 
 
 def seeds(server: LiveServer, scope: str, text: str, headers: dict[str, str] | None = None) -> set[str]:

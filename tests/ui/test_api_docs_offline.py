@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.support.server import LiveServer
-from tests.ui.conftest import ARTIFACTS
+from tests.ui.helpers import ARTIFACTS
 
 LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
 #: ReDoc's "API docs by Redocly" badge is an image on its CDN; the page's policy refuses it

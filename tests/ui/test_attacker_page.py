@@ -20,9 +20,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.helpers import wait_until_recallable
+from tests.support.memory_api import wait_until_recallable
 from tests.support.server import LiveServer, free_port
-from tests.ui.conftest import CHROMIUM, screenshot
+from tests.ui.helpers import CHROMIUM, screenshot
 
 VICTIM = "victim"
 SCOPE = "notes"

@@ -9,11 +9,10 @@ from typing import Any
 import httpx
 
 from memlane.api.ui.views import SCOPES_PAGE
-from tests.api.helpers import new_scope
 from tests.conversation.helpers import ingest, msg, new_app
+from tests.support.memory_api import new_scope
 from tests.support.server import LiveServer
-from tests.ui.conftest import screenshot
-from tests.ui.helpers import ADMIN, ALICE, BOB, confirm, loaded, result_of, use, write
+from tests.ui.helpers import ADMIN, ALICE, BOB, confirm, loaded, result_of, screenshot, use, write
 
 
 def test_search_shows_a_freshly_written_memory_and_why_it_ranked(server: LiveServer, page: Any) -> None:

@@ -9,7 +9,7 @@ import re
 import httpx
 
 from memlane.api.ui.views import SCOPES_PAGE
-from tests.api.helpers import new_scope
+from tests.support.memory_api import new_scope
 from tests.support.server import LiveServer
 
 

@@ -14,40 +14,15 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.helpers import new_scope
-from tests.conftest import make_settings
-from tests.support.server import LiveServer
-from tests.ui.conftest import screenshot
-from tests.ui.helpers import loaded, write
-
-ALICE = [
-    "Alice lives in Berlin.",
-    "Alice works as a nurse at the Charité hospital.",
-    "Alice has a dog named Rex.",
-    "Alice is allergic to peanuts.",
-    "Alice's sister is called Emma.",
-    "Alice plays the cello.",
-    "Alice drives a red Fiat.",
-    "Alice's birthday is on 3 May.",
-    "Alice speaks Spanish and German.",
-    "Alice is vegetarian.",
-    "Alice runs 10 km every Sunday.",
-    "Alice's favourite book is Dune.",
-    "Alice studied biology in Leeds.",
-    "Alice is married to Tom.",
-    "Alice has two kids, Leo and Maya.",
-    "Alice drinks green tea every morning.",
-    "Alice is learning Japanese.",
-    "Alice's manager is Dr. Weber.",
-    "Alice goes to bed at 11 pm.",
-    "Alice volunteers at the food bank.",
-]
+from tests.support.fact_sheets import ALICE
+from tests.support.memory_api import new_scope
+from tests.support.server import LiveServer, ServerFactory
+from tests.ui.helpers import loaded, screenshot, write
 
 
 @pytest.fixture(scope="module")
-def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('ui-local') / 'memlane.db'}"
-    with LiveServer.start(make_settings(url, MEMLANE_EMBEDDER="local")) as s:
+def local(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    with live_server_factory(MEMLANE_EMBEDDER="local") as s:
         yield s
 
 

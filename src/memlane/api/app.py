@@ -87,7 +87,8 @@ def create_app(
 def _lifespan(
     settings: Settings, services: Services | None, *, freeze_startup_heap: bool
 ) -> Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]:
-    """Open the services (unless the caller gave them) and start the in-process worker."""
+    """Open the services (unless the caller gave them), start the in-process worker, and have
+    the services queue their periodic jobs (``Services.start_periodic``)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -99,6 +100,7 @@ def _lifespan(
             requeued = await svc.embedding.requeue_stale_model()
             if requeued:
                 log.info("embedding model is %s: %d nodes queued for re-embedding", svc.embedder.model_id, requeued)
+        await svc.start_periodic()
         if freeze_startup_heap:
             log.debug("froze %d start-up objects", freeze_startup_objects())
         try:

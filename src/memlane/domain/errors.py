@@ -60,11 +60,6 @@ class Conflict(MemlaneError):
     code = "conflict"
 
 
-class PayloadTooLarge(MemlaneError):
-    status = 413
-    code = "payload_too_large"
-
-
 class RateLimited(MemlaneError):
     """Carries ``retry_after`` seconds so every surface can set the header."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from memlane.domain.filters import Eq, In, Not, Term, all_of
 from memlane.domain.validity import current_term
@@ -28,46 +28,79 @@ EmbeddingStatus = Literal["pending", "ready", "failed"]
 CLIENT_EMBEDDING_MODEL = "client"
 
 
+#: What a node field is for. ``Node`` declares its fields once, each with its roles, and every
+#: list of node fields (what a write may give, what an update changes, what ``include_meta``
+#: shows, the rows the store reads and writes) derives from it (domain/node_fields.py).
+#: a write may give it (services/writing.py ``WriteNodeSpec``)
+GIVEN: Final = "given"
+#: the graph surface's write takes it too (``WriteNodeIn``); the others are other surfaces'
+GRAPH: Final = "graph"
+#: an upsert of a stored node changes it when the write gives it (domain/node_plan.py)
+UPDATABLE: Final = "updatable"
+#: a recall with ``include_meta`` shows it (api/graph/responses.py ``node_dto``)
+META: Final = "meta"
+
+
+def roles(*names: str) -> dict[str, frozenset[str]]:
+    """A node field's metadata: the roles it has."""
+    return {"roles": frozenset(names)}
+
+
+#: the id, scope and client_id name the node: given, never changed by an update
+KEY = roles(GIVEN, GRAPH)
+#: what a write on any surface sets, and an update changes
+WRITTEN = roles(GIVEN, GRAPH, UPDATABLE)
+#: ... and a recall shows with ``include_meta``
+WRITTEN_META = roles(GIVEN, GRAPH, UPDATABLE, META)
+#: attributes the other surfaces (layers, tools, conversation) set
+ATTRIBUTE = roles(GIVEN, UPDATABLE)
+#: kept by the server, shown with ``include_meta``
+KEPT_META = roles(META)
+
+
 @dataclass(slots=True)
 class Node:
-    """A stored node without its vector: the store never loads vectors unless asked."""
+    """A stored node without its vector: the store never loads vectors unless asked. The one
+    declaration of a node's fields: each field's roles say on which lists it is."""
 
     tenant_id: str
-    id: str
-    scope: str
-    type: str
-    client_id: str | None = None
-    tier: str = "hot"
-    title: str | None = None
-    text_summary: str | None = None
-    slots: dict[str, Any] = field(default_factory=dict)
-    raw_ref: str | None = None
-    evidence_ref: str | None = None
-    memory_lane: str = "private"
-    producer_agent_id: str | None = None
-    owner_agent_id: str | None = None
-    owner_team_id: str | None = None
-    salience: float = 0.5
-    importance: float = 0.5
-    confidence: float = 0.5
-    embedding_status: str = "pending"
-    embedding_model: str | None = None
-    status: str = "active"
-    topic_state: str | None = None
-    layer: str | None = None
-    user_id: str | None = None
-    session_id: str | None = None
-    task_id: str | None = None
-    agent: str | None = None
-    tags: list[str] = field(default_factory=list)
-    expires_at: datetime | None = None
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-    last_activated: datetime | None = None
-    commit_id: str | None = None
+    id: str = field(metadata=KEY)
+    scope: str = field(metadata=KEY)
+    type: str = field(metadata=WRITTEN)
+    client_id: str | None = field(default=None, metadata=KEY)
+    tier: str = field(default="hot", metadata=WRITTEN)
+    title: str | None = field(default=None, metadata=WRITTEN)
+    text_summary: str | None = field(default=None, metadata=WRITTEN)
+    slots: dict[str, Any] = field(default_factory=dict, metadata=WRITTEN)
+    raw_ref: str | None = field(default=None, metadata=WRITTEN_META)
+    evidence_ref: str | None = field(default=None, metadata=WRITTEN_META)
+    memory_lane: str = field(default="private", metadata=WRITTEN_META)
+    producer_agent_id: str | None = field(default=None, metadata=WRITTEN_META)
+    owner_agent_id: str | None = field(default=None, metadata=WRITTEN_META)
+    owner_team_id: str | None = field(default=None, metadata=WRITTEN_META)
+    salience: float = field(default=0.5, metadata=WRITTEN_META)
+    importance: float = field(default=0.5, metadata=WRITTEN_META)
+    confidence: float = field(default=0.5, metadata=WRITTEN_META)
+    embedding_status: str = field(default="pending", metadata=KEPT_META)
+    #: given with a client's vector; the server's model otherwise
+    embedding_model: str | None = field(default=None, metadata=roles(GIVEN, GRAPH, META))
+    status: str = field(default="active", metadata=ATTRIBUTE)
+    #: a topic's, from its slots (services/writing.py)
+    topic_state: str | None = field(default=None, metadata=roles(UPDATABLE))
+    layer: str | None = field(default=None, metadata=ATTRIBUTE)
+    user_id: str | None = field(default=None, metadata=ATTRIBUTE)
+    session_id: str | None = field(default=None, metadata=ATTRIBUTE)
+    task_id: str | None = field(default=None, metadata=ATTRIBUTE)
+    agent: str | None = field(default=None, metadata=ATTRIBUTE)
+    tags: list[str] = field(default_factory=list, metadata=ATTRIBUTE)
+    expires_at: datetime | None = field(default=None, metadata=ATTRIBUTE)
+    created_at: datetime | None = field(default=None, metadata=KEPT_META)
+    updated_at: datetime | None = field(default=None, metadata=KEPT_META)
+    last_activated: datetime | None = field(default=None, metadata=KEPT_META)
+    commit_id: str | None = field(default=None, metadata=KEPT_META)
     #: event time (domain/validity.py): when the fact became true, and when it stopped
-    valid_at: datetime | None = None
-    invalid_at: datetime | None = None
+    valid_at: datetime | None = field(default=None, metadata=WRITTEN)
+    invalid_at: datetime | None = field(default=None, metadata=WRITTEN)
     #: system time: when a later commit closed the fact (set by the server)
     expired_at: datetime | None = None
 

@@ -36,7 +36,7 @@ from memlane.domain.model import Job
 
 
 class FairBudget:
-    """A ``LeasePicker`` (store/base.py) for one kind of job."""
+    """A ``LeasePicker`` (store/base.py, taken by store/contracts/jobs.py) for one kind of job."""
 
     def __init__(self, limit: int, size_of: Callable[[Job], int]):
         self.limit = limit

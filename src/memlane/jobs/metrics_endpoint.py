@@ -34,7 +34,7 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
 def admitted(request: Request, settings: Settings) -> bool:
-    """The API's admin-channel rule (api/deps.py ``admin_authorized``) for a process that
+    """The API's admin-channel rule (api/common/deps.py ``admin_authorized``) for a process that
     knows no API keys: with auth on, only the token opens it."""
     given = request.headers.get("x-admin-token")
     if settings.security.admin_token:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.model import Job
 from memlane.jobs.lifecycle_kinds import SYSTEM_TENANT
-from memlane.store.base import Store
+from memlane.store.contracts.jobs import JobSubmitOps
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ class PeriodicJob:
             max_attempts=self.max_attempts,
         )
 
-    async def ensure_scheduled(self, store: Store, clock: Clock) -> Job | None:
+    async def ensure_scheduled(self, store: JobSubmitOps, clock: Clock) -> Job | None:
         """Enqueue this period's job unless it exists already; None when disabled."""
         if not self.enabled:
             return None
@@ -57,7 +57,7 @@ class PeriodicJob:
         period = self.period(now) + (1 if self.first_run_next_period else 0)
         return (await store.enqueue([self.job(period)], now=now))[0]
 
-    async def chain(self, store: Store, clock: Clock, ran: Job) -> Job:
+    async def chain(self, store: JobSubmitOps, clock: Clock, ran: Job) -> Job:
         """Enqueue the period after the one ``ran`` was for (or after now, if later)."""
         now = clock.now()
         period = int(ran.payload.get("period", self.period(now)))

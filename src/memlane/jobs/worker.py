@@ -25,7 +25,8 @@ from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import MemlaneError
 from memlane.domain.model import Job
 from memlane.metrics import JOB_RUNS
-from memlane.store.base import LeasePicker, Store
+from memlane.store.base import LeasePicker
+from memlane.store.contracts.jobs import JobLeaseOps
 from memlane.store.error_text import loggable
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,7 @@ def backoff_seconds(attempt: int, *, base: float = 1.0, cap: float = 300.0) -> f
 class Worker:
     def __init__(
         self,
-        store: Store,
+        store: JobLeaseOps,
         handlers: dict[str, Handler],
         *,
         clock: Clock,

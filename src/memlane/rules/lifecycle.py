@@ -4,7 +4,7 @@ A rule's state and its feedback counters are the server's: ``POST /v1/memory/rul
 moves the state (its transitions and checks are here, its rights are the caller's reach), the
 feedback endpoints count outcomes. A write cannot reach around them: the store plans every
 write's nodes against the stored ones, under the scope's write lock, and asks
-``review_rule_write`` about each node that is, or was, a rule (store/sql/node_plan.py). So the
+``review_rule_write`` about each node that is, or was, a rule (domain/node_plan.py, which the store runs). So the
 graph write, bulk writes, the layered and tool surfaces, ingestion jobs and consolidation all
 get the same answer, and a state change made a moment before a write cannot be undone by it.
 
@@ -44,13 +44,14 @@ Choices:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from datetime import datetime
 from typing import Any, Final
 
 from memlane.domain.clock import iso
 from memlane.domain.errors import Conflict, InvalidRequest
 from memlane.domain.model import Node
+from memlane.domain.node_plan import UNCHANGED, RuleReview
 from memlane.rules.conditions import rule_conditions, validate_condition
 from memlane.rules.evaluate import RULE_STATES, rule_state
 from memlane.rules.governance import EVERY_RULE, RuleRights
@@ -157,19 +158,6 @@ def with_transition(
     entries.append(entry)
     out.update(state=to, state_changed_at=iso(now), state_history=entries[-MAX_STATE_HISTORY:])
     return out
-
-
-@dataclass(frozen=True, slots=True)
-class RuleReview:
-    """What the lifecycle makes of one node of a write: the slots and type to store (None:
-    as written) and, when the write moved the rule's state, the move for the commit diff."""
-
-    slots: dict[str, Any] | None = None
-    type: str | None = None
-    state_change: dict[str, Any] | None = None
-
-
-UNCHANGED: Final = RuleReview()
 
 
 def review_rule_write(

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from memlane.domain.clock import Clock
 from memlane.domain.errors import Overloaded
-from memlane.store.base import Store
+from memlane.store.contracts.jobs import QueueStatsOps
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,7 @@ class BacklogGate:
 
     def __init__(
         self,
-        store: Store,
+        store: QueueStatsOps,
         *,
         clock: Clock,
         limit: int,

@@ -45,7 +45,7 @@ from memlane.services.transfer.export import Exporter
 from memlane.services.transfer.importer import Importer
 from memlane.services.writing import WriteService
 from memlane.store import migrate
-from memlane.store.base import Store
+from memlane.store.contracts import Store
 from memlane.store.knowledge import KnowledgeStore
 
 log = logging.getLogger(__name__)
@@ -144,6 +144,22 @@ class Services:
             **self.conversation.handlers(),
             **self.lifecycle.handlers(),
         }
+
+    async def start_periodic(self) -> None:
+        """Make sure this period's periodic jobs are queued: decay (docs/lifecycle.md) and
+        retention (services/retention.py). Each is a database row that chains its successor
+        when it runs, so any worker process runs it, whether or not this process runs one, and
+        there is nothing to stop but the worker (``close``). A database hiccup must not stop
+        start-up: the job is then left for the next start (or another process) to queue."""
+        for name, schedule in (
+            ("decay", self.lifecycle.decay.ensure_scheduled),
+            ("retention", self.retention.ensure_scheduled),
+        ):
+            try:
+                if await schedule() is not None:
+                    self.worker.notify()
+            except Exception:
+                log.warning("could not schedule the periodic %s job", name, exc_info=True)
 
     async def close(self) -> None:
         await self.worker.stop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -17,7 +17,10 @@ from memlane.jobs.kinds import EMBED_NODES
 from memlane.metrics import recall_stage
 from memlane.services.embedding_context import LOOKBACK_SPAN, ContextConfig, contextual_text, in_a_conversation
 from memlane.services.ranking.calibration import RelevanceScale
-from memlane.store.base import PendingEmbedding, Store, Vector
+from memlane.store.base import PendingEmbedding, Vector
+from memlane.store.contracts.embeddings import EmbeddingOps
+from memlane.store.contracts.graph_reads import NodeReadOps
+from memlane.store.contracts.jobs import JobSubmitOps
 
 log = logging.getLogger(__name__)
 
@@ -28,10 +31,15 @@ def embed_job_size(job: Job) -> int:
     return len(job.payload.get("node_ids") or ())
 
 
+class EmbeddingStore(EmbeddingOps, NodeReadOps, JobSubmitOps, Protocol):
+    """Text waiting for vectors and the vectors stored, the nodes (and their neighbours in time)
+    an embedding reads, and the queue re-embedding goes on."""
+
+
 class EmbeddingService:
     def __init__(
         self,
-        store: Store,
+        store: EmbeddingStore,
         embedder: Embedder,
         *,
         clock: Clock,

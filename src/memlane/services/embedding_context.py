@@ -4,7 +4,9 @@ A conversation turn written alone ("Yes, last week!", "That sounds great, where 
 says little without the turns around it, and users write turns one at a time. So the server
 builds the context itself: the vector of a node is computed from its text followed by the
 text of up to ``window`` nodes inserted just before it in the same scope, newest first, each
-prefixed by its speaker (``slots.speaker``) when it has one. Measured on LoCoMo
+prefixed by its speaker (``slots.speaker``, else the speaker its text starts with:
+``Caroline (8 May, 2023): words`` is embedded as ``Caroline: words``, like the same turn
+written with slots; domain/text_signals.py) when it has one. Measured on LoCoMo
 (BENCHMARKS.md, "Retrieval quality"), this is what lets a reply be found by the question it
 answers.
 
@@ -22,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memlane.domain.model import Node
+from memlane.domain.text_signals import header, speaker_of
 
 #: how far back (in insertions of the tenant) a neighbour is looked for
 LOOKBACK_SPAN = 64
@@ -47,10 +50,11 @@ def audience(n: Node) -> tuple[str | None, ...]:
 
 def spoken(n: Node, cfg: ContextConfig) -> str:
     text = n.text
-    speaker = n.slots.get("speaker")
-    if cfg.speaker and text and isinstance(speaker, str) and speaker.strip():
-        return f"{speaker.strip()}: {text}"
-    return text
+    given = n.slots.get("speaker")
+    if isinstance(given, str) and given.strip():
+        return f"{given.strip()}: {text}" if cfg.speaker and text else text
+    stated = header(text) if cfg.speaker else None
+    return f"{stated.speaker}: {stated.body}" if stated is not None else text
 
 
 def conversational(a: Node, b: Node) -> bool:
@@ -63,13 +67,13 @@ def conversational(a: Node, b: Node) -> bool:
         return bool(x == y)
     if a.session_id is not None and a.session_id == b.session_id:
         return True
-    return isinstance(a.slots.get("speaker"), str) and isinstance(b.slots.get("speaker"), str)
+    return speaker_of(a.slots, a.text) is not None and speaker_of(b.slots, b.text) is not None
 
 
 def in_a_conversation(n: Node) -> bool:
     """Whether a memory can have conversational neighbours at all; the others are embedded
     alone without a look-up (bulk imports of plain notes cost nothing extra)."""
-    return n.slots.get("session") is not None or n.session_id is not None or isinstance(n.slots.get("speaker"), str)
+    return n.slots.get("session") is not None or n.session_id is not None or speaker_of(n.slots, n.text) is not None
 
 
 def neighbours(node: Node, preceding: Sequence[Node], window: int) -> list[Node]:

@@ -12,6 +12,8 @@ the store generates on the first erasure and every replica reads (``server_secre
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.erasure import ErasureReceipt, ErasureSubject
 from memlane.domain.errors import Forbidden
@@ -20,16 +22,20 @@ from memlane.domain.patterns import forget_compiled
 from memlane.domain.visibility import Viewer
 from memlane.services.recall.service import RecallService
 from memlane.services.rules_service import RulesService
-from memlane.store.base import Store
+from memlane.store.contracts.erasure import ErasureOps, SecretOps
 
 #: the ``server_secrets`` row holding the generated key
 HASH_KEY_SECRET = "erasure_hash_key"
 
 
+class ErasureStore(ErasureOps, SecretOps, Protocol):
+    """The erasure itself, and the secret its receipts name the subject with."""
+
+
 class ErasureService:
     def __init__(
         self,
-        store: Store,
+        store: ErasureStore,
         *,
         recall: RecallService,
         rules: RulesService,

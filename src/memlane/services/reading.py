@@ -19,14 +19,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from memlane.domain.clock import Clock
 from memlane.domain.filters import TRUE, Term, all_of, compiled
 from memlane.domain.model import Edge, Node, NodeBrief, ScoredId, SeedFilter
 from memlane.domain.validity import CURRENT, ValidTime, current_term, unexpired_term, valid_term
 from memlane.domain.visibility import Viewer, Visibility, visibility_of
-from memlane.store.base import Store, Vector
+from memlane.store.base import Vector
+from memlane.store.contracts.graph_reads import EdgeReadOps, NodeReadOps, SearchOps
+from memlane.store.contracts.maintenance import ScopeScanOps
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +37,12 @@ class Lookup:
     hidden_layer: str | None = None
 
 
+class ReadStore(NodeReadOps, SearchOps, EdgeReadOps, ScopeScanOps, Protocol):
+    """Every read of the graph a caller can ask for, each filtered here by what the caller may see."""
+
+
 class MemoryReader:
-    def __init__(self, store: Store, clock: Clock):
+    def __init__(self, store: ReadStore, clock: Clock):
         self.store = store
         self.clock = clock
 
@@ -157,15 +163,33 @@ class MemoryReader:
         admitted = compiled(self._by_id(viewer, CURRENT))
         return [n for n in page if admitted(n)], (page[-1].id if page else None)
 
-    async def edges(self, viewer: Viewer, scope: str, nodes: Sequence[Node]) -> list[Edge]:
+    async def browse(
+        self,
+        viewer: Viewer,
+        scope: str,
+        *,
+        after_id: str | None,
+        limit: int,
+        when: ValidTime = CURRENT,
+        **attrs: Any,
+    ) -> tuple[list[Node], str | None]:
+        """``scan`` kept to what ``find`` with the same arguments returns (the viewer's reach,
+        facts valid and not expired at ``when``, SeedFilter's ``attrs``), so a listing can page
+        through a whole scope with any filter: ``(page, last_id_read)``, None at the end."""
+        page = await self.store.scan_nodes(viewer.tenant_id, scope, after_id=after_id, limit=limit)
+        admitted = compiled(self.filter(viewer, when, **attrs).term())
+        return [n for n in page if admitted(n)], (page[-1].id if page else None)
+
+    async def edges(self, viewer: Viewer, scope: str, nodes: Sequence[Node], *, limit: int = 1 << 30) -> list[Edge]:
         """Every edge touching ``nodes`` (nodes this reader returned) whose both ends the
-        viewer may see; an edge to a node hidden from the viewer, or expired, is hidden too."""
+        viewer may see, of the first ``limit`` read; an edge to a node hidden from the viewer,
+        or expired, is hidden too."""
         visible = compiled(self._by_id(viewer, CURRENT))
         ids = [n.id for n in nodes if visible(n)]
         if not ids:
             return []
         found = await self.store.edges_touching(
-            viewer.tenant_id, scope, ids, min_weight=float("-inf"), min_confidence=float("-inf"), limit=1 << 30
+            viewer.tenant_id, scope, ids, min_weight=float("-inf"), min_confidence=float("-inf"), limit=limit
         )
         ends = {e for edge in found for e in (edge.src_id, edge.dst_id)} - set(ids)
         shown = set(ids) | {n.id for n in await self.nodes(viewer, scope, list(ends))}

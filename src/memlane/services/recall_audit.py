@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
+from datetime import datetime
 
-from memlane.domain.model import RecallAudit
-from memlane.store.base import Store
+from memlane.domain.model import Node, RecallAudit
+from memlane.domain.visibility import Viewer
+from memlane.services.reading import MemoryReader
+from memlane.store.contracts.audit import AuditOps
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +27,7 @@ MAX_PENDING = 20_000
 
 
 class RecallAuditLog:
-    def __init__(self, store: Store):
+    def __init__(self, store: AuditOps):
         self.store = store
         self._pending: list[RecallAudit] = []
         self._flusher: asyncio.Task[None] | None = None
@@ -55,3 +59,48 @@ class RecallAuditLog:
         if flusher is not None and not flusher.done():
             await flusher  # never cancelled: it may hold a batch it already took
         await self.flush()
+
+
+@dataclass(slots=True)
+class AuditEntry:
+    """One recall as a caller may see it: the seeds it may read, and how many it may not."""
+
+    created_at: datetime
+    endpoint: str
+    consumer_agent_id: str | None
+    consumer_team_id: str | None
+    query_sha256: str | None
+    returned_count: int
+    seeds: list[Node]
+    hidden_seeds: int
+
+
+async def audits_for(
+    store: AuditOps, reader: MemoryReader, viewer: Viewer, scope: str, *, limit: int
+) -> list[AuditEntry]:
+    """The scope's newest ``limit`` recalls as ``viewer`` may see them: an admin every caller's,
+    anyone else only its own (its agent id), since who recalled what is itself information
+    about other agents. Seeds are read through ``reader``, so a seed the caller may not read
+    is counted, never named."""
+    rows = await store.list_recall_audit(viewer.tenant_id, scope, limit=limit)
+    if not viewer.admin:
+        rows = [r for r in rows if viewer.agent_id is not None and r["consumer_agent_id"] == viewer.agent_id]
+    ids = list(dict.fromkeys(i for r in rows for i in (r["seed_ids"] or [])))
+    readable = {n.id: n for n in await reader.nodes(viewer, scope, ids)}
+    out: list[AuditEntry] = []
+    for r in rows:
+        seeds = [str(i) for i in (r["seed_ids"] or [])]
+        shown = [readable[i] for i in seeds if i in readable]
+        out.append(
+            AuditEntry(
+                created_at=r["created_at"],
+                endpoint=r["endpoint"],
+                consumer_agent_id=r["consumer_agent_id"],
+                consumer_team_id=r["consumer_team_id"],
+                query_sha256=r["query_sha256"],
+                returned_count=int(r["returned_count"] or 0),
+                seeds=shown,
+                hidden_seeds=len(seeds) - len(shown),
+            )
+        )
+    return out

@@ -19,14 +19,15 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from memlane.config import RetentionSettings
 from memlane.domain.clock import Clock, iso
 from memlane.domain.model import Job
 from memlane.jobs.kinds import RETENTION_SWEEP
 from memlane.jobs.periodic import PeriodicJob
-from memlane.store.base import Store
+from memlane.store.contracts.audit import RetentionOps
+from memlane.store.contracts.jobs import JobSubmitOps
 
 BATCH = 1000
 
@@ -46,8 +47,12 @@ class RetentionPolicy:
         )
 
 
+class RetentionStore(RetentionOps, JobSubmitOps, Protocol):
+    """The rows retention removes, and the queue its next run is scheduled on."""
+
+
 class RetentionService:
-    def __init__(self, store: Store, *, clock: Clock, policy: RetentionPolicy, job_max_attempts: int):
+    def __init__(self, store: RetentionStore, *, clock: Clock, policy: RetentionPolicy, job_max_attempts: int):
         self.store = store
         self.clock = clock
         self.policy = policy

@@ -39,7 +39,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from memlane.domain.clock import Clock, iso
 from memlane.domain.errors import Conflict, InvalidRequest, NotFound
@@ -52,7 +52,9 @@ from memlane.rules.promotion import PromotionCheck, PromotionThresholds, check_p
 from memlane.rules.tool_select import Selection, select_tools
 from memlane.rules.visibility import is_unowned_private
 from memlane.services.writing import WriteService
-from memlane.store.base import NodePatch, Store, scan_all_nodes
+from memlane.store.base import NodePatch
+from memlane.store.contracts.history import CommitReadOps
+from memlane.store.contracts.maintenance import ScopeScanOps, scan_all_nodes
 
 Outcome = Literal["positive", "negative", "neutral"]
 OUTCOMES: Final = ("positive", "negative", "neutral")
@@ -120,8 +122,12 @@ class _CachedRules:
     rules: list[Node]
 
 
+class RulesStore(CommitReadOps, ScopeScanOps, Protocol):
+    """What the rules cache reads: a scope's head, to know it changed, and its rule nodes."""
+
+
 class RulesService:
-    def __init__(self, store: Store, writes: WriteService, *, clock: Clock):
+    def __init__(self, store: RulesStore, writes: WriteService, *, clock: Clock):
         self.store = store
         self.writes = writes
         self.clock = clock
@@ -156,6 +162,21 @@ class RulesService:
         """Rules of the scope the viewer may see (the one visibility rule), against ``context``."""
         rules = await self.load_rules(viewer.tenant_id, scope)
         return evaluate(rules, context, include_shadow=include_shadow, limit=limit, reach=visibility_of(viewer))
+
+    async def recall_block(
+        self, viewer: Viewer, scope: str, context: object, *, include_shadow: bool, limit: int
+    ) -> dict[str, Any]:
+        """The ``rules`` block a recall with a ``rules_context`` returns: the scope's rules the
+        viewer may see, evaluated against that context (docs/api-graph.md)."""
+        ev = await self.evaluate(viewer, scope, context, include_shadow=include_shadow, limit=limit)
+        return {
+            "scope": scope,
+            "considered": ev.considered,
+            "matched": ev.matched,
+            "skipped_invalid_then": ev.skipped_invalid_then,
+            "invalid_then_sample": ev.invalid_then_sample,
+            "applied": ev.applied,
+        }
 
     async def select_tools(
         self,
@@ -249,22 +270,23 @@ class RulesService:
         with ``include_shadow``, the matched SHADOW rules) that set any ``tool.*`` list, or
         every matched rule with ``target="all"``.
         """
-        unique = list(dict.fromkeys(candidates))
-        if selected_tool not in unique:
-            raise InvalidRequest(
-                f"selected_tool {selected_tool!r} is not one of the candidates",
-                code="selected_tool_not_in_candidates",
-                details={"field": "selected_tool", "candidates": unique[:20]},
-            )
-        ev = await self.evaluate(viewer, scope, context, include_shadow=include_shadow, limit=rules_limit)
-        matches: list[RuleMatch] = list(ev.active) + (list(ev.shadow) if include_shadow else [])
-        if target == "tool":
-            matches = [m for m in matches if any(p.startswith("tool.") for p in m.patch.paths())]
-        ids = [m.rule_node_id for m in matches]
+        unique = _candidates_with(candidates, selected_tool)
+        ids = await self._attributed(
+            viewer, scope, context, target=target, include_shadow=include_shadow, rules_limit=rules_limit
+        )
         result = FeedbackResult([], None)
         if not ids:
             return result
         now = self.clock.now()
+        decision = {
+            "selected_tool": selected_tool,
+            "candidates": unique,
+            "outcome": outcome,
+            "target": target,
+            "include_shadow": include_shadow,
+            "run_id": run_id,
+            "note": _note(note),
+        }
 
         def mutate(found: list[Node]) -> tuple[list[NodePatch], dict[str, Any]]:
             patches: list[NodePatch] = []
@@ -277,23 +299,23 @@ class RulesService:
                 patches.append(NodePatch(id=rid, slots=slots))
                 result.rule_node_ids.append(rid)
                 result.stats[rid] = _counts(slots)
-            diff = {
-                "tools_feedback": {
-                    "selected_tool": selected_tool,
-                    "candidates": unique,
-                    "outcome": outcome,
-                    "target": target,
-                    "include_shadow": include_shadow,
-                    "run_id": run_id,
-                    "note": _note(note),
-                    "rule_node_ids": list(result.rule_node_ids),
-                }
-            }
-            return patches, diff
+            return patches, {"tools_feedback": {**decision, "rule_node_ids": list(result.rule_node_ids)}}
 
         info = CommitInfo(actor=actor, input_sha256=input_sha256, kind="tools_feedback")
         result.commit = await self.writes.mutate(viewer.tenant_id, scope, ids, mutate, info)
         return result
+
+    async def _attributed(
+        self, viewer: Viewer, scope: str, context: object, *, target: str, include_shadow: bool, rules_limit: int
+    ) -> list[str]:
+        """The rules a tool decision's outcome counts for: those that match ``context`` now
+        (ACTIVE, and SHADOW with ``include_shadow``) and, with ``target="tool"``, set a
+        ``tool.*`` list."""
+        ev = await self.evaluate(viewer, scope, context, include_shadow=include_shadow, limit=rules_limit)
+        matches: list[RuleMatch] = list(ev.active) + (list(ev.shadow) if include_shadow else [])
+        if target == "tool":
+            matches = [m for m in matches if any(p.startswith("tool.") for p in m.patch.paths())]
+        return [m.rule_node_id for m in matches]
 
     # --- lifecycle ----------------------------------------------------------------------
     async def set_state(
@@ -378,6 +400,18 @@ class RulesService:
                 details={"field": "rule_node_id"},
             )
         return node
+
+
+def _candidates_with(candidates: Sequence[str], selected_tool: str) -> list[str]:
+    """The distinct candidates, once ``selected_tool`` is one of them (400 otherwise)."""
+    unique = list(dict.fromkeys(candidates))
+    if selected_tool not in unique:
+        raise InvalidRequest(
+            f"selected_tool {selected_tool!r} is not one of the candidates",
+            code="selected_tool_not_in_candidates",
+            details={"field": "selected_tool", "candidates": unique[:20]},
+        )
+    return unique
 
 
 def _counts(slots: dict[str, Any]) -> dict[str, int]:

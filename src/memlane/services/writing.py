@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import InvalidRequest
@@ -24,12 +24,15 @@ from memlane.domain.model import (
     NodeUpsert,
     WriteResult,
 )
+from memlane.domain.node_fields import UPDATABLE_NODE_FIELDS
 from memlane.domain.visibility import Viewer, visibility_of
 from memlane.jobs.kinds import EMBED_NODES
 from memlane.rules.conditions import regex_errors, rule_conditions
 from memlane.rules.governance import rule_rights_of
-from memlane.store.base import EdgeRedirectResult, NodeMutation, Store
-from memlane.store.sql.node_plan import UPDATABLE_NODE_FIELDS
+from memlane.store.base import EdgeRedirectResult, NodeMutation
+from memlane.store.contracts.graph_writes import GraphWriteOps
+from memlane.store.contracts.history import HistoryOps
+from memlane.store.contracts.maintenance import GraphMaintenanceOps
 
 #: the kind of a commit appended by an import (``import_history``)
 IMPORTED = "imported"
@@ -127,6 +130,40 @@ class WriteCommand:
     author: Authorship | None = None
 
 
+def authorship_of(writer: Viewer) -> Authorship:
+    """Identity auto-injection: nodes a write creates without an owner belong to the writer
+    (its agent, else its team), and the writer produced them."""
+    return Authorship(
+        producer_agent_id=writer.agent_id,
+        owner_agent_id=writer.agent_id,
+        owner_team_id=writer.team_id if writer.agent_id is None else None,
+    )
+
+
+def authored(cmd: WriteCommand, writer: Viewer) -> WriteCommand:
+    """``cmd`` as ``writer`` sends it through the public write surface (``WriteService.write_as``).
+
+    * The nodes it creates without an owner are the writer's, and the writer produced them
+      (``authorship_of``); a created node records the user the writer acts for, so an erasure
+      of that user finds it and only that user's callers see it. Like the owners, the user
+      shapes a created node only: an update keeps the stored one.
+    * The commit's actor is the label the request gives, else, with auth on, the credentials'
+      agent (docs/api-graph.md). The label is the caller's word; with auth off so is everything.
+    * With auth on, lanes hold for the writer's upserts and edge endpoints and rule rights are
+      the credentials' (``viewer``); with auth off the writer is anonymous and identities are
+      taken at their word (the contract's default).
+    """
+    trusted = writer.authenticated
+    return replace(
+        cmd,
+        tenant_id=writer.tenant_id,
+        actor=cmd.actor or (writer.agent_id if trusted else None),
+        viewer=writer if trusted else None,
+        author=authorship_of(writer),
+        nodes=[n if n.user_id is not None else replace(n, user_id=writer.user_id) for n in cmd.nodes],
+    )
+
+
 @dataclass(slots=True)
 class WriteOutcome:
     result: WriteResult
@@ -142,10 +179,14 @@ NODE_DEFAULTS: dict[str, Any] = {
 }
 
 
+class WriteStore(GraphWriteOps, HistoryOps, GraphMaintenanceOps, Protocol):
+    """What writes need of the store: upserts and deletes, imported commits, and changes made under the scope's lock."""
+
+
 class WriteService:
     def __init__(
         self,
-        store: Store,
+        store: WriteStore,
         *,
         clock: Clock,
         dimension: int,
@@ -165,6 +206,11 @@ class WriteService:
         #: latency grows with the number of writes being worked on beside it; writes already
         #: wait for the one SQLite writer, and waiting here costs no CPU (BENCHMARKS.md).
         self._slots = asyncio.Semaphore(concurrency) if concurrency > 0 else None
+
+    async def write_as(self, writer: Viewer, cmd: WriteCommand) -> WriteOutcome:
+        """A write a caller sends through ``/v1/memory/write``: its authorship (owners, user,
+        actor, lanes) derived here from the caller (``authored``), not by the route."""
+        return await self.write(authored(cmd, writer))
 
     async def write(self, cmd: WriteCommand) -> WriteOutcome:
         if self._slots is None:
@@ -428,7 +474,7 @@ class _GivenFields:
 
 def _node(cmd: WriteCommand, spec: WriteNodeSpec, fields: _GivenFields) -> Node:
     """The node a spec writes. Defaults that are not in ``given`` (lane, author) shape a created
-    node only: an update keeps the stored values (store/sql/node_plan.py decides which it is)."""
+    node only: an update keeps the stored values (domain/node_plan.py decides which it is)."""
     pick = fields.pick
     lane = pick("memory_lane", cmd.memory_lane) or "private"
     owner_agent = pick("owner_agent_id", cmd.owner_agent_id)

@@ -1,1 +1,1 @@
-"""Persistence: the Store protocol and its SQLite and PostgreSQL implementations."""
+"""Persistence: the store contracts (contracts/) and their SQLite and PostgreSQL implementations."""

@@ -1,6 +1,6 @@
 """BM25's constants and idf, shared by both backends so a keyword ranking never depends on
-which database holds the memories (SQLite: sqlite/keyword_rank.py; PostgreSQL:
-postgres/keyword_rank.py).
+which database holds the memories (SQLite: sqlite/keyword_rank.py; PostgreSQL: the SQL of
+postgres/direct_reads.py).
 
 Both score a document as ``sum of idf(word) x (K1 + 1) / (1 + K1 x (1 - B + B x length /
 average length))`` over the query words it holds: a word counts once per document, and

@@ -72,6 +72,3 @@ def _host_with_port(part: str) -> str:
         raise ValueError(f"MEMLANE_DATABASE_URL: port {port!r} of host {host!r} is not a number")
     return f"{host}:{port}"
 
-
-def backend_of(url: str) -> str:
-    return "postgres" if url.startswith(("postgres", "postgresql")) else "sqlite"

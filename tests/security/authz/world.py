@@ -27,13 +27,13 @@ from memlane.config import Settings
 from memlane.domain.model import Node
 from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import build_store
-from memlane.store.base import Store
 from memlane.store.batcher import BatcherStore, BufferKey, BufferState
+from memlane.store.contracts import Store
 from tests.security.authz.model import Audience, RuleOwners, Who, resolve
 from tests.support.server import LiveServer
+from tests.support.settings import DIM
 
 T = TypeVar("T")
-DIM = 384
 JWT_SECRET = "authz-suite-secret-0123456789abcdef0123456789"
 ACME, GLOBEX = "acme", "globex"
 GRAPH, CONV, LAYERS = "g", "c", "l"

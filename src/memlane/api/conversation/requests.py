@@ -1,18 +1,19 @@
 """Request bodies of the conversation surface; validation failures become 400s naming the field.
 
-The message count bound (1..``MAX_MESSAGES``) depends on settings, so the router checks it;
-everything static is declared here.
+The message count bound (1..``MAX_MESSAGES``) depends on settings, so the use cases check it
+(services/conversation/intake.py, batcher.py); everything static is declared here.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from memlane.api.common.requests import HTTP_URL_PATTERN
 from memlane.domain.inputs import check_name
 from memlane.services.conversation.messages import parse_timestamp
+from memlane.services.conversation.task_payloads import TaskMessage
 from memlane.services.conversation.webhook_targets import parse_target
 
 MAX_CONTENT_CHARS = 50_000
@@ -76,8 +77,8 @@ class MessageIn(BaseModel):
     def given_id(self) -> str | None:
         return self.id or self.message_id or None
 
-    def to_payload(self) -> dict[str, Any]:
-        return {"id": self.given_id, "role": self.role, "content": self.content, "timestamp": self.timestamp}
+    def to_task(self) -> TaskMessage:
+        return TaskMessage(id=self.given_id, role=self.role, content=self.content, timestamp=self.timestamp)
 
 
 class MemoryBase(BaseModel):

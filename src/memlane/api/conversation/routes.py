@@ -7,8 +7,6 @@ a memory id is the note's node id.
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
@@ -23,31 +21,20 @@ from memlane.api.conversation.requests import (
     AddMemoryRequest,
     AgentMemoryRequest,
     BatcherRequest,
-    MessageIn,
     SummaryRequest,
-    check_callback_url,
 )
-from memlane.domain.clock import iso
-from memlane.domain.errors import InvalidRequest, UpstreamError
-from memlane.domain.hashing import sha256_hex
+from memlane.domain.errors import InvalidRequest
 from memlane.domain.inputs import ID_PATTERN, NAME_PATTERN
 from memlane.domain.validity import ValidTime
 from memlane.domain.visibility import Viewer
-from memlane.jobs.conversation_kinds import (
-    CONVERSATION_AGENT_MEMORY,
-    CONVERSATION_INGEST,
-    CONVERSATION_SUMMARY_CALLBACK,
-)
-from memlane.llm.errors import LLMBudgetExhausted, LLMOutputInvalid
+from memlane.services.conversation.intake import Callback, Submission, parse_idempotency_key
 from memlane.services.conversation.memories import QueryParams, memory_view
-from memlane.services.conversation.messages import RAW_TEXT_ROLE, messages_from_payload, stamp_arrivals
 from memlane.services.ranking.calibration import CONVERSATION_CUT
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/api/v1", tags=["conversation memory"], dependencies=[Depends(authenticated)]
 )
 
-MAX_IDEMPOTENCY_KEY = 200
 AppId = Annotated[
     str,
     Query(min_length=1, max_length=200, pattern=NAME_PATTERN, description="Application id (a scope in your tenant)"),
@@ -83,49 +70,9 @@ def _viewer(request: Request, user_id: str | None = None, session_id: str | None
     return viewer_of(request, resolve_tenant(request, None), claims)
 
 
-def _idempotency_key(value: str | None) -> str | None:
-    if value is None:
-        return None
-    key = value.strip()
-    if not key or len(key) > MAX_IDEMPOTENCY_KEY or not key.isprintable():
-        raise InvalidRequest(
-            f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} printable characters",
-            details={"field": "Idempotency-Key"},
-        )
-    return key
-
-
-def _request_sha(kind: str, body: dict[str, Any]) -> str:
-    return sha256_hex(kind + "\n" + json.dumps(body, sort_keys=True, separators=(",", ":"), default=str))
-
-
-def _message_list(items: list[MessageIn], limit: int, now: datetime) -> list[dict[str, Any]]:
-    """Checks the count bound and unique ids; a message without a timestamp takes its arrival
-    time, in the order sent (``stamp_arrivals``)."""
-    if not 1 <= len(items) <= limit:
-        raise InvalidRequest(
-            f"messages must contain between 1 and {limit} messages (got {len(items)}); MAX_MESSAGES is {limit}",
-            details={"field": "messages"},
-        )
-    seen: dict[str, int] = {}
-    out = []
-    for i, m in enumerate(items):
-        given = m.given_id
-        if given is not None:
-            if given in seen:
-                raise InvalidRequest(
-                    f"messages[{i}].id {given!r} repeats messages[{seen[given]}].id; message ids must be unique",
-                    details={"field": f"messages[{i}].id"},
-                )
-            seen[given] = i
-        out.append(m.to_payload())
-    return stamp_arrivals(out, now)
-
-
-def _flexible_messages(body: AgentMemoryRequest, limit: int, now: datetime, raw_role: str) -> list[dict[str, Any]]:
-    if isinstance(body.messages, str):
-        return [{"id": None, "role": raw_role, "content": body.messages, "timestamp": iso(now)}]
-    return _message_list(body.messages, limit, now)
+def _submission(body: AddMemoryRequest | AgentMemoryRequest) -> Submission:
+    messages = body.messages if isinstance(body.messages, str) else [m.to_task() for m in body.messages]
+    return Submission(body.app_id, body.user_id, body.session_id, messages, body.model_dump(mode="json"))
 
 
 def _accepted(job_id: str, message: str, body: AddMemoryRequest | AgentMemoryRequest, spec_nulls: bool) -> JSONResponse:
@@ -155,19 +102,10 @@ async def add_memory(
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> JSONResponse:
     viewer = _viewer(request, body.user_id, body.session_id)
-    key = _idempotency_key(idempotency_key)
+    key = parse_idempotency_key(idempotency_key)
     await quota(request, "write", viewer.tenant_id)
     await admit_queued_write(request, viewer.tenant_id)
-    messages = _message_list(body.messages, svc.settings.conversation.max_messages, svc.clock.now())
-    payload = {
-        "app_id": body.app_id,
-        "user_id": body.user_id,
-        "session_id": body.session_id,
-        "messages": messages,
-        "producer_agent_id": viewer.agent_id,
-    }
-    payload["request_sha256"] = _request_sha(CONVERSATION_INGEST, body.model_dump(mode="json"))
-    job, _ = await svc.conversation.tasks.submit(viewer, CONVERSATION_INGEST, payload, idempotency_key=key)
+    job = await svc.conversation.intake.submit_memories(viewer, _submission(body), idempotency_key=key)
     return _accepted(job.id, "Memory creation task submitted successfully", body, spec_nulls=True)
 
 
@@ -268,19 +206,10 @@ async def add_agent_memory(
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> JSONResponse:
     viewer = _viewer(request, body.user_id, body.session_id)
-    key = _idempotency_key(idempotency_key)
+    key = parse_idempotency_key(idempotency_key)
     await quota(request, "write", viewer.tenant_id)
     await admit_queued_write(request, viewer.tenant_id)
-    messages = _flexible_messages(body, svc.settings.conversation.max_messages, svc.clock.now(), "agent")
-    payload = {
-        "app_id": body.app_id,
-        "user_id": body.user_id,
-        "session_id": body.session_id,
-        "messages": messages,
-        "producer_agent_id": viewer.agent_id,
-        "request_sha256": _request_sha(CONVERSATION_AGENT_MEMORY, body.model_dump(mode="json")),
-    }
-    job, _ = await svc.conversation.tasks.submit(viewer, CONVERSATION_AGENT_MEMORY, payload, idempotency_key=key)
+    job = await svc.conversation.intake.submit_agent_memory(viewer, _submission(body), idempotency_key=key)
     return _accepted(job.id, "Agent memory creation task submitted successfully", body, spec_nulls=False)
 
 
@@ -297,41 +226,20 @@ async def summarize_conversation(
     x_callback_url: Annotated[str | None, Header(alias="X-Callback-URL")] = None,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> JSONResponse:
-    conv = svc.conversation
     viewer = _viewer(request, body.user_id, body.session_id)
     await quota(request, "write", viewer.tenant_id)
-    now = svc.clock.now()
-    messages = _flexible_messages(body, svc.settings.conversation.max_messages, now, RAW_TEXT_ROLE)
-    callback, field = body.callback_url, "callback_url"
-    if callback is None and x_callback_url:
-        callback, field = x_callback_url, "X-Callback-URL"
-    if callback is not None:
-        try:
-            callback = check_callback_url(callback)
-            await conv.callbacks.check_target(callback)
-        except ValueError as exc:  # TargetRefused included: a 400 naming the field, nothing queued
-            raise InvalidRequest(f"{field}: {exc}", details={"field": field}) from None
-    if callback is None:
-        parsed = messages_from_payload([{**m, "id": m["id"] or f"m{i}"} for i, m in enumerate(messages)])
-        try:
-            summary = await conv.summarizer.summarize(parsed)
-        except (LLMOutputInvalid, LLMBudgetExhausted) as exc:
-            raise UpstreamError(f"summary failed: {exc.message}", code="upstream_llm_bad_output") from None
-        return JSONResponse({"app_id": body.app_id, "user_id": body.user_id, "session_id": body.session_id, **summary})
-    key = _idempotency_key(idempotency_key)
-    hashed = body.model_dump(mode="json")
-    hashed["callback_url"] = callback
-    payload = {
-        "app_id": body.app_id,
-        "user_id": body.user_id,
-        "session_id": body.session_id,
-        "messages": messages,
-        "callback_url": callback,
-        "callback_headers": body.callback_headers or {},
-        "request_sha256": _request_sha(CONVERSATION_SUMMARY_CALLBACK, hashed),
-    }
-    job, _ = await conv.tasks.submit(viewer, CONVERSATION_SUMMARY_CALLBACK, payload, idempotency_key=key)
-    return _accepted(job.id, "Conversation summary scheduled for callback delivery", body, spec_nulls=False)
+    callback = None
+    if body.callback_url is not None:
+        callback = Callback(body.callback_url, "callback_url", body.callback_headers or {})
+    elif x_callback_url:
+        callback = Callback(x_callback_url, "X-Callback-URL", body.callback_headers or {})
+    outcome = await svc.conversation.intake.summarize(
+        viewer, _submission(body), callback, idempotency_key=idempotency_key
+    )
+    if outcome.job is None:
+        who = {"app_id": body.app_id, "user_id": body.user_id, "session_id": body.session_id}
+        return JSONResponse({**who, **(outcome.summary or {})})
+    return _accepted(outcome.job.id, "Conversation summary scheduled for callback delivery", body, spec_nulls=False)
 
 
 @router.post(
@@ -342,12 +250,6 @@ async def summarize_conversation(
 async def batcher_messages(body: BatcherRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
     viewer = _viewer(request, body.user_id, body.session_id)
     await quota(request, "write", viewer.tenant_id)
-    limit = svc.settings.conversation.max_messages
-    if len(body.messages) > limit:
-        raise InvalidRequest(
-            f"messages must contain at most {limit} messages per request (got {len(body.messages)})",
-            details={"field": "messages"},
-        )
     messages = [{"role": m.role, "content": m.content, "timestamp": m.timestamp} for m in body.messages]
     outcome = await svc.conversation.batcher.append(viewer, body.app_id, body.user_id, body.session_id, messages)
     return outcome.view()

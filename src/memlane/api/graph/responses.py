@@ -12,6 +12,7 @@ from memlane.api.common.responses import closed
 from memlane.api.rules.responses import RuleCounts
 from memlane.domain.clock import iso
 from memlane.domain.model import Edge, Node
+from memlane.domain.node_fields import META_NODE_FIELDS, NODE_TIME_FIELDS
 
 
 @closed
@@ -173,25 +174,9 @@ class RecallTextReply(RecallReply):
 
 
 # --- built field by field from whitelists, so a new column can never leak into a response ---
-META_FIELDS = (
-    "raw_ref",
-    "evidence_ref",
-    "embedding_status",
-    "embedding_model",
-    "memory_lane",
-    "producer_agent_id",
-    "owner_agent_id",
-    "owner_team_id",
-    "created_at",
-    "updated_at",
-    "last_activated",
-    "salience",
-    "importance",
-    "confidence",
-    "commit_id",
-)
-#: META_FIELDS that are timestamps
-META_TIMES = frozenset({"created_at", "updated_at", "last_activated"})
+#: what ``include_meta`` shows of a node (domain/node_fields.py), and which of it are times
+META_FIELDS = META_NODE_FIELDS
+META_TIMES = frozenset(META_NODE_FIELDS) & frozenset(NODE_TIME_FIELDS)
 
 
 def interval_dto(item: Node | Edge, *, shown: bool = True) -> dict[str, str | None]:

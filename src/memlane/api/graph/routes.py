@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from fastapi import APIRouter, Depends, Request
 
-from memlane.api.common.auth import principal_of
 from memlane.api.common.body import JsonBodyRoute, json_request_body, validated_body
 from memlane.api.common.deps import (
     DebugEmbeddingsAllowed,
@@ -20,7 +18,7 @@ from memlane.api.common.deps import (
     resolve_scope,
     resolve_tenant,
 )
-from memlane.api.common.identity import Claims, header_claims, viewer_of
+from memlane.api.common.identity import Claims, viewer_of
 from memlane.api.graph import responses as g
 from memlane.api.graph.requests import (
     RecallBase,
@@ -29,8 +27,9 @@ from memlane.api.graph.requests import (
     WriteRequest,
 )
 from memlane.api.graph.responses import edge_dto, node_dto, seed_dto
-from memlane.api.graph.write import write_claims, write_command, write_response
-from memlane.api.rules.routes import recall_rules_block, recall_rules_context
+from memlane.api.graph.write import write_command, write_response, writer_of
+from memlane.api.rules.routes import recall_rules_context
+from memlane.domain.visibility import Viewer
 from memlane.services.recall.model import RecallOutcome, RecallParams
 
 router = APIRouter(
@@ -48,14 +47,10 @@ async def write(request: Request, svc: ServicesDep) -> dict[str, Any]:
     body = await validated_body(request, WriteRequest)
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
-    # the user the writer acts for is recorded on its nodes: with auth on the credentials' user
-    # (headers name nobody here), with auth off X-User-Id; the writer is otherwise anonymous
-    authenticated = principal_of(request).authenticated
-    claims = write_claims(body) if authenticated else replace(Claims(), user_id=header_claims(request).user_id)
-    writer = viewer_of(request, tenant, claims)
+    writer = writer_of(request, tenant, body)
     await quota(request, "write", tenant)
     await admit_queued_write(request, tenant)
-    outcome = await svc.writes.write(write_command(body, scope, writer))
+    outcome = await svc.writes.write_as(writer, write_command(body, scope, tenant))
     return write_response(scope, tenant, outcome)
 
 
@@ -122,6 +117,19 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
     return response
 
 
+async def _answer(
+    svc: ServicesDep, body: RecallBase, p: RecallParams, out: RecallOutcome, rules_context: tuple[Any, Viewer] | None
+) -> dict[str, Any]:
+    """The recall's response, with the ``rules`` block when a rules context was sent."""
+    response = _response(body, p, out)
+    if rules_context is not None:
+        context, viewer = rules_context
+        response["rules"] = await svc.rules.recall_block(
+            viewer, p.scope, context, include_shadow=body.rules_include_shadow, limit=body.rules_limit
+        )
+    return response
+
+
 @router.post("/recall", response_model=g.RecallReply, summary="Recall a subgraph by query embedding")
 async def recall(
     body: RecallRequest, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed
@@ -130,16 +138,7 @@ async def recall(
     rules_context = recall_rules_context(request, p.tenant_id, body)
     svc.recall.check_dimension(body.query_embedding)
     out = await svc.recall.recall(np.asarray(body.query_embedding, dtype=np.float32), p)
-    response = _response(body, p, out)
-    if rules_context is not None:
-        response["rules"] = await recall_rules_block(
-            request,
-            rules_context,
-            p.scope,
-            include_shadow=body.rules_include_shadow,
-            limit=body.rules_limit,
-        )
-    return response
+    return await _answer(svc, body, p, out, rules_context)
 
 
 @router.post(
@@ -152,14 +151,6 @@ async def recall_text(
     rules_context = recall_rules_context(request, p.tenant_id, body)
     vector = await svc.embedding.query_vector(body.query_text)
     out = await svc.recall.recall(vector, p)
-    response = _response(body, p, out)
+    response = await _answer(svc, body, p, out, rules_context)
     response["query"] = {"text": body.query_text, "embedding_provider": svc.embedder.provider}
-    if rules_context is not None:
-        response["rules"] = await recall_rules_block(
-            request,
-            rules_context,
-            p.scope,
-            include_shadow=body.rules_include_shadow,
-            limit=body.rules_limit,
-        )
     return response

@@ -1,23 +1,22 @@
-"""``/v1/memory/write`` as a translation: request DTO -> identity claims -> WriteCommand ->
-response DTO, each step a small pure function."""
+"""``/v1/memory/write`` as a translation: request -> writer (identity claims) -> WriteCommand ->
+response DTO, each step a small function; the write's authorship is ``WriteService.write_as``'s."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from memlane.api.common.identity import Claims
+from fastapi import Request
+
+from memlane.api.common.auth import principal_of
+from memlane.api.common.identity import Claims, header_claims, viewer_of
 from memlane.api.graph.requests import WriteEdgeIn, WriteNodeIn, WriteRequest
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import EdgeRef
 from memlane.domain.visibility import Viewer
-from memlane.services.writing import Authorship, WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteOutcome
+from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteOutcome
 
-#: node fields copied as they are from the request into the write
-NODE_FIELDS = (
-    "type", "client_id", "scope", "tier", "memory_lane", "producer_agent_id", "owner_agent_id", "owner_team_id",
-    "title", "text_summary", "slots", "raw_ref", "evidence_ref", "embedding", "embedding_model", "salience",
-    "importance", "confidence", "valid_at", "invalid_at",
-)  # fmt: skip
+#: node fields copied as they are from the request into the write: all but the id (a UUID)
+NODE_FIELDS = tuple(name for name in WriteNodeIn.model_fields if name != "id")
 #: the interval fields of an edge (the others an edge update always sets)
 INTERVAL_FIELDS = frozenset({"valid_at", "invalid_at"})
 
@@ -33,25 +32,20 @@ def write_claims(body: WriteRequest) -> Claims:
     return Claims(agent_id=agents, team_id=teams)
 
 
-def author_of(writer: Viewer) -> Authorship:
-    """Identity auto-injection: nodes the write creates without an owner belong to the writer
-    (its agent, else its team), and the writer produced them."""
-    return Authorship(
-        producer_agent_id=writer.agent_id,
-        owner_agent_id=writer.agent_id,
-        owner_team_id=writer.team_id if writer.agent_id is None else None,
-    )
+def writer_of(request: Request, tenant_id: str, body: WriteRequest) -> Viewer:
+    """Who writes. With auth on, the credentials, which must be able to speak for every
+    identity the body states; with auth off an anonymous writer acting for ``X-User-Id``
+    (headers name nobody else here)."""
+    if principal_of(request).authenticated:
+        return viewer_of(request, tenant_id, write_claims(body))
+    return viewer_of(request, tenant_id, Claims(user_id=header_claims(request).user_id))
 
 
-def node_spec(n: WriteNodeIn, user_id: str | None = None) -> WriteNodeSpec:
-    """``user_id``: the user the writer acts for, recorded on a node the write creates, so that
-    an erasure of that user finds it (domain/erasure.py) and only that user's callers see it
-    (domain/visibility.py). Like the owners, it shapes a created node only: an update keeps the
-    stored user, so editing a node never hands it to the editor's user."""
+def node_spec(n: WriteNodeIn) -> WriteNodeSpec:
+    """The node as sent; the user it records is the writer's (``WriteService.write_as``)."""
     return WriteNodeSpec(
         **{name: getattr(n, name) for name in NODE_FIELDS},
         id=str(n.id) if n.id else None,
-        user_id=user_id,
         fields_set=frozenset(n.model_fields_set),
     )
 
@@ -72,17 +66,15 @@ def edge_spec(e: WriteEdgeIn) -> WriteEdgeSpec:
     )
 
 
-def write_command(body: WriteRequest, scope: str, writer: Viewer) -> WriteCommand:
-    """With auth on, lanes hold for the writer's upserts and edge endpoints; with auth off the
-    writer is anonymous and identities are taken at their word (the contract's default). The
-    owner fields the request names apply to every node it writes; the writer's own identity
-    only to the nodes it creates without one."""
+def write_command(body: WriteRequest, scope: str, tenant_id: str) -> WriteCommand:
+    """The request as a command. Who writes it, and so who the nodes it creates belong to, the
+    commit's actor and whether lanes hold, is the writer's: ``WriteService.write_as`` derives
+    it. The owner fields the request names apply to every node it writes."""
     return WriteCommand(
-        tenant_id=writer.tenant_id,
+        tenant_id=tenant_id,
         scope=scope,
         input_sha256=body.input_sha256 or sha256_hex(body.input_text or ""),
-        # as on rules/state and feedback: the credentials' agent when the body names no actor
-        actor=body.actor or (writer.agent_id if writer.authenticated else None),
+        actor=body.actor,
         parent_commit_id=str(body.parent_commit_id) if body.parent_commit_id else None,
         model_version=body.model_version,
         prompt_version=body.prompt_version,
@@ -92,9 +84,7 @@ def write_command(body: WriteRequest, scope: str, writer: Viewer) -> WriteComman
         producer_agent_id=body.producer_agent_id,
         owner_agent_id=body.owner_agent_id,
         owner_team_id=body.owner_team_id,
-        viewer=writer if writer.authenticated else None,
-        author=author_of(writer),
-        nodes=[node_spec(n, writer.user_id) for n in body.nodes],
+        nodes=[node_spec(n) for n in body.nodes],
         edges=[edge_spec(e) for e in body.edges],
     )
 

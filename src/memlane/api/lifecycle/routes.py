@@ -1,19 +1,15 @@
 """The graph surface's lifecycle endpoints: ``/v1/memory/nodes/activate`` and
 ``/v1/memory/archive/rehydrate``.
 
-The router's lifespan also makes sure the periodic jobs are queued: decay (docs/lifecycle.md)
-and retention (services/retention.py). Each job is a database row, so any worker process runs
-it, whether or not this API process runs one.
+The periodic decay and retention jobs are queued by the services at start-up
+(``Services.start_periodic``, called from the app's lifespan), not by this router.
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
-from collections.abc import AsyncIterator
 from typing import Any
 
-from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi import APIRouter, Depends, Request
 
 from memlane.api.common.auth import principal_of
 from memlane.api.common.body import JsonBodyRoute
@@ -23,34 +19,12 @@ from memlane.api.lifecycle import responses as r
 from memlane.api.lifecycle.requests import ActivateRequest, RehydrateRequest
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.visibility import Viewer
-from memlane.services.container import Services
-
-log = logging.getLogger(__name__)
-
-
-@contextlib.asynccontextmanager
-async def _schedule_periodic_jobs(app: FastAPI) -> AsyncIterator[None]:
-    svc: Services | None = getattr(app.state, "services", None)
-    if svc is not None:
-        for name, schedule in (
-            ("decay", svc.lifecycle.decay.ensure_scheduled),
-            ("retention", svc.retention.ensure_scheduled),
-        ):
-            try:
-                job = await schedule()
-                if job is not None:
-                    svc.worker.notify()
-            except Exception:  # a database hiccup must not stop start-up; the next start retries
-                log.warning("could not schedule the periodic %s job", name, exc_info=True)
-    yield
-
 
 router = APIRouter(
     route_class=JsonBodyRoute,
     prefix="/v1/memory",
     tags=["graph memory: lifecycle"],
     dependencies=[Depends(authenticated)],
-    lifespan=_schedule_periodic_jobs,
 )
 
 

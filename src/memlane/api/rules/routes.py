@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, Request
 
 from memlane.api.common.auth import principal_of
 from memlane.api.common.body import JsonBodyRoute
-from memlane.api.common.deps import ServicesDep, authenticated, get_services, quota, resolve_scope, resolve_tenant
+from memlane.api.common.deps import ServicesDep, authenticated, quota, resolve_scope, resolve_tenant
 from memlane.api.common.identity import Claims, viewer_of
 from memlane.api.rules import responses as r
 from memlane.api.rules.requests import (
@@ -130,21 +130,6 @@ def recall_rules_context(request: Request, tenant: str, body: RecallRulesIn) -> 
         agent_default=body.consumer_agent_id,
         team_default=body.consumer_team_id,
     )
-
-
-async def recall_rules_block(
-    request: Request, rules: tuple[Any, Viewer], scope: str, *, include_shadow: bool, limit: int
-) -> dict[str, Any]:
-    context, viewer = rules
-    ev = await get_services(request).rules.evaluate(viewer, scope, context, include_shadow=include_shadow, limit=limit)
-    return {
-        "scope": scope,
-        "considered": ev.considered,
-        "matched": ev.matched,
-        "skipped_invalid_then": ev.skipped_invalid_then,
-        "invalid_then_sample": ev.invalid_then_sample,
-        "applied": ev.applied,
-    }
 
 
 # --- endpoints ------------------------------------------------------------------------------

@@ -8,24 +8,30 @@ API's own ``principal_of`` / ``viewer_of`` turn it into a Viewer, and views.py r
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
-from urllib.parse import quote
+from typing import Annotated, Any, Literal
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel, ConfigDict, Field
 
 from memlane.api.common.body import JsonBodyRoute
 from memlane.api.common.deps import ServicesDep, admin_authorized, quota, request_viewer, resolve_scope
 from memlane.api.common.route_labels import LabelledMount
 from memlane.api.ui import views
-from memlane.domain.errors import MemlaneError, NotFound
+from memlane.domain.errors import InvalidRequest, MemlaneError, NotFound
 from memlane.domain.inputs import MAX_SCOPE_LENGTH, NAME_PATTERN
+from memlane.domain.model import NODE_TYPES, TIERS
 from memlane.domain.visibility import Viewer
 from memlane.rules.promotion import check_promotion
+from memlane.services.layers.roles import LAYERS
 from memlane.services.ranking.calibration import DEFAULT_CUT
+from memlane.services.recall_audit import audits_for
+from memlane.services.tools.schemas import MEMORY_LAYERS
 from memlane.store.knowledge import ItemFilter
 
 HERE = Path(__file__).parent
@@ -92,6 +98,20 @@ async def search_page(
 @router.get("/memory/{node_id}", response_class=HTMLResponse)
 async def memory_page(request: Request, node_id: str, scope: ScopeQ = None) -> HTMLResponse:
     return page(request, "memory.html", title="Memory", node_id=node_id, scope=scope or "")
+
+
+@router.get("/new", response_class=HTMLResponse)
+async def new_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
+    """The forms only: each write is a call of the public API from the page."""
+    return page(
+        request,
+        "new.html",
+        title="New memory",
+        scope=scope or "",
+        node_types=NODE_TYPES,
+        layered=LAYERS,
+        tool_layers=MEMORY_LAYERS,
+    )
 
 
 @router.get("/layers", response_class=HTMLResponse)
@@ -218,9 +238,132 @@ async def memory_part(request: Request, svc: ServicesDep, node_id: str, scope: S
             "promotion": promotion,
             "kind": views.kind_of(found.node),
             "now": svc.clock.now(),
+            "size": views.GRAPH_SIZE,
+            "hop1_max": views.HOP1_MAX,
+            "hop2_max": views.HOP2_MAX,
         }
 
     return await fragment(request, "part_memory.html", build)
+
+
+class BrowseQuery(BaseModel):
+    """The filters of ``/ui/browse``, from its query string (an empty field: any)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    scope: str = Field("", max_length=MAX_SCOPE_LENGTH, pattern=f"^$|{NAME_PATTERN}")
+    type: Literal["", "event", "entity", "topic", "rule", "evidence", "concept", "procedure", "self_model"] = ""
+    tier: Literal["", "hot", "warm", "cold", "archive"] = ""
+    layer: str = Field("", max_length=40)
+    validity: Literal["current", "as_of", "history"] = "current"
+    as_of: str = Field("", max_length=40)
+    since: str = Field("", max_length=40)
+    until: str = Field("", max_length=40)
+    after: str = Field("", max_length=64, pattern=r"^[A-Za-z0-9._:-]*$")
+
+    def instant(self, name: str) -> datetime | None:
+        """A date or datetime field as an aware instant (a date is its midnight UTC); a value
+        that is neither is a 400 naming the field."""
+        raw = str(getattr(self, name)).strip()
+        if not raw:
+            return None
+        try:
+            at = datetime.fromisoformat(raw)
+        except ValueError:
+            raise InvalidRequest(f"{name}: not a date or ISO 8601 time: {raw!r}", details={"field": name}) from None
+        return at if at.tzinfo else at.replace(tzinfo=UTC)
+
+    def browse_filter(self) -> views.BrowseFilter:
+        if self.layer and self.layer not in views.LAYER_ORDER:
+            raise InvalidRequest(f"layer: not one of {', '.join(views.LAYER_ORDER)}", details={"field": "layer"})
+        as_of = self.instant("as_of")
+        if self.validity == "as_of" and as_of is None:
+            raise InvalidRequest("as_of: give the instant to read validity at", details={"field": "as_of"})
+        return views.BrowseFilter(
+            type=self.type or None,
+            tier=self.tier or None,
+            layer=self.layer or None,
+            validity=self.validity,
+            as_of=as_of,
+            since=self.instant("since"),
+            until=self.instant("until"),
+        )
+
+
+BrowseQ = Annotated[BrowseQuery, Query()]
+
+
+@router.get("/browse", response_class=HTMLResponse)
+async def browse_page(request: Request, q: BrowseQ) -> HTMLResponse:
+    return page(
+        request,
+        "browse.html",
+        title="Browse a scope",
+        q=q,
+        node_types=NODE_TYPES,
+        tiers=TIERS,
+        layers=views.LAYER_ORDER,
+        query=request.url.query,
+    )
+
+
+@router.get("/part/browse", response_class=HTMLResponse)
+async def browse_part(request: Request, svc: ServicesDep, q: BrowseQ) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        chosen = resolve_scope(request, q.scope or None)
+        found = await views.browse(svc, viewer, chosen, q.browse_filter(), q.after or None)
+        following = None
+        if found.next_after is not None:
+            following = urlencode({**q.model_dump(exclude_defaults=True), "after": found.next_after})
+        return {"page": found, "scope": chosen, "next_query": following, "now": svc.clock.now(), "q": q}
+
+    return await fragment(request, "part_browse.html", build)
+
+
+#: recalls of a scope read per page of the audit view, newest first
+AUDIT_LIMIT = 200
+
+
+@router.get("/audit", response_class=HTMLResponse)
+async def audit_page(request: Request, scope: ScopeQ = None) -> HTMLResponse:
+    return scoped_page(request, "audit", "Recall audit", scope, label="Scope (empty: default)")
+
+
+@router.get("/part/audit", response_class=HTMLResponse)
+async def audit_part(request: Request, svc: ServicesDep, scope: ScopeQ = None) -> HTMLResponse:
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        chosen = resolve_scope(request, scope)
+        entries = await audits_for(svc.store, svc.reader, viewer, chosen, limit=AUDIT_LIMIT)
+        return {"entries": entries, "scope": chosen, "limit": AUDIT_LIMIT}
+
+    return await fragment(request, "part_audit.html", build)
+
+
+#: a user or session id of the conversation surface
+UserQ = Annotated[str | None, Query(max_length=256, pattern=NAME_PATTERN)]
+
+
+@router.get("/people", response_class=HTMLResponse)
+async def people_page(
+    request: Request, scope: ScopeQ = None, user: UserQ = None, session: UserQ = None
+) -> HTMLResponse:
+    return page(request, "people.html", title="Users and sessions", scope=scope or "", user=user or "",
+                session=session or "")  # fmt: skip
+
+
+@router.get("/part/people", response_class=HTMLResponse)
+async def people_part(
+    request: Request, svc: ServicesDep, scope: ScopeQ = None, user: UserQ = None, session: UserQ = None
+) -> HTMLResponse:
+    """The app's users and sessions; with ``user`` (and ``session``), their notes and messages."""
+
+    async def build(viewer: Viewer) -> dict[str, Any]:
+        chosen = resolve_scope(request, scope)
+        found = await views.people(svc, viewer, chosen)
+        talk = await views.conversation(svc, viewer, chosen, user, session or None) if user else None
+        return {"people": found, "talk": talk, "scope": chosen, "limit": views.NOTES_LIMIT, "now": svc.clock.now()}
+
+    return await fragment(request, "part_people.html", build)
 
 
 def mount_ui(app: FastAPI) -> None:

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from memlane.domain.model import Commit, Edge, Node
-from memlane.domain.validity import HISTORY, is_expired
+from memlane.domain.validity import CURRENT, HISTORY, ValidTime, is_expired
 from memlane.domain.visibility import Viewer
 from memlane.rules.promotion import PromotionCheck, check_promotion
 from memlane.services.container import Services
@@ -142,7 +142,8 @@ class GraphNode:
     label: str
     x: float
     y: float
-    centre: bool
+    #: 0: the memory itself, 1: a neighbour, 2: a neighbour's neighbour
+    hop: int
 
 
 @dataclass(slots=True)
@@ -154,6 +155,21 @@ class GraphLine:
     label: str
 
 
+#: the neighbourhood drawn on a memory's page: its strongest neighbours, theirs, and the edges
+#: read to find them, at most; so a hub costs no more to show than any other memory
+HOP1_MAX = 12
+HOP2_MAX = 24
+HOP2_EDGES = 200
+GRAPH_SIZE = 560
+
+
+@dataclass(slots=True)
+class SecondHop:
+    node: Node
+    #: the neighbour it is reached through
+    via: Node
+
+
 @dataclass(slots=True)
 class MemoryPage:
     node: Node
@@ -162,23 +178,28 @@ class MemoryPage:
     commits: list[Commit]
     #: a conversation note and the newer notes it evolved into (``next_id``), oldest first
     evolution: list[Node] = field(default_factory=list)
+    second_hop: list[SecondHop] = field(default_factory=list)
+    #: whether a bound cut the neighbourhood short (more neighbours or edges than drawn)
+    truncated: bool = False
     graph_nodes: list[GraphNode] = field(default_factory=list)
     graph_lines: list[GraphLine] = field(default_factory=list)
 
 
 def layout(
-    centre: Node, neighbours: list[Node], edges: list[Edge], size: int = 360
+    centre: Node, hop1: list[Node], hop2: list[SecondHop], edges: list[Edge], size: int = GRAPH_SIZE
 ) -> tuple[list[GraphNode], list[GraphLine]]:
-    """The node in the middle, its neighbours on a circle: small enough to read, no script."""
+    """The node in the middle, its neighbours on an inner circle and theirs on an outer one,
+    each next to the neighbour it is reached through: drawn on the server, no script."""
     mid = size / 2
-    radius = size / 2 - 50
+    inner, outer = size / 2 - 170, size / 2 - 45
     pos = {centre.id: (mid, mid)}
-    nodes = [GraphNode(centre.id, _short(centre), mid, mid, True)]
-    for i, n in enumerate(neighbours):
-        angle = 2 * math.pi * i / max(len(neighbours), 1) - math.pi / 2
-        x, y = mid + radius * math.cos(angle), mid + radius * math.sin(angle)
-        pos[n.id] = (x, y)
-        nodes.append(GraphNode(n.id, _short(n), x, y, False))
+    nodes = [GraphNode(centre.id, _short(centre), mid, mid, 0)]
+    for ring, members, hop in ((inner, hop1, 1), (outer, [s.node for s in hop2], 2)):
+        for i, n in enumerate(members):
+            angle = 2 * math.pi * i / max(len(members), 1) - math.pi / 2
+            x, y = mid + ring * math.cos(angle), mid + ring * math.sin(angle)
+            pos[n.id] = (x, y)
+            nodes.append(GraphNode(n.id, _short(n), x, y, hop))
     lines = [GraphLine(*pos[e.src_id], *pos[e.dst_id], e.type) for e in edges if e.src_id in pos and e.dst_id in pos]
     return nodes, lines
 
@@ -186,6 +207,10 @@ def layout(
 def _short(n: Node) -> str:
     text = n.title or n.text_summary or n.id
     return text if len(text) <= 24 else text[:23] + "…"
+
+
+def _other(e: Edge, node_id: str) -> str:
+    return e.dst_id if e.src_id == node_id else e.src_id
 
 
 async def memory_page(svc: Services, viewer: Viewer, scope: str, node_id: str) -> MemoryPage | None:
@@ -203,8 +228,40 @@ async def memory_page(svc: Services, viewer: Viewer, scope: str, node_id: str) -
     page = MemoryPage(node, edges, neighbours, await history(svc, viewer, node))
     if is_note(node):
         page.evolution = (await svc.conversation.memories.evolution(viewer, node.scope, node.id)).nodes
-    page.graph_nodes, page.graph_lines = layout(node, list(neighbours.values()), edges)
+    await _second_hop(svc, viewer, page)
     return page
+
+
+async def _second_hop(svc: Services, viewer: Viewer, page: MemoryPage) -> None:
+    """The neighbourhood to two hops, bounded: the ``HOP1_MAX`` neighbours joined by the
+    heaviest edges, up to ``HOP2_MAX`` of their neighbours, from at most ``HOP2_EDGES`` edges;
+    every node and edge read as the caller, like the first hop."""
+    node = page.node
+    strongest: dict[str, float] = {}
+    for e in page.edges:
+        other = _other(e, node.id)
+        strongest[other] = max(strongest.get(other, float("-inf")), e.weight)
+    ranked = sorted(strongest, key=lambda i: -strongest[i])
+    hop1 = [page.neighbours[i] for i in ranked[:HOP1_MAX] if i in page.neighbours]
+    page.truncated = len(ranked) > HOP1_MAX
+    hop1_by_id = {n.id: n for n in hop1}
+    drawn = {node.id, *hop1_by_id}
+    outer = await svc.reader.edges(viewer, node.scope, hop1, limit=HOP2_EDGES) if hop1 else []
+    page.truncated = page.truncated or len(outer) >= HOP2_EDGES
+    via: dict[str, str] = {}
+    for e in outer:
+        for near, far in ((e.src_id, e.dst_id), (e.dst_id, e.src_id)):
+            if near in hop1_by_id and far not in drawn and far not in via:
+                via[far] = near
+    order = {n.id: i for i, n in enumerate(hop1)}
+    far_ids = sorted(via, key=lambda i: order.get(via[i], 0))
+    page.truncated = page.truncated or len(far_ids) > HOP2_MAX
+    found = {n.id: n for n in await svc.reader.nodes(viewer, node.scope, far_ids[:HOP2_MAX])}
+    page.second_hop = [SecondHop(found[i], hop1_by_id[via[i]]) for i in far_ids[:HOP2_MAX] if i in found]
+    shown = drawn | set(found)
+    lines = [e for e in [*page.edges, *outer] if e.src_id in shown and e.dst_id in shown]
+    unique = list({(e.type, e.src_id, e.dst_id): e for e in lines}.values())
+    page.graph_nodes, page.graph_lines = layout(node, hop1, page.second_hop, unique)
 
 
 async def history(svc: Services, viewer: Viewer, node: Node) -> list[Commit]:
@@ -327,3 +384,145 @@ async def note_chains(svc: Services, viewer: Viewer, scope: str) -> list[list[No
         chains.append(chain)
     newest = {id(c): max((n.created_at for n in c if n.created_at), default=None) for c in chains}
     return sorted(chains, key=lambda c: str(newest[id(c)] or ""), reverse=True)
+
+
+#: memories shown per page of a scope's listing, and scope rows read at most to fill one
+BROWSE_PAGE = 50
+BROWSE_SCAN = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class BrowseFilter:
+    """What ``/ui/browse`` asks of a scope's memories (None or empty: any)."""
+
+    type: str | None = None
+    tier: str | None = None
+    layer: str | None = None
+    #: ``current`` (valid and not expired now), ``as_of`` (at ``as_of``) or ``history`` (all)
+    validity: str = "current"
+    as_of: datetime | None = None
+    #: written at or after ``since`` and before ``until``
+    since: datetime | None = None
+    until: datetime | None = None
+
+    def when(self) -> ValidTime:
+        if self.validity == "history":
+            return HISTORY
+        if self.validity == "as_of" and self.as_of is not None:
+            return ValidTime(as_of=self.as_of)
+        return CURRENT
+
+    def written(self, node: Node) -> bool:
+        at = node.created_at
+        if at is None:
+            return self.since is None and self.until is None
+        return (self.since is None or at >= self.since) and (self.until is None or at < self.until)
+
+
+@dataclass(slots=True)
+class BrowsePage:
+    nodes: list[Node]
+    #: the id the next page starts after (None: the scope's end was reached)
+    next_after: str | None
+    #: how many rows of the scope this page read
+    read: int
+
+
+async def browse(svc: Services, viewer: Viewer, scope: str, flt: BrowseFilter, after: str | None) -> BrowsePage:
+    """A page of the scope's memories (in id order: creation order to the millisecond, as
+    memlane's ids are time-ordered) passing ``flt``, read through ``MemoryReader.browse``: the same filter as
+    every read, so expired and no-longer-valid memories stay hidden unless ``flt`` asks for
+    them. At most ``BROWSE_SCAN`` rows are read per page, whatever the filter."""
+    out: list[Node] = []
+    read = 0
+    while read < BROWSE_SCAN:
+        found, last = await svc.reader.browse(
+            viewer,
+            scope,
+            after_id=after,
+            limit=SCAN_PAGE,
+            when=flt.when(),
+            tiers=(flt.tier,) if flt.tier else (),
+            types=(flt.type,) if flt.type else None,
+            layers=(flt.layer,) if flt.layer else None,
+            exclude_draft_topics=False,
+        )
+        if last is None:
+            return BrowsePage(out, None, read)
+        read += SCAN_PAGE
+        for n in (n for n in found if flt.written(n)):
+            out.append(n)
+            if len(out) == BROWSE_PAGE:
+                return BrowsePage(out, n.id, read)
+        after = last
+    return BrowsePage(out, after, read)
+
+
+@dataclass(slots=True)
+class Person:
+    """A user of an app as its notes show them: their sessions with how many notes each."""
+
+    user_id: str | None
+    sessions: dict[str | None, int]
+    notes: int
+    last: datetime | None
+
+
+async def people(svc: Services, viewer: Viewer, scope: str) -> list[Person]:
+    """The app's users and sessions, from its newest ``NOTES_LIMIT`` notes the caller may read
+    (every tier and interval, as the notes page), the most recently active user first."""
+    found = await svc.reader.find(viewer, scope, limit=NOTES_LIMIT, tiers=(), when=HISTORY)
+    by_user: dict[str | None, Person] = {}
+    for n in (n for n in found if is_note(n)):
+        person = by_user.setdefault(n.user_id, Person(n.user_id, {}, 0, None))
+        person.sessions[n.session_id] = person.sessions.get(n.session_id, 0) + 1
+        person.notes += 1
+        if n.created_at is not None and (person.last is None or n.created_at > person.last):
+            person.last = n.created_at
+    return sorted(by_user.values(), key=lambda p: str(p.last or ""), reverse=True)
+
+
+@dataclass(slots=True)
+class CitedMessage:
+    """A message a note came from, as the note keeps it (``source_messages``)."""
+
+    id: str
+    role: str
+    timestamp: str
+    excerpt: str
+    notes: list[Node]
+
+
+@dataclass(slots=True)
+class Conversation:
+    user_id: str
+    session_id: str | None
+    notes: list[Node]
+    messages: list[CitedMessage]
+    #: messages the memory batcher holds for this user and session, not yet turned into notes
+    pending: list[dict[str, Any]]
+
+
+async def conversation(svc: Services, viewer: Viewer, scope: str, user: str, session: str | None) -> Conversation:
+    """One user's (and session's) notes the caller may read, newest first, and the messages they
+    came from, oldest first: a message is shown as its notes keep it (an excerpt), since the
+    conversation surface stores messages only in its notes and in the batcher's buffer."""
+    found = await svc.reader.find(
+        viewer, scope, limit=NOTES_LIMIT, tiers=(), when=HISTORY, user_id=user, session_id=session
+    )
+    notes = [n for n in found if is_note(n)]
+    cited: dict[str, CitedMessage] = {}
+    for n in notes:
+        for ref in n.slots.get("source_messages") or []:
+            if not isinstance(ref, dict) or not ref.get("id"):
+                continue
+            key = str(ref["id"])
+            message = cited.setdefault(
+                key,
+                CitedMessage(key, str(ref.get("role") or ""), str(ref.get("timestamp") or ""), "", []),
+            )
+            message.excerpt = message.excerpt or str(ref.get("excerpt") or "")
+            message.notes.append(n)
+    outcome = await svc.conversation.batcher.status(viewer, scope, user, session)
+    ordered = sorted(cited.values(), key=lambda m: (m.timestamp, m.id))
+    return Conversation(user, session, notes, ordered, list(outcome.state.messages))

@@ -119,8 +119,8 @@ SUMMARIZER_SYSTEM = (
 SYNTHESIS_SYSTEM = (
     "You are memlane's synthesis agent, which also resolves conflicts. Write ONE canonical memory note from "
     "the episodic extraction and the summary of a conversation: self-contained, third person, grammatical, "
-    "with absolute dates, and naming the person by their name when it is known (\"Priya is allergic to "
-    "shellfish\", not \"the user is allergic to shellfish\"). Then compare it with the existing memories given "
+    'with absolute dates, and naming the person by their name when it is known ("Priya is allergic to '
+    'shellfish", not "the user is allergic to shellfish"). Then compare it with the existing memories given '
     "and decide one operation:\n"
     "- CREATE: the note is new information (no target_ids).\n"
     "- UPDATE: the note refines or changes existing memories (target_ids); update_mode 'merge' when "
@@ -131,11 +131,20 @@ SYNTHESIS_SYSTEM = (
     "when the messages add anything new: a message that repeats one fact and adds another is an UPDATE "
     "(merge) or a CREATE.\n"
     "A fact has changed, and the older memory is a target, when a later message:\n"
-    "- negates it: \"not ... after all\", \"no longer\", \"anymore\", \"don't ... now\" (DELETE);\n"
-    "- replaces its value: \"moved to\", \"switched to\", \"now\", \"used to ... but now\" (UPDATE, replace);\n"
-    "- corrects it: \"sorry, it's Jenna, not Jen\" (UPDATE, replace; the note states the corrected fact);\n"
-    "- cancels it: a plan called off, postponed or not happening (DELETE);\n"
-    "- implies it: \"since I moved to Lisbon ...\" replaces where the person lived (UPDATE, replace).\n"
+    '- negates it: "not ... after all", "no longer", "anymore", "don\'t ... now" (DELETE);\n'
+    '- replaces its value: "moved to", "switched to", "now", "used to ... but now", "my new GP is '
+    '...", "got a new car, a ...", even when the old value is not named (UPDATE, replace);\n'
+    '- corrects it: "sorry, it\'s Jenna, not Jen", or a retyped number, date or name with no "not" '
+    '("typo earlier: it\'s 24 Elm Street", "actually it was 2016") (UPDATE, replace; the note states the '
+    "corrected fact);\n"
+    "- cancels it: a plan called off, scrapped, bailed on, postponed or not happening, also when the "
+    'message says "it" or "that" for the plan ("they scrapped it", "so that\'s off") (DELETE);\n'
+    '- implies it: "since I moved to Lisbon ..." replaces where the person lived; a life event ends the '
+    'state it ends ("after the divorce" a marriage, "laid off" or "my new manager at <company>" the '
+    'employer, a graduation being a student, "since we lost <pet>" having the pet); "gave up alcohol" ends '
+    "the glass of wine (UPDATE, replace, or DELETE when nothing replaces it).\n"
+    "Compare facts as who, which attribute, which value: an attribute that holds one value at a time "
+    "(where someone lives or works, a spouse, a doctor, a car) changes when a new value is given.\n"
     "Facts that only add never change each other: a brother besides a sister, a second pet, another "
     "trip, a new skill are CREATE (or a merge), never a replacement or a DELETE of the older one. A "
     "fact is only changed by one about the same person and the same attribute.\n"

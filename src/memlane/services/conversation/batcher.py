@@ -28,12 +28,13 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from memlane.domain.clock import Clock, iso, new_id
-from memlane.domain.errors import Forbidden
+from memlane.domain.errors import Forbidden, InvalidRequest
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import Job
 from memlane.domain.visibility import Attribution, Viewer, visibility_of
-from memlane.jobs.conversation_kinds import CONVERSATION_BATCHER_IDLE, CONVERSATION_INGEST
+from memlane.jobs.conversation_kinds import CONVERSATION_BATCHER_IDLE
 from memlane.services.conversation.messages import parse_timestamp, stamp_arrivals
+from memlane.services.conversation.task_payloads import BatchOrigin, IngestTask, TaskMessage
 from memlane.services.conversation.tasks import TaskService
 from memlane.store.batcher import STATE_FIELDS, BatcherStore, BufferKey, BufferState
 
@@ -105,8 +106,11 @@ class BatcherService:
         batch_size: int,
         idle_timeout_sec: float,
         max_attempts: int,
+        max_messages: int | None = None,
     ):
         self.store = store
+        #: messages one append may carry (MEMLANE_MAX_MESSAGES); None: no bound
+        self.max_messages = max_messages
         self.tasks = tasks
         self.clock = clock
         self.batch_size = batch_size
@@ -117,6 +121,12 @@ class BatcherService:
         self, viewer: Viewer, app_id: str, user_id: str, session_id: str | None, messages: list[dict[str, Any]]
     ) -> BatchOutcome:
         """Buffer ``messages`` (role, content, optional timestamp) and flush full batches."""
+        limit = self.max_messages
+        if limit is not None and len(messages) > limit:
+            raise InvalidRequest(
+                f"messages must contain at most {limit} messages per request (got {len(messages)})",
+                details={"field": "messages"},
+            )
         key = _owned_key(viewer, app_id, user_id, session_id)
         now = self.clock.now()
         flushed: list[str] = []
@@ -222,16 +232,16 @@ class BatcherService:
         key = state.key
         messages = [{"id": None, **{k: m[k] for k in ("role", "content", "timestamp")}} for m in batch]
         origin = {"batcher": [key.app_id, key.user_id, key.session_id], "messages": messages}
-        payload = {
-            "app_id": key.app_id,
-            "user_id": key.user_id,
-            "session_id": key.session_id,
-            "messages": messages,
-            "producer_agent_id": viewer.agent_id,
-            "request_sha256": sha256_hex(canonical_json(origin)),
-            "batcher": {"reason": reason, "first_seq": batch[0]["seq"], "last_seq": batch[-1]["seq"]},
-        }
-        job = self.tasks.new_job(viewer, CONVERSATION_INGEST, payload)
+        task = IngestTask(
+            app_id=key.app_id,
+            user_id=key.user_id,
+            session_id=key.session_id,
+            messages=tuple(TaskMessage.from_json(m) for m in messages),
+            producer_agent_id=viewer.agent_id,
+            request_sha256=sha256_hex(canonical_json(origin)),
+            batcher=BatchOrigin(reason=reason, first_seq=batch[0]["seq"], last_seq=batch[-1]["seq"]),
+        )
+        job = self.tasks.new_job(viewer, task)
         state.last_delivery = DELIVERY
         state.last_task_id = job.id
         state.last_flush_at = now

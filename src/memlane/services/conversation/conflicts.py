@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -47,6 +47,7 @@ from memlane.services.conversation import language as lang
 from memlane.services.conversation.extractor import NoteDraft
 from memlane.services.conversation.facts.lexicon import CANCEL_SYNONYMS, PLAN_WORDS
 from memlane.services.conversation.facts.normalise import normalise
+from memlane.services.conversation.facts.parser import ANAPHORIC
 from memlane.services.conversation.notes import (
     CONSOLIDATED,
     CONTRADICTED,
@@ -66,6 +67,11 @@ MERGE_JACCARD, MERGE_COSINE = 0.7, 0.9
 MAX_MERGED_CHARS = 600
 #: how similar a note must be for "I switched to X" (no "from") to replace what it names
 SWITCH_COSINE = 0.5
+#: how similar a plan must be for "we scrapped it" to call it off when no word names it
+ANAPHORA_COSINE = 0.3
+#: how similar a note must be for a retyped value ("Typo earlier: it's 24 Elm Street") to correct it;
+#: "Actually it was 2016" shares no word with the note, so a date needs less
+RETYPE_COSINE, ANAPHORIC_RETYPE_COSINE = 0.3, 0.15
 
 
 Neighbours = Callable[[Vector], Awaitable[list[tuple[Node, float]]]]
@@ -75,13 +81,13 @@ _GENERIC_PLAN_WORDS = frozenset({"go", "going", "trip", "plan", "plans", "visit"
 #: a note that speaks of what is to come
 _FUTURE = re.compile(
     r"\b(?:will|going to|plans? to|planning|next|expecting|signed up|booked|getting married|starting|"
-    r"(?:are|is|am) (?:\w+ing) (?:on|in|this|next))\b"
+    r"(?:are|is|am) (?:\w+ing) (?:on|in|this|next)|due (?:at|by|in|on|next|this))\b"
 )
 #: a sentence that says something planned is done: "the baby was born", "we got back from
 #: the trip"; ``x`` is the thing, which the plan must name
 _DONE = re.compile(
     r"\b(?:the|our|my) (?P<x>[a-z]+) (?:was|were|has been|have been|is|are) (?:born|done|over|finished|"
-    r"completed|delivered|here|back)\b"
+    r"completed|delivered|here|back|arrived|done and dusted)\b"
     r"|\b(?:i|we) (?:had|got back from|came back from|returned from|finished|completed|went on|did) "
     r"(?:the|our|my) (?P<y>[a-z]+)\b"
 )
@@ -187,12 +193,16 @@ def _closings(draft: NoteDraft, candidates: list[Candidate]) -> tuple[list[_Clos
 
     for k, (_, fact) in enumerate(mine):
         for cand in candidates:
+            if fact.kind == fx.CORRECTION and not fact.old_value:
+                continue  # a retyped value: which note it corrects is decided below
             if fact.kind == fx.CORRECTION:
                 if _holds_word(cand.content, fact.old_value) and not _holds_word(cand.content, fact.value):
                     c = close(cand, SUPERSEDED, f"corrected: {fact.value!r}, not {fact.old_value!r}", [])
                     c.corrected = (fact.old_value, fact.value)
                     c.ended.update(i for i, _ in cand.facts)
                 continue
+            if fact.relation == ANAPHORIC:
+                continue  # "we scrapped it": which plan is decided below
             if fact.kind == fx.CANCEL:
                 # a plan called off, or what the person named stopped ("no longer going to Iron Works")
                 if (cand.is_plan and _cancels(fact, cand)) or (fact.specific and fx.holds(cand.content, fact.value)):
@@ -210,12 +220,109 @@ def _closings(draft: NoteDraft, candidates: list[Candidate]) -> tuple[list[_Clos
                 target = _switched_from(fact, candidates)
                 if target is not None:
                     close(target, SUPERSEDED, "replaced: switched to something else", (i for i, _ in target.facts))
+    for fact in (f for _, f in mine if f.kind == fx.CORRECTION and not f.old_value):
+        found = _retyped_note(draft, fact, candidates)
+        if found is not None:
+            cand, old_value, new_value = found
+            c = close(cand, SUPERSEDED, f"corrected: {new_value!r}, not {old_value!r}", (i for i, _ in cand.facts))
+            c.corrected = (old_value, new_value)
+    for fact in (f for _, f in mine if f.relation == ANAPHORIC):
+        target = _spoken_plan(fact, candidates, closings)
+        if target is not None:
+            close(target, CONTRADICTED, "called off by a newer message", (i for i, _ in target.facts))
     plans = [c for c in candidates if c.node is not None and c.id not in closings]
     for sentence in lang.sentences(draft.content) if plans else []:
         for cand in plans:
             if _fulfils(sentence, cand):
                 close(cand, SUPERSEDED, "the plan took place", (i for i, _ in cand.facts))
     return list(closings.values()), repeated
+
+
+def _value_type(token: str) -> str:
+    """The type a correction swaps within: a year, a number, a time, a weekday, a month, a name."""
+    if re.fullmatch(r"(?:19|20)\d\d", token):
+        return "year"
+    if re.fullmatch(r"\d{1,2}(?::\d{2})?\s?(?:am|pm)", token):
+        return "time"
+    if re.fullmatch(r"\d+(?:st|nd|rd|th)?", token):
+        return "number"
+    if token in lang.WEEKDAYS:
+        return "weekday"
+    return "month" if token in lang.MONTHS else "name"
+
+
+#: the words of a correction itself, which say nothing of what is corrected
+_CORRECTION_WORDS = frozenset(
+    {"sorry", "meant", "mean", "actually", "typo", "earlier", "wrong", "oops", "correction", "mistake", "digits",
+     "wait", "said", "misspoke", "bad", "small"}
+)  # fmt: skip
+
+
+def _retyped_note(draft: NoteDraft, fact: fx.Fact, candidates: list[Candidate]) -> tuple[Candidate, str, str] | None:
+    """The note a correction with no "not X" corrects, and the value it swaps: the most similar
+    note that holds a value of the same type the message does not say, and that shares the
+    message's other words ("Typo earlier: it's 24 Elm Street" against "42 Elm Street"), or that
+    the message points to with "it" or nothing else ("Actually it was 2016", "Sorry, I meant
+    Jenna"). A name swaps only for a name of the same beginning (Jen, Jenna)."""
+    said = set(fact.value.split())
+    text = normalise(draft.content)
+    context = set(lang.content_words(re.sub(r"\d+", " ", text)))
+    speaker = {"user", *lang.content_words(draft.subject_name or "")}
+    bare = not (context - said - _CORRECTION_WORDS - speaker)
+    anaphoric = bare or re.search(r"\b(?:it|that) (?:is|was|will be|should be)\b", text) is not None
+    found: list[tuple[Candidate, str, str]] = []
+    floor = 0.0 if bare else ANAPHORIC_RETYPE_COSINE  # a bare correction: any of the nearest notes
+    for cand in (c for c in candidates if c.node is not None and c.similarity >= floor):
+        held = normalise(cand.content)
+        shared = context & set(lang.content_words(re.sub(r"\d+", " ", held)))
+        by_context = len(shared - said) >= 2 and cand.similarity >= RETYPE_COSINE
+        if not (by_context or anaphoric):
+            continue
+        olds = [t for t in re.findall(r"[a-z0-9:]+(?:\s?(?:am|pm))?", held) if t not in said]
+        names = [w.lower() for w in re.findall(r"(?<=\s)[A-Z][a-z]{2,}", cand.content) if w.lower() not in said]
+        for new in said:
+            kind = _value_type(new)
+            if not by_context and kind == "number":
+                continue  # "it was 2 weeks ago" names no value of the note
+            if not (by_context or bare) and cand.similarity < RETYPE_COSINE and kind != "year":
+                continue
+            if kind == "name":
+                old = next((w for w in names if w[:3] == new[:3] and w != new), None)
+            else:
+                old = next((t for t in olds if _typed(t) and _value_type(t) == kind), None)
+            if old is not None and not _holds_word(cand.content, new):
+                if not bare:
+                    return cand, old, new
+                found.append((cand, old, new))
+                break
+    # "Sorry, I meant Thursday" alone speaks of the last thing said with such a value
+    return max(found, key=lambda f: _said_at(f[0])) if found else None
+
+
+def _said_at(cand: Candidate) -> float:
+    node = cand.node
+    when = node and (node.valid_at or node.created_at)
+    return when.timestamp() if when else 0.0
+
+
+_TYPED_TOKEN = re.compile(r"\d+(?:st|nd|rd|th)?|\d{1,2}(?::\d{2})?\s?(?:am|pm)")
+
+
+def _typed(token: str) -> bool:
+    return bool(_TYPED_TOKEN.fullmatch(token)) or token in lang.WEEKDAYS or token in lang.MONTHS
+
+
+def _spoken_plan(fact: fx.Fact, candidates: list[Candidate], closings: dict[str, _Closing]) -> Candidate | None:
+    """The plan "it" calls off ("they scrapped it"): the one the clause's words name, else the
+    most similar stored plan stated as one (a future cue), if it is similar enough."""
+    plans = [c for c in candidates if c.node is not None and c.id not in closings and c.is_plan]
+    named = [c for c in plans if fact.value and _cancels(replace(fact, relation="cancel"), c)]
+    if named:
+        return named[0]
+    for cand in plans:
+        if cand.similarity >= ANAPHORA_COSINE and _FUTURE.search(cand.content.lower()):
+            return cand
+    return None
 
 
 def _holds_word(text: str, phrase: str) -> bool:
@@ -394,10 +501,30 @@ def _apply_closings(
         ]  # fmt: skip
         for c in corrected:
             note.sources = merge_sources(_sources_of(c.candidate), note.sources)
+    elif corrected:
+        # "Actually it was 2016, and we're expecting a baby": the corrected note still holds
+        # beside what else the message says
+        for c in corrected:
+            _carry_corrected(note, c)
     for c in closings:
         _close(c.candidate, note, c.status, c.reason, changes)
         if c.corrected is None:
             _carry_rest(note, c)
+
+
+def _carry_corrected(note: PlannedNote, closing: _Closing) -> None:
+    if closing.corrected is None:
+        return
+    text = _corrected(closing.candidate.content, *closing.corrected)
+    merged = f"{note.content.rstrip()} {text}"
+    if _holds_sentence(note.content, text) or len(merged) > MAX_MERGED_CHARS * 2:
+        return
+    offset = len(lang.sentences(note.content))
+    note.content = merged
+    facts = list(note.extra.get("facts") or [])
+    facts += [{**f.to_slot(), "i": offset + i} for i, f in closing.candidate.facts]
+    note.extra["facts"] = facts
+    note.sources = merge_sources(note.sources, _sources_of(closing.candidate))
 
 
 def _carry_rest(note: PlannedNote, closing: _Closing) -> None:

@@ -122,6 +122,10 @@ def split_facts(sentence: str) -> list[str]:
     return [p[:1].upper() + p[1:] + ("" if p[-1:] in ".!" else end) for p in parts]
 
 
+#: fact kinds that change what a note holds: a sentence that states one is worth keeping
+_CHANGES = frozenset({fx.CANCEL, fx.CORRECTION})
+
+
 def score_sentence(sentence: str, message: Message) -> SentenceScore:
     """Salience in [0, 1] and the kind of memory the sentence holds."""
     text = sentence.strip()
@@ -151,8 +155,8 @@ def score_sentence(sentence: str, message: Message) -> SentenceScore:
         score += 0.1
     if re.search(r"\d", text):
         score += 0.05
-    if lang.CHANGE_MARKER.search(text.lower()):
-        score += 0.15  # "the house fell through": what changes a stored fact is worth keeping
+    if lang.CHANGE_MARKER.search(text.lower()) or any(f.kind in _CHANGES for f in fx.parse(text)):
+        score += 0.15  # "the house fell through", "so that's off": what changes a stored fact is worth keeping
     return SentenceScore(text, min(score, 1.0), category, date)
 
 
@@ -211,11 +215,23 @@ def extract_notes(messages: list[Message], user_name: str | None = None) -> list
     The user's name is ``user_name``, else the first name the user gives in these messages."""
     name = user_name or names_given(messages)
     drafts = []
-    for m in messages:
+    for k, m in enumerate(messages):
         d = draft_from_message(m, name)
         if d is not None:
+            if k > 0:
+                _refer_to_previous(d, messages[k - 1])
             drafts.append(d)
     return drafts
+
+
+def _refer_to_previous(draft: NoteDraft, previous: Message) -> None:
+    """ "They scrapped it" answering "How's the big project at work going?": "it" is what the
+    turn before spoke of, so an anaphoric cancellation carries that turn's words, by which
+    conflicts.py finds the plan it calls off."""
+    context = lang.content_words(previous.content)
+    for fact in draft.facts:
+        if fact.get("relation") == fx.ANAPHORIC and context:
+            fact["value"] = " ".join(dict.fromkeys([*str(fact.get("value") or "").split(), *context]))
 
 
 def agent_note(messages: list[Message]) -> NoteDraft:

@@ -22,7 +22,7 @@ from memlane.domain.model import EdgeRef, Job, Node
 from memlane.domain.visibility import Viewer
 from memlane.services.conversation.conflicts import resolve_offline
 from memlane.services.conversation.extractor import NoteDraft, agent_note, extract_notes, names_given
-from memlane.services.conversation.messages import Message, messages_from_payload
+from memlane.services.conversation.messages import Message
 from memlane.services.conversation.notes import (
     ACTIVE,
     KIND_AGENT,
@@ -39,10 +39,12 @@ from memlane.services.conversation.notes import (
     said_at,
 )
 from memlane.services.conversation.pipeline import CANDIDATES, LLMPipeline, NoteContext
+from memlane.services.conversation.task_payloads import AgentMemoryTask, IngestTask, decode_task
 from memlane.services.embedding import EmbeddingService
 from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
-from memlane.store.base import Store, Vector
+from memlane.store.base import Vector
+from memlane.store.contracts.jobs import JobProgressOps
 
 log = logging.getLogger(__name__)
 
@@ -84,29 +86,44 @@ NEW_NOTE_FIELDS = frozenset(
 class StoreCheckpoint:
     """Task progress kept in the job row, so a restarted worker knows what is already done."""
 
-    store: Store
+    store: JobProgressOps
     job: Job
     clock: Clock
     data: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, store: Store, job: Job, clock: Clock) -> StoreCheckpoint:
+    def of(cls, store: JobProgressOps, job: Job, clock: Clock) -> StoreCheckpoint:
         return cls(store, job, clock, dict(job.progress or {}))
 
     async def save(self) -> None:
         await self.store.update_job_progress(self.job, self.data, now=self.clock.now())
 
 
-def submitter(job: Job) -> Viewer:
-    """The caller who submitted the task: the job reads and writes with that caller's reach."""
-    return Viewer.from_payload(job.tenant_id, job.payload.get("viewer"))
+@dataclass(frozen=True, slots=True)
+class TaskRun:
+    """One run of an ingestion job: the job row and the task it carries, decoded once."""
+
+    job: Job
+    task: IngestTask | AgentMemoryTask
+
+    @classmethod
+    def of(cls, job: Job) -> TaskRun:
+        task = decode_task(job)
+        if not isinstance(task, IngestTask | AgentMemoryTask):
+            raise ValueError(f"job {job.id} is a {job.kind!r} job, not an ingestion")
+        return cls(job, task)
+
+    @property
+    def viewer(self) -> Viewer:
+        """The caller who submitted the task: the job reads and writes with that caller's reach."""
+        return self.task.acting_as(self.job.tenant_id)
 
 
 class IngestionService:
     def __init__(
         self,
         *,
-        store: Store,
+        store: JobProgressOps,
         reader: MemoryReader,
         embedding: EmbeddingService,
         writes: WriteService,
@@ -123,34 +140,36 @@ class IngestionService:
     # --- job handlers -------------------------------------------------------------------
     async def run_ingest(self, job: Job) -> dict[str, Any]:
         """``POST /api/v1/memories``: the full pipeline with conflict resolution."""
-        messages = messages_from_payload(job.payload["messages"])
-        ctx = NoteContext(job.tenant_id, job.id, job.payload.get("user_id"), KIND_CONVERSATION)
+        run = TaskRun.of(job)
+        messages = run.task.conversation()
+        ctx = NoteContext(job.tenant_id, job.id, run.task.user_id, KIND_CONVERSATION)
         checkpoint = StoreCheckpoint.of(self.store, job, self.clock)
         vectors: dict[str, tuple[str, Vector]] = {}
         plan = self._saved_plan(checkpoint)
         if plan is None:
-            given, known = names_given(messages), await self._known_name(job)
+            given, known = names_given(messages), await self._known_name(run)
             ctx.user_name = given or known
             try:
                 if self.pipeline is not None:
                     plan = await self.pipeline.plan(
-                        ctx, messages, checkpoint, lambda text: self._neighbours_by_text(job, text)
+                        ctx, messages, checkpoint, lambda text: self._neighbours_by_text(run, text)
                     )
                 else:
-                    plan, vectors = await self._offline_plan(job, ctx, messages)
+                    plan, vectors = await self._offline_plan(run, ctx, messages)
             except Exception:
                 await checkpoint.save()
                 raise
             # a name given now is kept for the user's later conversations in the app
             plan.person_name = given if given and given != known else None
             await self._save_plan(checkpoint, plan)
-        result = await self._apply(job, plan, vectors)
+        result = await self._apply(run, plan, vectors)
         result.update(llm_calls=int(checkpoint.data.get("llm_calls", 0)), message_count=len(messages))
         return result
 
     async def run_agent_memory(self, job: Job) -> dict[str, Any]:
         """``POST /api/v1/agent/memories``: one note, stored directly, no conflict resolution."""
-        messages = messages_from_payload(job.payload["messages"])
+        run = TaskRun.of(job)
+        messages = run.task.conversation()
         checkpoint = StoreCheckpoint.of(self.store, job, self.clock)
         plan = self._saved_plan(checkpoint)
         if plan is None:
@@ -185,7 +204,7 @@ class IngestionService:
             )
             plan = IngestionPlan(pipeline=pipeline, memory_kind=KIND_AGENT, notes=[note])
             await self._save_plan(checkpoint, plan)
-        result = await self._apply(job, plan, {})
+        result = await self._apply(run, plan, {})
         result.update(llm_calls=int(checkpoint.data.get("llm_calls", 0)), message_count=len(messages))
         return result
 
@@ -202,8 +221,9 @@ class IngestionService:
         await checkpoint.save()
 
     async def _offline_plan(
-        self, job: Job, ctx: NoteContext, messages: list[Message]
+        self, run: TaskRun, ctx: NoteContext, messages: list[Message]
     ) -> tuple[IngestionPlan, dict[str, tuple[str, Vector]]]:
+        job = run.job
         name = ctx.user_name
         drafts = extract_notes(messages, name)
         if not drafts:
@@ -213,8 +233,8 @@ class IngestionService:
         plan = await resolve_offline(
             drafts,
             [np.asarray(v, dtype=np.float32) for v in vecs],
-            lambda v: self._neighbours(job, v, CONFLICT_CANDIDATES),
-            keyword_neighbours=lambda text: self._keyword_neighbours(job, text),
+            lambda v: self._neighbours(run, v, CONFLICT_CANDIDATES),
+            keyword_neighbours=lambda text: self._keyword_neighbours(run, text),
             speaker_keys=[k for k in ("the user", (name or "").lower()) if k],
             ids=ids,
             client_ids=[f"conv:{job.id}:{i}" for i in range(len(drafts))],
@@ -223,36 +243,36 @@ class IngestionService:
         vectors = {ids[i]: (d.content, np.asarray(vecs[i], dtype=np.float32)) for i, d in enumerate(drafts)}
         return plan, vectors
 
-    async def _known_name(self, job: Job) -> str | None:
+    async def _known_name(self, run: TaskRun) -> str | None:
         """The name this user gave in an earlier conversation of the app, if any."""
-        user_id = job.payload.get("user_id")
+        user_id = run.task.user_id
         if not user_id:
             return None
-        viewer, scope = submitter(job), job.payload["app_id"]
-        found = await self.reader.client_ids(viewer, scope, [person_client_id(str(user_id))])
+        viewer, scope = run.viewer, run.task.app_id
+        found = await self.reader.client_ids(viewer, scope, [person_client_id(user_id)])
         if not found:
             return None
         node = await self.reader.node(viewer, scope, next(iter(found.values())))
         name = node.slots.get("name") if node is not None else None
         return name if isinstance(name, str) and name else None
 
-    async def _keyword_neighbours(self, job: Job, text: str) -> list[tuple[Node, float]]:
+    async def _keyword_neighbours(self, run: TaskRun, text: str) -> list[tuple[Node, float]]:
         """Active notes of the same user that hold the words of ``text`` (a corrected name, a
         cancelled trip): candidates the nearest by meaning may miss."""
-        viewer = submitter(job)
-        scope = job.payload["app_id"]
+        viewer = run.viewer
+        scope = run.task.app_id
         hits = await self.reader.keyword(
             viewer, scope, text, KEYWORD_CANDIDATES, tiers=SEARCH_TIERS, types=(NOTE_TYPE,), statuses=(ACTIVE,),
-            user_id=job.payload.get("user_id"),
+            user_id=run.task.user_id,
         )  # fmt: skip
         index = {n.id: n for n in await self.reader.nodes(viewer, scope, [h.id for h in hits])}
-        return [(index[h.id], 0.0) for h in hits if h.id in index and index[h.id].task_id != job.id]
+        return [(index[h.id], 0.0) for h in hits if h.id in index and index[h.id].task_id != run.job.id]
 
-    async def _neighbours(self, job: Job, vector: Vector, k: int) -> list[tuple[Node, float]]:
+    async def _neighbours(self, run: TaskRun, vector: Vector, k: int) -> list[tuple[Node, float]]:
         """Nearest active notes of the same user in the app that the submitter may see,
         excluding this task's own notes (a re-run must not resolve a note against itself)."""
-        viewer = submitter(job)
-        scope = job.payload["app_id"]
+        viewer = run.viewer
+        scope = run.task.app_id
         hits = await self.reader.nearest(
             viewer,
             scope,
@@ -261,29 +281,27 @@ class IngestionService:
             tiers=SEARCH_TIERS,
             types=(NOTE_TYPE,),
             statuses=(ACTIVE,),
-            user_id=job.payload.get("user_id"),
+            user_id=run.task.user_id,
         )
         index = {n.id: n for n in await self.reader.nodes(viewer, scope, [h.id for h in hits])}
-        out = [(index[h.id], h.score) for h in hits if h.id in index and index[h.id].task_id != job.id]
+        out = [(index[h.id], h.score) for h in hits if h.id in index and index[h.id].task_id != run.job.id]
         return out[:k]
 
-    async def _neighbours_by_text(self, job: Job, text: str) -> list[tuple[Node, float]]:
-        return await self._neighbours(job, await self.embedding.query_vector(text), CANDIDATES)
+    async def _neighbours_by_text(self, run: TaskRun, text: str) -> list[tuple[Node, float]]:
+        return await self._neighbours(run, await self.embedding.query_vector(text), CANDIDATES)
 
     # --- writing ------------------------------------------------------------------------
-    async def _apply(self, job: Job, plan: IngestionPlan, vectors: dict[str, tuple[str, Vector]]) -> dict[str, Any]:
+    async def _apply(self, run: TaskRun, plan: IngestionPlan, vectors: dict[str, tuple[str, Vector]]) -> dict[str, Any]:
         """One write: new notes (deterministic ids), lineage changes, ``next`` edges."""
-        viewer = submitter(job)
-        existing = {
-            n.id: n for n in await self.reader.nodes(viewer, job.payload["app_id"], [c.id for c in plan.changes])
-        }
+        job = run.job
+        existing = {n.id: n for n in await self.reader.nodes(run.viewer, run.task.app_id, [c.id for c in plan.changes])}
         vectors = await self._with_vectors(plan, vectors)
         # A note that replaces or contradicts another begins when it was said; the one it
         # replaces is closed then, not deleted (domain/validity.py)
         now = self.clock.now()
         said = {n.id: said_at(n, now) for n in plan.notes}
         specs = [
-            self._note_spec(job, plan, n, vectors[n.id][1], valid_at=said[n.id] if n.targets else None)
+            self._note_spec(run, plan, n, vectors[n.id][1], valid_at=said[n.id] if n.targets else None)
             for n in plan.notes
         ]
         edges: list[WriteEdgeSpec] = []
@@ -304,9 +322,9 @@ class IngestionService:
         edges += [
             WriteEdgeSpec(type="next", src=EdgeRef(id=n.id), dst=EdgeRef(id=n.next_id)) for n in plan.notes if n.next_id
         ]
-        if plan.person_name and job.payload.get("user_id"):
-            specs.append(self._person_spec(job, plan.person_name))
-        commit_id = await self._write(job, plan, specs, edges) if specs else None
+        if plan.person_name and run.task.user_id:
+            specs.append(self._person_spec(run, run.task.user_id, plan.person_name))
+        commit_id = await self._write(run, plan, specs, edges) if specs else None
         return {
             "pipeline": plan.pipeline,
             "memories": [
@@ -332,51 +350,50 @@ class IngestionService:
         }
 
     async def _write(
-        self, job: Job, plan: IngestionPlan, specs: list[WriteNodeSpec], edges: list[WriteEdgeSpec]
+        self, run: TaskRun, plan: IngestionPlan, specs: list[WriteNodeSpec], edges: list[WriteEdgeSpec]
     ) -> str:
         """The plan's one write commit, as the submitter; its id."""
-        payload = job.payload
         outcome = await self.writes.write(
             WriteCommand(
-                tenant_id=job.tenant_id,
-                scope=payload["app_id"],
-                input_sha256=str(payload.get("request_sha256") or "0" * 64),
-                actor=f"conversation:{job.id}",
+                tenant_id=run.job.tenant_id,
+                scope=run.task.app_id,
+                input_sha256=run.task.request_sha256 or "0" * 64,
+                actor=f"conversation:{run.job.id}",
                 kind="conversation_ingest",
                 model_version=self.pipeline.model if plan.pipeline == "llm" and self.pipeline else "offline",
                 nodes=specs,
                 edges=edges,
-                viewer=submitter(job),
+                viewer=run.viewer,
             )
         )
         return outcome.result.commit.id
 
     @staticmethod
-    def _person_spec(job: Job, name: str) -> WriteNodeSpec:
+    def _person_spec(run: TaskRun, user_id: str, name: str) -> WriteNodeSpec:
         """The user's name in this app, kept for later conversations: an entity node, not a
         note, so a greeting never outranks what the user said (conversation queries read notes).
         Upserted by its client id; erased with the user."""
-        user_id = str(job.payload["user_id"])
+        producer = run.task.producer_agent_id
         return WriteNodeSpec(
             type="entity",
             client_id=person_client_id(user_id),
             title=name,
             text_summary=name,
-            slots={"memory_kind": "person", "name": name, "task_id": job.id},
+            slots={"memory_kind": "person", "name": name, "task_id": run.job.id},
             importance=0.1,
             salience=0.1,
             user_id=user_id,
-            agent=job.payload.get("producer_agent_id"),
+            agent=producer,
             tags=[NOTE_TAG, "person"],
             memory_lane="shared",
-            producer_agent_id=job.payload.get("producer_agent_id"),
+            producer_agent_id=producer,
             fields_set=PERSON_FIELDS,
         )
 
     def _note_spec(
-        self, job: Job, plan: IngestionPlan, note: PlannedNote, vector: Vector, *, valid_at: datetime | None
+        self, run: TaskRun, plan: IngestionPlan, note: PlannedNote, vector: Vector, *, valid_at: datetime | None
     ) -> WriteNodeSpec:
-        payload = job.payload
+        task, job = run.task, run.job
         return WriteNodeSpec(
             type=NOTE_TYPE,
             id=note.id,
@@ -387,13 +404,13 @@ class IngestionService:
             salience=note.importance,
             confidence=0.8 if plan.pipeline == "llm" else 0.6,
             status=note.status,
-            user_id=payload.get("user_id"),
-            session_id=payload.get("session_id"),
+            user_id=task.user_id,
+            session_id=task.session_id,
             task_id=job.id,
-            agent=payload.get("producer_agent_id"),
+            agent=task.producer_agent_id,
             tags=list(dict.fromkeys([NOTE_TAG, *note.tags]))[:20],
             memory_lane="shared",
-            producer_agent_id=payload.get("producer_agent_id"),
+            producer_agent_id=task.producer_agent_id,
             embedding=[float(x) for x in vector],
             embedding_model=self.embedding.embedder.model_id,
             valid_at=valid_at,

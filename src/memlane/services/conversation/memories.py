@@ -23,7 +23,7 @@ from memlane.services.embedding import EmbeddingService
 from memlane.services.ranking.calibration import CONVERSATION_CUT, Background
 from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
-from memlane.store.base import Store
+from memlane.store.contracts.graph_reads import EdgeReadOps
 
 #: how many nearest notes are re-ranked per result asked for (never fewer than MIN_POOL). An
 #: app user with fewer notes than the pool is read whole, and each note is judged against the
@@ -60,7 +60,7 @@ class MemoryService:
     def __init__(
         self,
         *,
-        store: Store,
+        store: EdgeReadOps,
         reader: MemoryReader,
         embedding: EmbeddingService,
         writes: WriteService,

@@ -16,6 +16,7 @@ alone, whoever's message filled it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from memlane.domain.clock import Clock, iso, new_id
@@ -29,9 +30,16 @@ from memlane.jobs.conversation_kinds import (
     CONVERSATION_KINDS,
     CONVERSATION_SUMMARY_CALLBACK,
 )
+from memlane.services.conversation.task_payloads import (
+    ConversationTask,
+    IngestTask,
+    SummaryCallbackTask,
+    decode_task,
+    encode_task,
+)
 from memlane.services.conversation.webhooks import MAX_ATTEMPTS as WEBHOOK_ATTEMPTS
 from memlane.services.conversation.webhooks import delivery_result
-from memlane.store.base import Store
+from memlane.store.contracts.jobs import JobSubmitOps
 
 TASK_STATUS = {"queued": "pending", "running": "processing", "done": "completed", "failed": "failed"}
 #: hex digits of the caller digest an idempotency key is stored under (128 bits; with the
@@ -45,25 +53,22 @@ TASK_KIND = {
 
 
 class TaskService:
-    def __init__(self, *, store: Store, clock: Clock, max_attempts: int, notify: Any = None):
+    def __init__(self, *, store: JobSubmitOps, clock: Clock, max_attempts: int, notify: Any = None):
         self.store = store
         self.clock = clock
         self.max_attempts = max_attempts
         self._notify = notify
 
-    async def submit(
-        self, viewer: Viewer, kind: str, payload: dict[str, Any], *, idempotency_key: str | None
-    ) -> tuple[Job, bool]:
+    async def submit(self, viewer: Viewer, task: ConversationTask, *, idempotency_key: str | None) -> tuple[Job, bool]:
         """Commit the job; returns it and whether it is new (False: an idempotent replay).
 
-        The job keeps the submitter (``payload.viewer``): it reads and writes with the
+        The job keeps the submitter (the task's ``submitter``): it reads and writes with the
         submitter's reach, and only the submitter sees the task."""
         scoped = caller_key(viewer, idempotency_key) if idempotency_key is not None else None
-        job = self.new_job(viewer, kind, payload, idempotency_key=scoped)
-        task_id = job.id
+        job = self.new_job(viewer, task, idempotency_key=scoped)
         stored = (await self.store.enqueue([job], now=self.clock.now()))[0]
-        if stored.id != task_id:
-            if stored.payload.get("request_sha256") != payload.get("request_sha256"):
+        if stored.id != job.id:
+            if not _same_request(stored, task):
                 raise Conflict(
                     f"Idempotency-Key {idempotency_key!r} was already used for a different request "
                     f"(your task {stored.id}); use a new key for new work",
@@ -73,22 +78,17 @@ class TaskService:
         self.notify()
         return stored, True
 
-    def new_job(self, viewer: Viewer, kind: str, payload: dict[str, Any], *, idempotency_key: str | None = None) -> Job:
+    def new_job(self, viewer: Viewer, task: ConversationTask, *, idempotency_key: str | None = None) -> Job:
         """The task's job row, not yet stored (the batcher stores it in its own transaction)."""
         task_id = new_id()
-        payload = {**payload, "viewer": viewer.to_payload()}
-        if "messages" in payload:
-            payload = {
-                **payload,
-                "messages": [{**m, "id": m.get("id") or f"{task_id}:{i}"} for i, m in enumerate(payload["messages"])],
-            }
-        attempts = WEBHOOK_ATTEMPTS + 2 if kind == CONVERSATION_SUMMARY_CALLBACK else self.max_attempts
+        task = replace(task.with_message_ids(task_id), submitter=viewer)
+        attempts = WEBHOOK_ATTEMPTS + 2 if isinstance(task, SummaryCallbackTask) else self.max_attempts
         return Job(
             tenant_id=viewer.tenant_id,
             id=task_id,
-            kind=kind,
-            scope=payload.get("app_id"),
-            payload=payload,
+            kind=task.kind,
+            scope=task.app_id,
+            payload=encode_task(task),
             max_attempts=attempts,
             idempotency_key=idempotency_key,
         )
@@ -111,13 +111,18 @@ def caller_key(viewer: Viewer, key: str) -> str:
     return f"{sha256_hex(who)[:CALLER_DIGEST_CHARS]}:{key}"
 
 
+def _same_request(stored: Job, task: ConversationTask) -> bool:
+    """Whether the task stored under an ``Idempotency-Key`` came from the same request."""
+    return stored.kind in CONVERSATION_KINDS and decode_task(stored).request_sha256 == task.request_sha256
+
+
 def attribution(job: Job) -> Attribution:
     """Who a task belongs to, in the visibility columns (the module docstring says why)."""
-    p = job.payload
-    user = p.get("user_id") if isinstance(p.get("user_id"), str) and p.get("user_id") else None
-    if "batcher" in p:
+    task = decode_task(job)
+    user = task.user_id
+    if isinstance(task, IngestTask) and task.batcher is not None:
         return Attribution(user_id=user)
-    submitter = Viewer.from_payload(job.tenant_id, p.get("viewer"))
+    submitter = task.acting_as(job.tenant_id)
     if submitter.agent_id is not None:
         return Attribution(memory_lane="private", owner_agent_id=submitter.agent_id, user_id=user)
     if submitter.team_id is not None:
@@ -126,12 +131,14 @@ def attribution(job: Job) -> Attribution:
 
 
 def task_view(job: Job) -> dict[str, Any]:
+    task = decode_task(job)
     status = TASK_STATUS.get(job.status, job.status)
     progress = job.progress or {}
     result: dict[str, Any] | None = job.result
     if job.kind == CONVERSATION_SUMMARY_CALLBACK and result is None and progress:
         delivery = "failed" if job.status == "failed" else "pending"
-        result = delivery_result(progress, delivery, job.payload.get("callback_url"))
+        url = task.callback_url if isinstance(task, SummaryCallbackTask) else None
+        result = delivery_result(progress, delivery, url)
     elif result is None and progress:
         result = {"stage": progress.get("stage"), "llm_calls": int(progress.get("llm_calls", 0))}
     return {
@@ -142,9 +149,9 @@ def task_view(job: Job) -> dict[str, Any]:
         "result": result,
         "attempts": job.attempts,
         "last_error": job.last_error,
-        "app_id": job.payload.get("app_id"),
-        "user_id": job.payload.get("user_id"),
-        "session_id": job.payload.get("session_id"),
+        "app_id": task.app_id,
+        "user_id": task.user_id,
+        "session_id": task.session_id,
         "created_at": iso(job.created_at),
         "updated_at": iso(job.updated_at),
     }

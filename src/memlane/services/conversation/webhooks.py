@@ -30,8 +30,8 @@ from memlane.domain.errors import MemlaneError, UpstreamError
 from memlane.domain.model import Job
 from memlane.llm.structured import CallBudget
 from memlane.metrics import WEBHOOK_DELIVERIES
-from memlane.services.conversation.messages import messages_from_payload
 from memlane.services.conversation.summaries import SUMMARY_CALLS, Summarizer
+from memlane.services.conversation.task_payloads import SummaryCallbackTask, decode_task
 from memlane.services.conversation.webhook_targets import (
     TargetPolicy,
     TargetRefused,
@@ -39,7 +39,7 @@ from memlane.services.conversation.webhook_targets import (
     parse_target,
     pinned_request,
 )
-from memlane.store.base import Store
+from memlane.store.contracts.jobs import JobProgressOps
 
 MAX_ATTEMPTS = 3
 RETRYABLE_STATUSES = frozenset({408, 429})
@@ -116,7 +116,7 @@ class SummaryCallbacks:
     """Handler of ``conversation.summary_callback`` jobs: summarise once, deliver, record."""
 
     def __init__(
-        self, *, store: Store, clock: Clock, summarizer: Summarizer, timeout_sec: float, targets: TargetPolicy
+        self, *, store: JobProgressOps, clock: Clock, summarizer: Summarizer, timeout_sec: float, targets: TargetPolicy
     ):
         self.store = store
         self.clock = clock
@@ -132,14 +132,14 @@ class SummaryCallbacks:
             await self.targets.addresses(parse_target(url))
 
     async def run(self, job: Job) -> dict[str, Any]:
-        payload = job.payload
+        task = decode_task(job)
+        if not isinstance(task, SummaryCallbackTask):
+            raise ValueError(f"job {job.id} is a {job.kind!r} job, not a summary callback")
         progress = dict(job.progress or {})
         if "summary" not in progress:
             budget = CallBudget(SUMMARY_CALLS, used=int(progress.get("llm_calls", 0)))
             try:
-                progress["summary"] = await self.summarizer.summarize(
-                    messages_from_payload(payload["messages"]), budget=budget
-                )
+                progress["summary"] = await self.summarizer.summarize(task.conversation(), budget=budget)
             finally:
                 progress["llm_calls"] = budget.used
                 await self.store.update_job_progress(job, progress, now=self.clock.now())
@@ -155,18 +155,18 @@ class SummaryCallbacks:
         body = {
             "task_id": job.id,
             "status": "completed",
-            "app_id": payload.get("app_id"),
-            "user_id": payload.get("user_id"),
-            "session_id": payload.get("session_id"),
+            "app_id": task.app_id,
+            "user_id": task.user_id,
+            "session_id": task.session_id,
             **progress["summary"],
         }
         headers = {
-            **{str(k): str(v) for k, v in (payload.get("callback_headers") or {}).items()},
+            **task.callback_headers,
             "user-agent": USER_AGENT,
             "x-memlane-task-id": job.id,
             "x-memlane-delivery-attempt": str(number),
         }
-        url = str(payload["callback_url"])
+        url = task.callback_url
         result = await post_once(url, body, headers, policy=self.targets, timeout_sec=self.timeout_sec)
         WEBHOOK_DELIVERIES.labels(result.outcome).inc()
         attempts[-1].update(outcome=result.outcome, status_code=result.status_code, error=result.error)

@@ -16,6 +16,7 @@ from memlane.jobs.worker import Handler
 from memlane.llm.client import ChatClient
 from memlane.services.conversation.batcher import BatcherService
 from memlane.services.conversation.ingestion import IngestionService
+from memlane.services.conversation.intake import ConversationIntake
 from memlane.services.conversation.memories import MemoryService
 from memlane.services.conversation.pipeline import LLMPipeline
 from memlane.services.conversation.summaries import Summarizer
@@ -25,12 +26,13 @@ from memlane.services.conversation.webhooks import SummaryCallbacks
 from memlane.services.embedding import EmbeddingService
 from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteService
-from memlane.store.base import Store
 from memlane.store.batcher import BatcherStore
+from memlane.store.contracts import Store
 
 
 @dataclass
 class ConversationServices:
+    intake: ConversationIntake
     ingestion: IngestionService
     memories: MemoryService
     tasks: TaskService
@@ -63,7 +65,21 @@ def build_conversation(
     pipeline = LLMPipeline(llm) if llm is not None else None
     summarizer = Summarizer(clock=clock, pipeline=pipeline)
     tasks = TaskService(store=store, clock=clock, max_attempts=settings.worker.job_max_attempts, notify=notify)
+    callbacks = SummaryCallbacks(
+        store=store,
+        clock=clock,
+        summarizer=summarizer,
+        timeout_sec=settings.conversation.webhook_timeout_sec,
+        targets=TargetPolicy.from_setting(settings.conversation.webhook_allowed_hosts),
+    )
     return ConversationServices(
+        intake=ConversationIntake(
+            tasks=tasks,
+            summarizer=summarizer,
+            callbacks=callbacks,
+            clock=clock,
+            max_messages=settings.conversation.max_messages,
+        ),
         ingestion=IngestionService(
             store=store, reader=reader, embedding=embedding, writes=writes, clock=clock, pipeline=pipeline
         ),
@@ -77,13 +93,7 @@ def build_conversation(
         ),
         tasks=tasks,
         summarizer=summarizer,
-        callbacks=SummaryCallbacks(
-            store=store,
-            clock=clock,
-            summarizer=summarizer,
-            timeout_sec=settings.conversation.webhook_timeout_sec,
-            targets=TargetPolicy.from_setting(settings.conversation.webhook_allowed_hosts),
-        ),
+        callbacks=callbacks,
         batcher=BatcherService(
             store=BatcherStore(store),
             tasks=tasks,
@@ -91,5 +101,6 @@ def build_conversation(
             batch_size=settings.conversation.batcher_batch_size,
             idle_timeout_sec=settings.conversation.batcher_idle_timeout_sec,
             max_attempts=settings.worker.job_max_attempts,
+            max_messages=settings.conversation.max_messages,
         ),
     )

@@ -25,7 +25,7 @@ from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import CommitInfo, Job
 from memlane.jobs.layers_kinds import LAYERS_SWEEP
 from memlane.services.writing import WriteService
-from memlane.store.base import Store
+from memlane.store.contracts.jobs import JobSubmitOps
 from memlane.store.knowledge import KnowledgeStore
 
 BATCH = 500
@@ -34,7 +34,7 @@ BATCH = 500
 class ExpirySweeper:
     def __init__(
         self,
-        store: Store,
+        store: JobSubmitOps,
         kstore: KnowledgeStore,
         *,
         writes: WriteService,

@@ -1,7 +1,7 @@
 """Who may do what on the layered surface (the role vocabulary is domain/roles.py).
 
 The admin may do what the manager may. Reading what exists is decided by the one visibility
-function (services/visibility.py); these rules add what each role may change, and the
+function (domain/visibility.py); these rules add what each role may change, and the
 workspace refusal the layered spec names.
 """
 

@@ -335,7 +335,21 @@ class LayeredMemoryService:
             user_confirmed=u.user_confirmed,
             system_refinement=u.system_refinement,
         )
-        now = self.clock.now()
+        fields = self._apply_changes(node, u, self.clock.now())
+        spec = await self._update_spec(node, fields)
+        refined = {"system_refinement": u.system_refinement, "user_confirmed": u.user_confirmed}
+        outcome = await self.writes.write(
+            self._command(
+                caller, node.scope, "layers_update", {"id": node.id, "fields": sorted(fields), **refined}, [spec]
+            )
+        )
+        if self._on_write is not None:
+            await self._on_write(caller.tenant_id)
+        return outcome.result.nodes[0]
+
+    def _apply_changes(self, node: Node, u: UpdateInput, now: datetime) -> set[str]:
+        """Apply the update to ``node`` (a copy read for this update); the fields it changed.
+        An update that changes nothing is a 400."""
         fields: set[str] = set()
         if u.new_title is not None:
             node.title = u.new_title
@@ -343,34 +357,41 @@ class LayeredMemoryService:
         if u.new_content is not None:
             node.text_summary = u.new_content
             fields.add("text_summary")
-        meta = u.new_meta
-        if meta is not None:
-            if "agent" in meta.given:
-                node.agent = meta.agent
-                fields.add("agent")
-            if "task_id" in meta.given:
-                node.task_id = meta.task_id
-                fields.add("task_id")
-            if "tags" in meta.given:
-                node.tags = _clean_tags(meta.tags)
-                fields.add("tags")
-            if "expiry" in meta.given:
-                self._check_expiry(meta.expiry, now)
-                node.expires_at = meta.expiry
-                fields.add("expires_at")
-            for name in ("valid_at", "invalid_at"):
-                if name in meta.given:
-                    setattr(node, name, getattr(meta, name))
-                    fields.add(name)
-            if "user_visible" in meta.given and meta.user_visible is not None:
-                node.slots = {**node.slots, "user_visible": meta.user_visible}
-                fields.add("slots")
+        if u.new_meta is not None:
+            fields |= self._apply_meta(node, u.new_meta, now)
         if not fields:
             raise InvalidRequest(
                 "nothing to update: give new_title, new_content or new_metadata",
                 code="invalid_request",
                 details={"field": "new_content"},
             )
+        return fields
+
+    def _apply_meta(self, node: Node, meta: MemoryMeta, now: datetime) -> set[str]:
+        """The metadata fields the update gives, applied to ``node``; the fields changed."""
+        fields: set[str] = set()
+        for name in ("agent", "task_id"):
+            if name in meta.given:
+                setattr(node, name, getattr(meta, name))
+                fields.add(name)
+        if "tags" in meta.given:
+            node.tags = _clean_tags(meta.tags)
+            fields.add("tags")
+        if "expiry" in meta.given:
+            self._check_expiry(meta.expiry, now)
+            node.expires_at = meta.expiry
+            fields.add("expires_at")
+        for name in ("valid_at", "invalid_at"):
+            if name in meta.given:
+                setattr(node, name, getattr(meta, name))
+                fields.add(name)
+        if "user_visible" in meta.given and meta.user_visible is not None:
+            node.slots = {**node.slots, "user_visible": meta.user_visible}
+            fields.add("slots")
+        return fields
+
+    async def _update_spec(self, node: Node, fields: set[str]) -> WriteNodeSpec:
+        """The write of an updated node: the changed fields, and a new vector when its text changed."""
         spec = WriteNodeSpec(
             type=node.type,
             id=node.id,
@@ -389,16 +410,7 @@ class LayeredMemoryService:
             vector = await self.embedding.query_vector(memory_text(node.title, node.text_summary))
             spec.embedding = [float(x) for x in vector]
             spec.embedding_model = self.embedding.embedder.model_id
-        refined = {"system_refinement": u.system_refinement, "user_confirmed": u.user_confirmed}
-        outcome = await self.writes.write(
-            self._command(
-                caller, node.scope, "layers_update", {"id": node.id, "fields": sorted(fields), **refined}, [spec]
-            )
-        )
-        result = outcome.result
-        if self._on_write is not None:
-            await self._on_write(caller.tenant_id)
-        return result.nodes[0]
+        return spec
 
     # --- delete ---------------------------------------------------------------------------
     async def delete(self, caller: Viewer, memory_id: str, *, user_instruction: bool) -> None:

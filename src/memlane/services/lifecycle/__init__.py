@@ -8,7 +8,7 @@ worker its job handlers. Built once per process by ``services/container.py``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from memlane.config import Settings
 from memlane.domain.clock import Clock
@@ -23,14 +23,20 @@ from memlane.services.lifecycle.decay import DecayPolicy, DecayService
 from memlane.services.lifecycle.rehydrate import RehydrateService
 from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteService
-from memlane.store.base import Store
+from memlane.store.contracts import Store
+from memlane.store.contracts.jobs import JobProgressOps
+from memlane.store.contracts.maintenance import ScopeScanOps
 
 T = TypeVar("T")
 
 
+class LifecycleStore(ScopeScanOps, JobProgressOps, Protocol):
+    """The scopes a lifecycle job runs over, and where it records how far it got."""
+
+
 @dataclass(slots=True)
 class Lifecycle:
-    store: Store
+    store: LifecycleStore
     clock: Clock
     activation: ActivationService
     rehydrate: RehydrateService

@@ -35,7 +35,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from memlane.domain.clock import Clock, iso
 from memlane.domain.hashing import canonical_json, sha256_hex
@@ -44,7 +44,9 @@ from memlane.services.lifecycle.consolidation import ProgressFn, tokens
 from memlane.services.opposition import opposition
 from memlane.services.recall.context import is_compression_summary
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
-from memlane.store.base import NodePatch, Store, scan_all_nodes
+from memlane.store.base import NodePatch
+from memlane.store.contracts.graph_reads import EdgeReadOps, NodeReadOps
+from memlane.store.contracts.maintenance import ScopeScanOps, scan_all_nodes
 
 ACTOR: Final = "memlane:compress"
 METHOD: Final = "extractive-v1"
@@ -213,8 +215,12 @@ class CompressionReport:
         }
 
 
+class CompressionStore(ScopeScanOps, NodeReadOps, EdgeReadOps, Protocol):
+    """Whole scopes of events, the rollups already stored, and the edges between them."""
+
+
 class CompressionService:
-    def __init__(self, store: Store, writes: WriteService, *, clock: Clock):
+    def __init__(self, store: CompressionStore, writes: WriteService, *, clock: Clock):
         self.store = store
         self.writes = writes
         self.clock = clock

@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import numpy as np
 
@@ -46,7 +46,9 @@ from memlane.services.lifecycle.closures import Closure, closure_patches, plan_c
 from memlane.services.opposition import opposition_of_any, replaces_older
 from memlane.services.recall.context import is_compression_summary
 from memlane.services.writing import WriteService
-from memlane.store.base import NodePatch, Store, scan_all_nodes
+from memlane.store.base import NodePatch
+from memlane.store.contracts.graph_reads import SearchOps
+from memlane.store.contracts.maintenance import ScopeScanOps, scan_all_nodes
 
 CONSOLIDATED_TYPES: Final = ("event", "entity", "topic", "concept", "evidence", "procedure", "self_model")
 ACTOR: Final = "memlane:consolidate"
@@ -309,8 +311,12 @@ def build_merge_group(
     return group, skipped
 
 
+class ConsolidationStore(ScopeScanOps, SearchOps, Protocol):
+    """Whole scopes of nodes, and their vectors to compare."""
+
+
 class ConsolidationService:
-    def __init__(self, store: Store, writes: WriteService, *, clock: Clock):
+    def __init__(self, store: ConsolidationStore, writes: WriteService, *, clock: Clock):
         self.store = store
         self.writes = writes
         self.clock = clock

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from memlane.config import DecaySettings
 from memlane.domain.clock import Clock, iso
@@ -35,7 +35,9 @@ from memlane.jobs.lifecycle_kinds import LIFECYCLE_DECAY
 from memlane.jobs.periodic import PeriodicJob
 from memlane.services.lifecycle.activation import node_quality
 from memlane.services.writing import WriteService
-from memlane.store.base import NodePatch, Store
+from memlane.store.base import NodePatch
+from memlane.store.contracts.jobs import JobProgressOps, JobSubmitOps
+from memlane.store.contracts.maintenance import ScopeScanOps
 
 DECAYING_TIERS = ("hot", "warm", "cold")
 PAGE = 500
@@ -113,9 +115,13 @@ class DecayStats:
 Progress = Callable[[DecayStats], Any]
 
 
+class DecayStore(ScopeScanOps, JobSubmitOps, JobProgressOps, Protocol):
+    """The scopes and nodes decay pages through, the queue its next run goes on, and its progress."""
+
+
 class DecayService:
     def __init__(
-        self, store: Store, writes: WriteService, *, clock: Clock, settings: DecayPolicy, job_max_attempts: int
+        self, store: DecayStore, writes: WriteService, *, clock: Clock, settings: DecayPolicy, job_max_attempts: int
     ):
         self.store = store
         self.writes = writes

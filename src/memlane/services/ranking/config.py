@@ -10,8 +10,8 @@ from memlane.config import RecallSettings
 @dataclass(frozen=True, slots=True)
 class RankingConfig:
     """Defaults were tuned on two LoCoMo conversations and confirmed on three held-out ones
-    (BENCHMARKS-retrieval.md); every signal can be switched off to measure it alone. Every
-    weight recall uses is a field here; those without a ``MEMLANE_RECALL_*`` setting (edge
+    (BENCHMARKS.md, "Retrieval quality on LoCoMo"); every signal can be switched off to
+    measure it alone. Every weight recall uses is a field here; those without a ``MEMLANE_RECALL_*`` setting (edge
     factors, hop decay, node weight) keep their defaults outside tests and sweeps."""
 
     keyword: bool = True
@@ -76,17 +76,4 @@ class RankingConfig:
             time_statement_boost=settings.time_statement_boost,
             episode_weight=settings.episode_weight,
             entity_link_weight=settings.entity_link_weight,
-        )
-
-    @classmethod
-    def dense_only(cls) -> RankingConfig:
-        """Cosine seeds and no other signal: what recall did before hybrid ranking."""
-        return cls(
-            keyword=False,
-            graph=False,
-            time=False,
-            entity=False,
-            time_statement_boost=0.0,
-            episode_weight=0.0,
-            entity_link_weight=0.0,
         )

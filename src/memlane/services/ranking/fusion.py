@@ -5,7 +5,7 @@ Two methods, chosen by ``MEMLANE_RECALL_FUSION``:
 * ``relative`` (default): each list's scores rescaled to [0, 1] between a floor and the list's
   best, then mixed by weight. It keeps *how much* better the best hit is, so a clear winner
   stays clearly first; measured on LoCoMo it beat rank fusion at every k
-  (BENCHMARKS-retrieval.md).
+  (BENCHMARKS.md, "Retrieval quality on LoCoMo").
 * ``rrf``: reciprocal rank fusion, ``sum w / (k + rank)``; scale-free but flattens the top.
 """
 

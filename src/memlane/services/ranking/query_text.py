@@ -3,7 +3,7 @@
 BM25 already discounts common words, but a question's function words ("what", "did", "the")
 still add noise and cost (every token is an OR term of the full-text query), so they are
 dropped before the keyword search. The dense path embeds the question as asked: measured,
-stripping it there did not help (BENCHMARKS-retrieval.md).
+stripping it there did not help (BENCHMARKS.md, "Retrieval quality on LoCoMo").
 """
 
 from __future__ import annotations

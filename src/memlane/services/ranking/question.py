@@ -25,7 +25,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from memlane.domain.episodes import episode_map
 from memlane.domain.model import Node
+from memlane.domain.text_signals import body, speaker_of
 from memlane.services.conversation.language import entities as named_entities
 from memlane.services.ranking.query_text import words
 
@@ -101,16 +103,10 @@ def states_a_time(text: str) -> bool:
 
 
 def time_statement_boost(base: Mapping[str, float], nodes: Mapping[str, Node], boost: float) -> dict[str, float]:
-    """``(1 + boost)`` for every candidate that states a time; the others keep their score."""
-    return {nid: s * (1.0 + boost) if states_a_time(nodes[nid].text) else s for nid, s in base.items()}
-
-
-def episode_of(n: Node) -> object | None:
-    """The episode a memory belongs to: its conversation session, if the writer named one."""
-    session = n.slots.get("session")
-    if session is not None and not isinstance(session, (dict, list)):
-        return ("slot", session)
-    return ("session", n.session_id) if n.session_id is not None else None
+    """``(1 + boost)`` for every candidate that states a time; the others keep their score. A
+    speaker-and-date header (``Caroline (8 May, 2023): ...``) is when the words were said, not a
+    time they state, so only the words after it count."""
+    return {nid: s * (1.0 + boost) if states_a_time(body(nodes[nid].text)) else s for nid, s in base.items()}
 
 
 def episode_boost(base: Mapping[str, float], nodes: Mapping[str, Node], weight: float) -> dict[str, float]:
@@ -119,8 +115,9 @@ def episode_boost(base: Mapping[str, float], nodes: Mapping[str, Node], weight: 
     a lone look-alike, and a reply is lifted by the question it answers. (Measured: the best
     other alone, or the mean of three, ranked worse; BENCHMARKS.md.)"""
     best: dict[object, list[tuple[float, str]]] = {}
+    episodes = episode_map({nid: nodes[nid] for nid in base})
     for nid, s in base.items():
-        ep = episode_of(nodes[nid])
+        ep = episodes.get(nid)
         if ep is not None:
             top = best.setdefault(ep, [])
             top.append((s, nid))
@@ -128,7 +125,7 @@ def episode_boost(base: Mapping[str, float], nodes: Mapping[str, Node], weight: 
             del top[EPISODE_OTHERS + 1 :]
     out: dict[str, float] = {}
     for nid, s in base.items():
-        ep = episode_of(nodes[nid])
+        ep = episodes.get(nid)
         rest = [v for v, o in best.get(ep, ()) if o != nid][:EPISODE_OTHERS] if ep is not None else []
         out[nid] = s + weight * sum(rest) / EPISODE_OTHERS
     return out
@@ -137,7 +134,7 @@ def episode_boost(base: Mapping[str, float], nodes: Mapping[str, Node], weight: 
 def common_names(question: str, nodes: Mapping[str, Node]) -> frozenset[str]:
     """Words that link everything and so link nothing: the question's own words and the
     speakers' names."""
-    names = {w for n in nodes.values() if isinstance(sp := n.slots.get("speaker"), str) for w in words(sp)}
+    names = {w for n in nodes.values() if (sp := speaker_of(n.slots, n.text)) is not None for w in words(sp)}
     return frozenset(words(question)) | names
 
 

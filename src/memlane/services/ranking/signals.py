@@ -5,16 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memlane.domain.model import Node
+from memlane.domain.text_signals import speaker_of
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.query_text import mentioned_any, words
 from memlane.services.ranking.temporal import Period, memory_day, query_period
 
 
 def node_names(n: Node) -> list[str]:
-    """Who a memory is from or about: ``slots.speaker`` (str) and ``slots.entities`` (list of str)."""
+    """Who a memory is from or about: ``slots.speaker`` (str; else the speaker its text states)
+    and ``slots.entities`` (list of str)."""
     names: list[str] = []
-    speaker = n.slots.get("speaker")
-    if isinstance(speaker, str) and speaker.strip():
+    speaker = speaker_of(n.slots, n.text)
+    if speaker is not None:
         names.append(speaker)
     entities = n.slots.get("entities")
     if isinstance(entities, list):
@@ -53,7 +55,7 @@ class QuerySignals:
         if self.query_words and self.config.entity_boost > 0 and mentioned_any(self.query_words, node_names(n)):
             entity = 1.0 + self.config.entity_boost
         if self.period is not None and self.config.time_boost > 0:
-            day = memory_day(n.slots, n.created_at)
+            day = memory_day(n.slots, n.created_at, n.text)
             if day is not None:
                 time = 1.0 + self.config.time_boost * self.period.closeness(day, self.config.time_scale_days)
         return entity, time

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
+from memlane.domain.text_signals import stated_day
+
 _MONTHS: dict[str, int] = {}
 for _i in range(1, 13):
     _MONTHS[calendar.month_name[_i].lower()] = _i
@@ -101,9 +103,20 @@ def parse_event_time(value: Any) -> date | None:
     return parsed.date()
 
 
-def memory_day(slots: dict[str, Any], created_at: datetime | None) -> date | None:
-    """When a memory happened: ``slots.event_time`` if it parses, else when it was written."""
-    day = parse_event_time(slots.get("event_time"))
+#: slots that date a memory, first found wins: the documented ``event_time``, then what the
+#: conversation surface writes on its notes (the date the note's event happened, then when its
+#: latest source message was said)
+DATING_SLOTS = ("event_time", "event_date", "occurred_at")
+
+
+def memory_day(slots: dict[str, Any], created_at: datetime | None, text: str | None = None) -> date | None:
+    """When a memory happened: the first of ``DATING_SLOTS`` that parses, else the date its text
+    states (domain/text_signals.py: a client that writes no slots), else when it was written."""
+    for key in DATING_SLOTS:
+        day = parse_event_time(slots.get(key))
+        if day is not None:
+            return day
+    day = stated_day(text)
     if day is not None:
         return day
     if created_at is None:

@@ -10,7 +10,7 @@ from memlane.domain.filters import compiled
 from memlane.domain.model import ACTIVE_TIERS, Edge, Node, NodeBrief
 from memlane.services.reading import MemoryReader
 from memlane.services.recall.model import RecallParams
-from memlane.store.base import Store
+from memlane.store.contracts.graph_reads import EdgeReadOps
 
 #: draft topics shown beside the returned nodes, at most
 MAX_DRAFT_TOPICS_SHOWN = 3
@@ -35,7 +35,7 @@ class Neighbourhood:
 
 
 async def neighbourhood(
-    store: Store, reader: MemoryReader, p: RecallParams, seed_ids: Sequence[str], loaded: Mapping[str, Node]
+    store: EdgeReadOps, reader: MemoryReader, p: RecallParams, seed_ids: Sequence[str], loaded: Mapping[str, Node]
 ) -> Neighbourhood:
     """Walk out from ``seed_ids`` hop by hop. ``loaded`` are the eligible nodes the seed search
     read whole; they are known already and never read again. Up to

@@ -34,7 +34,8 @@ from memlane.services.ranking.signals import QuerySignals
 from memlane.services.reading import MemoryReader
 from memlane.services.recall.model import RecallParams, Seed
 from memlane.services.recall.neighbourhood import seedable
-from memlane.store.base import Store, Vector
+from memlane.store.base import Vector
+from memlane.store.contracts.graph_reads import SearchOps
 
 
 def keyword_weight(weight: float, scope_size: int, depth: int) -> float:
@@ -107,7 +108,7 @@ class Seeds:
 
 
 class SeedSearch:
-    def __init__(self, store: Store, reader: MemoryReader, ranking: RankingConfig):
+    def __init__(self, store: SearchOps, reader: MemoryReader, ranking: RankingConfig):
         self.store = store
         self.reader = reader
         self.ranking = ranking

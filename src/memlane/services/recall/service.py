@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from memlane.config import Settings
 from memlane.domain.clock import Clock
@@ -31,7 +32,9 @@ from memlane.services.recall.model import Ranked, RecallOutcome, RecallParams
 from memlane.services.recall.neighbourhood import Neighbourhood, neighbourhood, with_draft_topics
 from memlane.services.recall.seeds import Seeds, SeedSearch
 from memlane.services.recall_audit import RecallAuditLog
-from memlane.store.base import Store, Vector
+from memlane.store.base import Vector
+from memlane.store.contracts.audit import AuditOps
+from memlane.store.contracts.graph_reads import EdgeReadOps, SearchOps
 from memlane.store.read_view import one_view_per_scope
 
 log = logging.getLogger(__name__)
@@ -46,10 +49,14 @@ class _Shown:
     context: list[Node]
 
 
+class RecallStore(SearchOps, EdgeReadOps, AuditOps, Protocol):
+    """What recall reads besides the reader (vectors, edges around seeds) and where it records its audits."""
+
+
 class RecallService:
     def __init__(
         self,
-        store: Store,
+        store: RecallStore,
         reader: MemoryReader,
         *,
         clock: Clock,
@@ -73,7 +80,7 @@ class RecallService:
     @classmethod
     def from_settings(
         cls,
-        store: Store,
+        store: RecallStore,
         reader: MemoryReader,
         settings: Settings,
         *,

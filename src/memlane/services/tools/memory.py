@@ -5,7 +5,7 @@ scope with ``layer`` set and its identifiers bound: agent -> the agent's private
 ``agent``), team -> the team's private lane (and ``slots.team_id``), user -> ``user_id``,
 session -> ``session_id`` (and ``user_id`` when known), project / org -> ``slots.project_id`` /
 ``slots.org_id``, company -> the tenant. Who may see which is the one visibility rule
-(services/visibility.py): lanes hide agent and team memories from other agents and teams on
+(domain/visibility.py): lanes hide agent and team memories from other agents and teams on
 every surface, and user and session memories are personal. agent, user, session and team
 memories need their identifier; project and org memories without one are tenant-wide (as are
 synced knowledge items, which memory_search also finds); project and org are labels that
@@ -35,6 +35,7 @@ from memlane.services.ranking.calibration import DEFAULT_CUT, Background
 from memlane.services.reading import MemoryReader
 from memlane.services.tools.context import ToolContext
 from memlane.services.writing import WriteCommand, WriteNodeSpec, WriteService
+from memlane.store.base import Vector
 
 KIND = "tool_memory"
 KNOWLEDGE_KIND = "knowledge_item"
@@ -124,43 +125,13 @@ class MemoryTools:
         self._on_write = on_write
 
     async def add(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-        content = str(args["content"]).strip()
-        if not content:
-            raise InvalidRequest("content must not be empty", code="INVALID_INPUT", details={"field": "content"})
-        if len(content) > MAX_CONTENT:
-            raise InvalidRequest(
-                f"content is {len(content)} characters; the limit is {MAX_CONTENT}",
-                code="INVALID_INPUT",
-                details={"field": "content"},
-            )
-        layer = str(args.get("layer") or "user")
-        missing = _missing(ctx, layer)
-        if missing:
-            raise InvalidRequest(
-                f"a {layer!r} memory needs to know which {layer}: send the {missing}",
-                code="INVALID_INPUT",
-                details={"field": "layer", "layer": layer, "needs": missing},
-            )
+        content = _checked_content(args)
+        layer = _checked_layer(ctx, args)
         metadata = dict(args.get("metadata") or {})
         expires_at = self._expiry(metadata)
         tags = _tags(args.get("tags") or [])
-        slots: dict[str, Any] = {"kind": KIND, "metadata": metadata}
-        for key in ("project_id", "team_id", "org_id"):
-            value = getattr(ctx, key)
-            if value and layer == key.removesuffix("_id"):
-                slots[key] = value
-        problem = self.json_limits.problem(slots)
-        if problem is not None:
-            raise InvalidRequest(
-                f"metadata: stored with the memory's labels, it {problem}",
-                code="INVALID_INPUT",
-                details={"field": "metadata"},
-            )
-        valid_at, invalid_at = _instant(args, "validAt"), _instant(args, "invalidAt")
-        if valid_at is not None and invalid_at is not None and invalid_at <= valid_at:
-            raise InvalidRequest(
-                "invalidAt must be after validAt", code="INVALID_INPUT", details={"field": "invalidAt"}
-            )
+        slots = self._slots(ctx, layer, metadata)
+        interval = _checked_interval(args)
         vector = await self.embedding.query_vector(content)
         spec = WriteNodeSpec(
             type="concept",
@@ -178,8 +149,8 @@ class MemoryTools:
             agent=ctx.agent_id if layer == "agent" else None,
             tags=tags,
             expires_at=expires_at,
-            valid_at=valid_at,
-            invalid_at=invalid_at,
+            valid_at=interval[0],
+            invalid_at=interval[1],
             fields_set=FIELDS,
         )
         outcome = await self.writes.write(
@@ -194,10 +165,27 @@ class MemoryTools:
                 viewer=ctx.viewer,
             )
         )
-        result = outcome.result
         if self._on_write is not None:
             await self._on_write(ctx.tenant_id)
-        return {"success": True, "memoryId": to_public(result.nodes[0].id), "message": "Memory stored successfully"}
+        memory_id = to_public(outcome.result.nodes[0].id)
+        return {"success": True, "memoryId": memory_id, "message": "Memory stored successfully"}
+
+    def _slots(self, ctx: ToolContext, layer: str, metadata: dict[str, Any]) -> dict[str, Any]:
+        """The memory's slots: its metadata and the label (project, team, org) of its layer,
+        within the stored-JSON limits."""
+        slots: dict[str, Any] = {"kind": KIND, "metadata": metadata}
+        for key in ("project_id", "team_id", "org_id"):
+            value = getattr(ctx, key)
+            if value and layer == key.removesuffix("_id"):
+                slots[key] = value
+        problem = self.json_limits.problem(slots)
+        if problem is not None:
+            raise InvalidRequest(
+                f"metadata: stored with the memory's labels, it {problem}",
+                code="INVALID_INPUT",
+                details={"field": "metadata"},
+            )
+        return slots
 
     def _expiry(self, metadata: dict[str, Any]) -> datetime | None:
         raw = metadata.get("expiresAt")
@@ -239,16 +227,28 @@ class MemoryTools:
             for layer in PRECEDENCE
             if layer in requested and layer not in searched
         ]
-        as_of, include_invalid = _instant(args, "asOf"), bool(args.get("includeInvalid", False))
-        if as_of is not None and include_invalid:
-            raise InvalidRequest(
-                "give asOf or includeInvalid, not both: includeInvalid returns every interval",
-                code="INVALID_INPUT",
-                details={"field": "includeInvalid"},
-            )
-        when = ValidTime(as_of=as_of, include_invalid=include_invalid).pinned(self.clock.now())
+        when = _checked_when(args).pinned(self.clock.now())
         qvec = await self.embedding.query_vector(query)
-        k = min(max(limit * 5, 50), 500)
+        candidates, whole = await self._candidates(ctx, qvec, searched, when, k=min(max(limit * 5, 50), 500))
+        candidates = [
+            (n, cos) for n, cos in candidates if not wanted_tags or wanted_tags <= {t.lower() for t in n.tags}
+        ]
+        unique = _distinct(self._relevant(candidates, whole, threshold))
+        out: dict[str, Any] = {
+            "success": True,
+            "results": [_result(n, s, cos) for n, s, cos in unique[:limit]],
+            "totalCount": len(unique),
+            "searchedLayers": searched,
+        }
+        if skipped:
+            out["skippedLayers"] = skipped
+        return out
+
+    async def _candidates(
+        self, ctx: ToolContext, qvec: Vector, searched: list[str], when: ValidTime, *, k: int
+    ) -> tuple[list[tuple[Node, float]], bool]:
+        """The nearest memories of each searched layer the caller is addressed by, with their
+        cosine; and whether the search saw every memory of those layers (no layer hit ``k``)."""
         candidates: list[tuple[Node, float]] = []
         whole = True
         for layer in searched:
@@ -268,13 +268,17 @@ class MemoryTools:
             whole = whole and len(hits) < k
             scores = {h.id: h.score for h in hits}
             for n in await self.reader.nodes(ctx.viewer, self.scope, list(scores), when):
-                if n.slots.get("kind") not in (KIND, KNOWLEDGE_KIND) or n.layer != layer or not addressed(n, ctx):
-                    continue
-                if wanted_tags and not wanted_tags <= {t.lower() for t in n.tags}:
-                    continue
-                candidates.append((n, scores[n.id]))
-        # every candidate is judged against the others (the background of the query): what
-        # stands out of one person's many facts passes, what merely shares their subject does not
+                if n.slots.get("kind") in (KIND, KNOWLEDGE_KIND) and n.layer == layer and addressed(n, ctx):
+                    candidates.append((n, scores[n.id]))
+        return candidates, whole
+
+    def _relevant(
+        self, candidates: list[tuple[Node, float]], whole: bool, threshold: float
+    ) -> list[tuple[Node, float, float]]:
+        """(memory, relevance, cosine) at or above ``threshold``, best first, equal scores in
+        layer precedence. Every candidate is judged against the others (the background of the
+        query): what stands out of one person's many facts passes, what merely shares their
+        subject does not."""
         background = Background.of((cos for _, cos in candidates), whole=whole)
         found: list[tuple[Node, float, float]] = []
         for n, cos in candidates:
@@ -282,36 +286,7 @@ class MemoryTools:
             if score >= threshold:
                 found.append((n, score, cos))
         found.sort(key=lambda t: (-round(t[1], 3), PRECEDENCE.index(str(t[0].layer)), t[0].id))
-        seen: set[str] = set()
-        unique: list[tuple[Node, float, float]] = []
-        for n, s, cos in found:
-            key = " ".join(_content(n).lower().split())
-            if key in seen:
-                continue
-            seen.add(key)
-            unique.append((n, s, cos))
-        results = [
-            {
-                "content": _content(n),
-                "layer": n.layer,
-                "score": round(s, 4),
-                "similarity": round(cos, 4),
-                "memoryId": to_public(n.id),
-                "tags": list(n.tags),
-                **_interval(n),
-                **_expiry(n),
-            }
-            for n, s, cos in unique[:limit]
-        ]
-        out: dict[str, Any] = {
-            "success": True,
-            "results": results,
-            "totalCount": len(unique),
-            "searchedLayers": searched,
-        }
-        if skipped:
-            out["skippedLayers"] = skipped
-        return out
+        return found
 
     async def delete(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         memory_id = str(args["memoryId"])
@@ -339,6 +314,75 @@ class MemoryTools:
             "success": True,
             "message": f"Memory {to_public(node.id)} deleted ({node.layer} layer, stored {iso(node.created_at)})",
         }
+
+
+def _checked_content(args: dict[str, Any]) -> str:
+    content = str(args["content"]).strip()
+    if not content:
+        raise InvalidRequest("content must not be empty", code="INVALID_INPUT", details={"field": "content"})
+    if len(content) > MAX_CONTENT:
+        raise InvalidRequest(
+            f"content is {len(content)} characters; the limit is {MAX_CONTENT}",
+            code="INVALID_INPUT",
+            details={"field": "content"},
+        )
+    return content
+
+
+def _checked_layer(ctx: ToolContext, args: dict[str, Any]) -> str:
+    """The layer (default ``user``), once the caller names the identifier it needs."""
+    layer = str(args.get("layer") or "user")
+    missing = _missing(ctx, layer)
+    if missing:
+        raise InvalidRequest(
+            f"a {layer!r} memory needs to know which {layer}: send the {missing}",
+            code="INVALID_INPUT",
+            details={"field": "layer", "layer": layer, "needs": missing},
+        )
+    return layer
+
+
+def _checked_interval(args: dict[str, Any]) -> tuple[datetime | None, datetime | None]:
+    valid_at, invalid_at = _instant(args, "validAt"), _instant(args, "invalidAt")
+    if valid_at is not None and invalid_at is not None and invalid_at <= valid_at:
+        raise InvalidRequest("invalidAt must be after validAt", code="INVALID_INPUT", details={"field": "invalidAt"})
+    return valid_at, invalid_at
+
+
+def _checked_when(args: dict[str, Any]) -> ValidTime:
+    as_of, include_invalid = _instant(args, "asOf"), bool(args.get("includeInvalid", False))
+    if as_of is not None and include_invalid:
+        raise InvalidRequest(
+            "give asOf or includeInvalid, not both: includeInvalid returns every interval",
+            code="INVALID_INPUT",
+            details={"field": "includeInvalid"},
+        )
+    return ValidTime(as_of=as_of, include_invalid=include_invalid)
+
+
+def _distinct(found: list[tuple[Node, float, float]]) -> list[tuple[Node, float, float]]:
+    """The first (most relevant, most specific) of each content stored in several layers."""
+    seen: set[str] = set()
+    unique: list[tuple[Node, float, float]] = []
+    for n, s, cos in found:
+        key = " ".join(_content(n).lower().split())
+        if key not in seen:
+            seen.add(key)
+            unique.append((n, s, cos))
+    return unique
+
+
+def _result(n: Node, score: float, cos: float) -> dict[str, Any]:
+    return {
+        "content": _content(n),
+        "layer": n.layer,
+        "score": round(score, 4),
+        "similarity": round(cos, 4),
+        "memoryId": to_public(n.id),
+        "tags": list(n.tags),
+        **_interval(n),
+        **_expiry(n),
+    }
 
 
 def _instant(args: dict[str, Any], name: str) -> datetime | None:

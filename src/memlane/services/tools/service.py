@@ -24,7 +24,7 @@ from memlane.services.tools.context import ToolContext
 from memlane.services.tools.errors import ToolTimeout
 from memlane.services.tools.memory import MemoryTools
 from memlane.services.tools.schemas import SCHEMAS, TOOL_NAMES
-from memlane.store.base import Store
+from memlane.store.contracts.jobs import JobSubmitOps
 
 VALIDATORS = {name: Draft202012Validator(schema) for name, schema in SCHEMAS.items()}
 MAX_CHECK_FILES = 500
@@ -72,7 +72,7 @@ def validate(name: str, args: Any) -> dict[str, Any]:
 class ToolService:
     def __init__(
         self,
-        store: Store,
+        store: JobSubmitOps,
         memory: MemoryTools,
         knowledge: KnowledgeService,
         sync: SyncService,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Protocol
 
 from memlane.domain.clock import Clock
 from memlane.domain.roles import ADMIN
@@ -27,8 +28,9 @@ from memlane.services.conversation.batcher import BatcherService
 from memlane.services.knowledge.service import KnowledgeService
 from memlane.services.reading import MemoryReader
 from memlane.services.transfer import records as rec
-from memlane.store.base import Store
 from memlane.store.batcher import BufferKey
+from memlane.store.contracts.history import HistoryOps
+from memlane.store.contracts.maintenance import ScopeScanOps
 from memlane.store.knowledge import ItemFilter
 
 PAGE = 500
@@ -48,10 +50,14 @@ class ExportRequest:
     embeddings: bool = False
 
 
+class ExportStore(ScopeScanOps, HistoryOps, Protocol):
+    """The scopes an export walks and the commit rows it writes (nodes and edges come through the reader)."""
+
+
 class Exporter:
     def __init__(
         self,
-        store: Store,
+        store: ExportStore,
         reader: MemoryReader,
         knowledge: KnowledgeService,
         batcher: BatcherService,

@@ -150,9 +150,7 @@ class Importer:
                         header = rec.parse_header(d, number)
                         continue
                     report.records += 1
-                    current = await self._record(
-                        d, number, header, current, pending, report, only_tenant, actor, admit
-                    )
+                    current = await self._record(d, number, header, current, pending, report, only_tenant, actor, admit)
                     if on_record is not None:
                         on_record(report)
             except InvalidRequest:

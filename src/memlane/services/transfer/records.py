@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.inputs import JsonLimits, escaped
 from memlane.domain.model import Edge, Node
+from memlane.domain.node_fields import EDGE_TIME_FIELDS, NODE_TIME_FIELDS
 from memlane.services.conversation.batcher import RESTORED_FIELDS
 from memlane.services.knowledge.model import ItemInput, build_record, content_hash
 from memlane.services.transfer.record_models import (
@@ -51,10 +52,9 @@ HEADER, COMMIT, NODE, EDGE, BATCHER_BUFFER, KNOWLEDGE_ITEM, KNOWLEDGE_SYNC = (
 )
 KINDS = (HEADER, COMMIT, NODE, EDGE, BATCHER_BUFFER, KNOWLEDGE_ITEM, KNOWLEDGE_SYNC)
 
-#: validity intervals and when they were closed (domain/validity.py), on nodes and edges
-INTERVAL_TIMES = ("valid_at", "invalid_at", "expired_at")
-NODE_TIMES = ("expires_at", "created_at", "updated_at", "last_activated", *INTERVAL_TIMES)
-EDGE_TIMES = ("created_at", "updated_at", *INTERVAL_TIMES)
+#: the fields that hold times, as text in the file (domain/node_fields.py)
+NODE_TIMES = NODE_TIME_FIELDS
+EDGE_TIMES = EDGE_TIME_FIELDS
 COMMIT_TIMES = ("created_at", "erased_at")
 KNOWLEDGE_TIMES = ("created_at", "updated_at")
 SYNC_TIMES = ("synced_at",)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from memlane.domain.model import Edge, Node, NodeBrief, SeedFilter
+from memlane.domain.node_fields import NODE_FIELDS
 from memlane.store.base import Vector
 from memlane.store.bm25 import K1, B
 from memlane.store.postgres.filter_sql import Params, to_sql_text
@@ -29,7 +30,7 @@ from memlane.store.schema import NODE_BRIEF_FIELDS
 
 #: Node's fields in order, so a row is the constructor's arguments (JSONB arrives decoded:
 #: SQLAlchemy's asyncpg dialect installs a codec on every connection)
-_NODE_FIELDS = [f.name for f in dataclasses.fields(Node)]
+_NODE_FIELDS = list(NODE_FIELDS)
 _NODE_SQL = f"SELECT {', '.join(_NODE_FIELDS)} FROM nodes WHERE tenant_id = $1 AND id = ANY($2::varchar[])"
 _BRIEF_SQL = f"SELECT scope, {', '.join(NODE_BRIEF_FIELDS)} FROM nodes WHERE tenant_id = $1 AND id = ANY($2::varchar[])"
 _EMBEDDING_SQL = (
@@ -192,33 +193,50 @@ def keyword_statement(
     switches to the generic plan after five runs) calls ``to_tsquery`` again for every
     candidate row (docs/architecture.md, "Keyword search on PostgreSQL at 1M nodes")."""
     p = Params()
+    matches = _matches_sql(p, tenant_id, scope, match, flt, candidates)
+    weights = _word_weights_sql(p, rank_words, doc_freqs, docs)
+    mean = p.add(average_length or 1.0, "::float8")
+    k1, b = f"{K1}::float8", f"{B}::float8"
+    sql = (
+        f"WITH {matches}, {weights} "
+        "SELECT m.id, (SELECT coalesce(sum(idf.weight), 0) FROM idf WHERE m.tsv @@ idf.tq) "
+        f"* ({k1} + 1) / (1 + {k1} * (1 - {b} + {b} * m.len / {mean})) AS rank FROM m WHERE m.allowed "
+        f'ORDER BY rank DESC, m.id COLLATE "C" LIMIT {p.add(k)}'
+    )
+    return sql, p.values
+
+
+def _matches_sql(p: Params, tenant_id: str, scope: str, match: str, flt: SeedFilter, candidates: int | None) -> str:
+    """The CTE ``m``: the scope's documents matching ``match`` (the first ``candidates`` of
+    them when given), with their length and whether the filter admits them."""
     scoped = f"tenant_id = {p.add(tenant_id)} AND scope = {p.add(scope)}"
     allowed = to_sql_text(flt.term(), p)
     matched = f"tsv @@ (SELECT to_tsquery('english'::regconfig, {p.add(match)})) AND {scoped}"
     limit = "" if candidates is None else f" LIMIT {p.add(candidates)}"
     length = "length(coalesce(title, '')) + length(coalesce(text_summary, ''))"
+    return (
+        f"m AS MATERIALIZED (SELECT id, tsv, ({length})::float8 AS len, coalesce({allowed}, false) AS allowed "
+        f"FROM nodes WHERE {matched}{limit})"
+    )
+
+
+def _word_weights_sql(p: Params, rank_words: Sequence[str], doc_freqs: Sequence[int] | None, docs: int) -> str:
+    """The CTEs ``q`` (each ranking word parsed once), ``df`` (its document frequency: counted
+    among the matches, or given) and ``idf`` (its BM25 weight, as store/bm25.py)."""
     words = p.add(list(rank_words), "::text[]")
     if doc_freqs is None:
         freqs = "(SELECT count(*) FROM m WHERE m.tsv @@ q.tq)"
     else:
         freqs = f"({p.add(list(doc_freqs), '::bigint[]')})[q.i]"
     n = p.add(float(docs), "::float8")
-    mean = p.add(average_length or 1.0, "::float8")
-    k1, b = f"{K1}::float8", f"{B}::float8"
-    sql = (
-        "WITH q AS MATERIALIZED (SELECT w.i, to_tsquery('english'::regconfig, w.word) AS tq "
+    return (
+        "q AS MATERIALIZED (SELECT w.i, to_tsquery('english'::regconfig, w.word) AS tq "
         f"FROM unnest({words}) WITH ORDINALITY AS w(word, i)), "
-        f"m AS MATERIALIZED (SELECT id, tsv, ({length})::float8 AS len, coalesce({allowed}, false) AS allowed "
-        f"FROM nodes WHERE {matched}{limit}), "
         f"df AS MATERIALIZED (SELECT q.tq, {freqs}::float8 AS n FROM q), "
         # a cached scope size may trail the scope by a minute's writes: never below a count
         f"idf AS MATERIALIZED (SELECT tq, greatest(ln((greatest({n}, n) - n + 0.5) / (n + 0.5)), 1e-6::float8) "
-        "AS weight FROM df) "
-        "SELECT m.id, (SELECT coalesce(sum(idf.weight), 0) FROM idf WHERE m.tsv @@ idf.tq) "
-        f"* ({k1} + 1) / (1 + {k1} * (1 - {b} + {b} * m.len / {mean})) AS rank FROM m WHERE m.allowed "
-        f'ORDER BY rank DESC, m.id COLLATE "C" LIMIT {p.add(k)}'
+        "AS weight FROM df)"
     )
-    return sql, p.values
 
 
 async def keyword_ranked(conn: Any, statement: tuple[str, list[Any]]) -> list[tuple[str, float]]:

@@ -27,7 +27,8 @@ import contextlib
 import math
 import re
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -96,6 +97,42 @@ def query_words(text: str) -> list[str]:
     also bound as a parameter, never spliced into SQL.
     """
     return list(dict.fromkeys(_WORD.findall(text.lower())))[:MAX_QUERY_WORDS]
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordQuery:
+    """One keyword search's fixed part: where it looks, what the reader may see, and the
+    scope's size and mean length that BM25 scores with (direct_reads.keyword_statement)."""
+
+    tenant_id: str
+    scope: str
+    flt: SeedFilter
+    docs: int
+    average_length: float
+
+    async def ranked(
+        self,
+        conn: Any,
+        match: str,
+        rank_words: Sequence[str],
+        k: int,
+        *,
+        doc_freqs: Sequence[int] | None = None,
+        candidates: int | None = None,
+    ) -> list[tuple[str, float]]:
+        statement = direct_reads.keyword_statement(
+            self.tenant_id,
+            self.scope,
+            match,
+            rank_words,
+            k,
+            self.flt,
+            docs=self.docs,
+            average_length=self.average_length,
+            doc_freqs=doc_freqs,
+            candidates=candidates,
+        )
+        return await direct_reads.keyword_ranked(conn, statement)
 
 
 class PostgresStore(SqlStore):
@@ -415,50 +452,40 @@ class PostgresStore(SqlStore):
             if not chosen:
                 return []
             docs, average_length = await self._scope_stats(conn, tenant_id, scope)
+            query = KeywordQuery(tenant_id, scope, flt, docs=docs, average_length=average_length)
             bound = RANKED_FACTOR * self.keyword_term_max_docs
             if self.keyword_term_max_docs <= 0 or sum(counts.get(w, 0) for w in chosen) <= bound:
                 # every document of the chosen words, scored by them: SQLite's ranking
-                statement = direct_reads.keyword_statement(
-                    tenant_id, scope, " | ".join(chosen), chosen, k, flt, docs=docs, average_length=average_length
-                )
-                rows = await direct_reads.keyword_ranked(conn, statement)
+                rows = await query.ranked(conn, " | ".join(chosen), chosen, k)
                 return [ScoredId(nid, rank) for nid, rank in rows]
-            present = [w for w in words if counts.get(w, 0) > 0]
-            # a sample of the matches cannot count the words: their counts over the whole
-            # index stand in, at most the scope's size
-            freqs = [min(counts[w], docs) for w in present]
-            two, one = two_words_or_one(chosen, present)
-            rows = []
-            if two:
-                statement = direct_reads.keyword_statement(
-                    tenant_id,
-                    scope,
-                    two,
-                    present,
-                    k,
-                    flt,
-                    doc_freqs=freqs,
-                    candidates=bound,
-                    docs=docs,
-                    average_length=average_length,
-                )
-                rows = await direct_reads.keyword_ranked(conn, statement)
-            if len(rows) < k:
-                statement = direct_reads.keyword_statement(
-                    tenant_id,
-                    scope,
-                    one,
-                    present,
-                    k - len(rows),
-                    flt,
-                    doc_freqs=freqs,
-                    candidates=bound,
-                    docs=docs,
-                    average_length=average_length,
-                )
-                rows += await direct_reads.keyword_ranked(conn, statement)
+            rows = await self._bounded_matches(conn, query, words, counts, chosen, k=k, bound=bound)
         rows.sort(key=lambda r: (-r[1], r[0]))
         return [ScoredId(nid, rank) for nid, rank in rows]
+
+    @staticmethod
+    async def _bounded_matches(
+        conn: Any,
+        query: KeywordQuery,
+        words: Sequence[str],
+        counts: Mapping[str, int],
+        chosen: Sequence[str],
+        *,
+        k: int,
+        bound: int,
+    ) -> list[tuple[str, float]]:
+        """Too many matches to rank them all: those holding two words of the question first,
+        then those holding one, each statement reading at most ``bound`` of them."""
+        present = [w for w in words if counts.get(w, 0) > 0]
+        # a sample of the matches cannot count the words: their counts over the whole
+        # index stand in, at most the scope's size
+        freqs = [min(counts[w], query.docs) for w in present]
+        two, one = two_words_or_one(chosen, present)
+        rows: list[tuple[str, float]] = []
+        if two:
+            rows = await query.ranked(conn, two, present, k, doc_freqs=freqs, candidates=bound)
+        if len(rows) < k:
+            rows += await query.ranked(conn, one, present, k - len(rows), doc_freqs=freqs, candidates=bound)
+        return rows
 
     async def _scope_stats(self, conn: Any, tenant_id: str, scope: str) -> tuple[int, float]:
         """The scope's document count and mean length for BM25. Read fresh for a scope of up

@@ -14,10 +14,10 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from memlane.domain.model import CLIENT_EMBEDDING_MODEL
+from memlane.domain.node_plan import NO_VECTOR
 from memlane.store.base import PendingEmbedding, Vector
 from memlane.store.schema import nodes
 from memlane.store.sql.core import SqlCore, chunks
-from memlane.store.sql.node_plan import NO_VECTOR
 
 
 class EmbeddingWrites(SqlCore):

@@ -46,9 +46,7 @@ class CommitHistory(SqlCore):
             for part in chunks([c.id for c in given]):
                 q = sa.select(
                     commits.c.id, commits.c.scope, commits.c.diff, commits.c.erased_at, commits.c.commit_hash
-                ).where(
-                    commits.c.tenant_id == tenant_id, commits.c.id.in_(part)
-                )
+                ).where(commits.c.tenant_id == tenant_id, commits.c.id.in_(part))
                 stored.update({r.id: r for r in await conn.execute(q)})
             for commit in given:
                 row = stored.get(commit.id)

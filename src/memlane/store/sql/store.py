@@ -6,7 +6,7 @@ and job leasing.
 | module | concern |
 | --- | --- |
 | core.py | engine, transactions, scope lock and commit chain (hooks) |
-| writes.py, node_plan.py, edge_plan.py | apply_write, patch_nodes, delete_nodes |
+| writes.py | apply_write (running the plans of domain/node_plan.py, edge_plan.py), patch_nodes, delete_nodes |
 | reads.py | find_nodes, client ids, commits |
 | embeddings.py | pending vectors, set, failed, stale after a model change |
 | jobs.py | the job queue but leasing |

@@ -1,9 +1,10 @@
 """Graph writes: upserts of nodes and edges, patches, deletes, each chained as one commit.
 
 A write runs in one transaction under its scope's lock, in named steps: find the stored
-nodes it refers to, plan the node rows (node_plan.py), write them, then resolve, plan
-(edge_plan.py) and write the edges, chain the commit, and enqueue follow-up jobs in the
-same transaction so a committed write never lacks its embedding job.
+nodes it refers to, plan the node rows (domain/node_plan.py: the write's policy), write
+them, then resolve, plan (domain/edge_plan.py) and write the edges, chain the commit, and
+enqueue follow-up jobs in the same transaction so a committed write never lacks its
+embedding job. The store decides nothing here: it reads what the plans need and runs them.
 """
 
 from __future__ import annotations
@@ -16,14 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from memlane.domain.clock import new_id
-from memlane.domain.errors import InvalidRequest
-from memlane.domain.model import Commit, CommitInfo, Edge, EdgeUpsert, Node, NodeUpsert, WriteResult
-from memlane.domain.visibility import VISIBILITY_COLUMNS, Visibility
-from memlane.rules.governance import EVERY_RULE, RuleRights
-from memlane.store.base import FollowUpJobs, NodePatch, node_from_row
-from memlane.store.schema import NODE_COLUMNS_NO_VECTOR, edges, nodes
-from memlane.store.sql.core import chunks
-from memlane.store.sql.edge_plan import (
+from memlane.domain.edge_plan import (
     EdgeKey,
     EdgePlan,
     Endpoints,
@@ -32,8 +26,24 @@ from memlane.store.sql.edge_plan import (
     plan_edge_writes,
     resolve_endpoints,
 )
+from memlane.domain.errors import InvalidRequest
+from memlane.domain.model import Commit, CommitInfo, Edge, EdgeUpsert, Node, NodeUpsert, WriteResult
+from memlane.domain.node_plan import (
+    NO_VECTOR,
+    NodePlan,
+    RuleReview,
+    RuleReviewer,
+    StoredNodes,
+    plan_node_writes,
+    unit_vectors,
+)
+from memlane.domain.visibility import VISIBILITY_COLUMNS, Visibility
+from memlane.rules.governance import EVERY_RULE, RuleRights
+from memlane.rules.lifecycle import review_rule_write
+from memlane.store.base import FollowUpJobs, NodePatch, node_from_row
+from memlane.store.schema import NODE_COLUMNS_NO_VECTOR, edges, nodes
+from memlane.store.sql.core import chunks
 from memlane.store.sql.jobs import JobQueue
-from memlane.store.sql.node_plan import NO_VECTOR, NodePlan, StoredNodes, plan_node_writes, unit_vectors
 
 STORED_EDGE_INTERVAL = (edges.c.valid_at, edges.c.invalid_at, edges.c.expired_at)
 #: NodePatch fields that are node columns of the same name
@@ -75,6 +85,16 @@ async def write_patches(
         )
 
 
+def rule_reviewer(*, now: datetime, actor: str | None, rights: RuleRights) -> RuleReviewer:
+    """The rule lifecycle bound to one write: its time, its commit's actor (recorded when the
+    write moves a rule's state) and the writer's rights (rules/governance.py)."""
+
+    def review(before: Node | None, after: Node, *, where: str, restore: bool) -> RuleReview:
+        return review_rule_write(before, after, where=where, now=now, actor=actor, restore=restore, rights=rights)
+
+    return review
+
+
 class GraphWrites(JobQueue):
     async def apply_write(
         self,
@@ -107,8 +127,7 @@ class GraphWrites(JobQueue):
                 now=now,
                 commit_id=commit_id,
                 rev=rev,
-                actor=commit.actor,
-                rights=rights,
+                review=rule_reviewer(now=now, actor=commit.actor, rights=rights),
             )
             await self._write_nodes(conn, tenant_id, plan)
             written_edges, diff_edges = await self._upsert_edges(
@@ -298,4 +317,4 @@ class GraphWrites(JobQueue):
             return [r.id for r in rows]
 
 
-__all__ = ["GraphWrites", "write_patches"]
+__all__ = ["GraphWrites", "rule_reviewer", "write_patches"]

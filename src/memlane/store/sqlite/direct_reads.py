@@ -23,7 +23,14 @@ import numpy as np
 import numpy.typing as npt
 
 from memlane.domain.model import Edge, Node
-from memlane.store.base import Vector, edge_from_mapping, node_from_mapping
+from memlane.domain.node_fields import (
+    EDGE_TIME_FIELDS,
+    NODE_JSON_FIELDS,
+    NODE_TIME_FIELDS,
+    edge_from_mapping,
+    node_from_mapping,
+)
+from memlane.store.base import Vector
 from memlane.store.schema import NODE_COLUMNS_NO_VECTOR, edges
 from memlane.store.sqlite.keyword_rank import parse_rowids
 from memlane.store.sqlite.keyword_terms import TermCounts
@@ -36,9 +43,6 @@ INLINE_IDS = 64
 NODE_COLUMNS = [c.name for c in NODE_COLUMNS_NO_VECTOR]
 EDGE_COLUMNS = [c.name for c in edges.c if c.name != "rev"]
 _NODE_SELECT = "SELECT " + ", ".join(NODE_COLUMNS) + " FROM nodes WHERE tenant_id = ? AND id IN ({})"
-_JSON_NODE_FIELDS = {"slots", "tags"}
-_INTERVAL_FIELDS = ("valid_at", "invalid_at", "expired_at")
-_TIME_NODE_FIELDS = {"expires_at", "created_at", "updated_at", "last_activated", *_INTERVAL_FIELDS}
 
 
 @functools.lru_cache(maxsize=8192)
@@ -66,16 +70,16 @@ def _json(raw: str | None) -> Any:
 
 def _node(row: tuple[Any, ...]) -> Node:
     values = dict(zip(NODE_COLUMNS, row, strict=True))
-    for name in _JSON_NODE_FIELDS:
+    for name in NODE_JSON_FIELDS:
         values[name] = _json(values[name])
-    for name in _TIME_NODE_FIELDS:
+    for name in NODE_TIME_FIELDS:
         values[name] = _utc(values[name])
     return node_from_mapping(values)
 
 
 def _edge(row: tuple[Any, ...]) -> Edge:
     values = dict(zip(EDGE_COLUMNS, row, strict=True))
-    for name in ("created_at", "updated_at", *_INTERVAL_FIELDS):
+    for name in EDGE_TIME_FIELDS:
         values[name] = _utc(values[name])
     return edge_from_mapping(values)
 

@@ -161,6 +161,65 @@
     });
   });
 
+  // A form that writes a memory (create or edit) is a call of the public JSON API too: its
+  // body is data-body with each field that names a data-json path ("nodes.0.title") filled in
+  // (an empty field is left out, a checkbox is true or false, data-list splits on commas).
+  function setPath(obj, path, value) {
+    var keys = path.split(".");
+    var at = obj;
+    for (var i = 0; i < keys.length - 1; i++) {
+      if (at[keys[i]] === undefined) at[keys[i]] = /^\d+$/.test(keys[i + 1]) ? [] : {};
+      at = at[keys[i]];
+    }
+    at[keys[keys.length - 1]] = value;
+  }
+
+  function formBody(form) {
+    var body = JSON.parse(form.getAttribute("data-body") || "{}");
+    form.querySelectorAll("[data-json]").forEach(function (field) {
+      var value;
+      if (field.type === "checkbox") value = field.checked;
+      else {
+        value = field.value.trim();
+        if (!value) return;
+        if (field.hasAttribute("data-list")) value = value.split(",").map(function (v) { return v.trim(); }).filter(Boolean);
+      }
+      setPath(body, field.getAttribute("data-json"), value);
+    });
+    return body;
+  }
+
+  // the id of the memory an API call wrote: graph {nodes: [{id}]}, layers {id: "mem_…"},
+  // tools {memoryId: "mem_…"}
+  function writtenId(body) {
+    var id = (body.nodes && body.nodes[0] && body.nodes[0].id) || body.id || body.memoryId || "";
+    return String(id).replace(/^mem_/, "");
+  }
+
+  document.addEventListener("submit", function (e) {
+    var form = e.target.closest && e.target.closest("form[data-api-form]");
+    if (!form) return;
+    e.preventDefault();
+    var out = document.getElementById(form.getAttribute("data-out"));
+    show(out, "working…", "");
+    var body = formBody(form);
+    callApi(form.getAttribute("data-api-form"), "POST", body).then(function (res) {
+      if (!succeeded(res[0], res[1])) { show(out, refusal(res[0], res[1]), "refused"); return; }
+      show(out, "done", "ok");
+      var id = writtenId(res[1]);
+      if (id && form.hasAttribute("data-open")) {
+        var link = document.createElement("a");
+        link.id = "written-link";
+        link.href = "/ui/memory/" + encodeURIComponent(id) + "?scope=" + encodeURIComponent(body.scope || "");
+        link.textContent = "Open the memory";
+        out.appendChild(document.createTextNode(": "));
+        out.appendChild(link);
+      }
+      var panel = document.getElementById(form.getAttribute("data-reload-target"));
+      if (panel) htmx.trigger(panel, "reload");
+    });
+  });
+
   // The erasure page: review the subject, confirm, then POST /v1/erasure and show the receipt.
   function setUpErasure() {
     var form = document.getElementById("erasure-form");

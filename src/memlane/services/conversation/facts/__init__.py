@@ -46,9 +46,10 @@ from memlane.services.conversation.facts.model import (
     relate,
     same_value,
 )
-from memlane.services.conversation.facts.parser import facts_of_note, parse
+from memlane.services.conversation.facts.parser import ANAPHORIC, facts_of_note, parse
 
 __all__ = [
+    "ANAPHORIC",
     "CANCEL",
     "CONTRADICTS",
     "CORRECTION",

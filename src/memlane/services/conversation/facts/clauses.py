@@ -36,7 +36,7 @@ class Clause:
 
 
 _SPLIT = re.compile(
-    r"\s*(?:;|,?\s+but\s+|,?\s+and\s+(?=(?:now|then|also|so|i|we|my|our)\b)|,?\s+so\s+(?=(?:now|i|we|my)\b)|"
+    r"\s*(?:;|,?\s+but\s+|,?\s+and\s+(?=(?:now|then|also|so|i|we|my|our)\b)|,?\s+so\s+(?=(?:now|i|we|my|no)\b)|"
     r"(?:^|,?\s+)(?:ever since|since|now that|because|after|as|so that)\s+(?=(?:i|we|my|our)\s)|"
     r",\s+(?=(?:now|i|we|my|our)\s)|,?\s+which means\s+|,\s+(?=[\w'\- ]+ (?:is|are) (?:now )?my ))"
 )
@@ -54,6 +54,10 @@ _CHANGE_LEAD = re.compile(
 
 _INVERTED_FAVOURITE = re.compile(
     r"^(?P<v>.+?) (?:is|are) (?:now )?my (?:new )?(?P<attr>favou?rite [\w\- ]+?)(?: now)?$"
+)
+#: "Dr. Patel is my new dentist": "my new dentist is Dr. Patel"
+_INVERTED_NEW = re.compile(
+    r"^(?P<v>[\w.'\- ]{2,40}?) (?:is|are) (?:now )?my new (?P<attr>[\w\-]+(?: [\w\-]+)?)(?: now)?$"
 )
 
 
@@ -81,10 +85,16 @@ def subject_of(
     now drive a Tesla") continues the previous clause's. None when we cannot name anyone."""
     if clause.startswith("no more "):
         return Subject(SELF, clause, True)
+    if re.match(r"^no [a-z]", clause) and CHANGE_PHRASES.search(clause):
+        # "so no wine with dinner these days": what the person does not have any more
+        return Subject(SELF, "no more " + CHANGE_PHRASES.sub(" ", clause[3:]).strip(), True)
     c = FILLER_LEAD.sub("", clause)
     inverted = _INVERTED_FAVOURITE.match(c)
     if inverted:
         return Subject(SELF, f"my {inverted.group('attr')} is {inverted.group('v')}", True)
+    inverted = _INVERTED_NEW.match(c)
+    if inverted and inverted.group("v").split()[0] not in NOT_A_VERB:
+        return Subject(SELF, f"my new {inverted.group('attr')} is {inverted.group('v')}", True)
     gerund = re.match(r"^(?:ever since|since|after|now that|since then)\s+(?P<g>\w+ing)\b(?P<rest>.*)$", c)
     if gerund:
         return Subject(SELF, lemma(gerund.group("g")) + gerund.group("rest"), True)
@@ -140,6 +150,9 @@ def verb_phrase(rest: str, proper: frozenset[str]) -> Clause:
         text = aux.group("rest")
     elif aux and aux.group("aux") in ("am", "is", "are", "was", "were"):
         text = "be " + aux.group("rest")
+    m = re.match(r"^(?:have|has|had|decided) to (?P<rest>(?:give up|stop|quit|sell|cancel|leave|drop|move) .+)$", text)
+    if m:
+        text = m.group("rest")  # "had to give up running": what was given up, whatever forced it
     m = re.match(r"^used to (?P<rest>.+)$", text)
     if m:
         kind, text, change = PAST, m.group("rest"), True

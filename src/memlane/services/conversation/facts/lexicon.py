@@ -56,7 +56,8 @@ IRREGULAR = {
 
 KEEP_E = frozenset(
     {"live", "move", "love", "hate", "like", "use", "dance", "bake", "ride", "drive", "date", "share",
-     "hike", "skate", "race", "serve", "believe", "relocate", "quite", "practice", "practise", "volunteer"}
+     "hike", "skate", "race", "serve", "believe", "relocate", "quite", "practice", "practise", "volunteer",
+     "upgrade", "downgrade", "change", "scrape", "retire", "manage", "charge", "trade", "replace"}
 )  # fmt: skip
 
 
@@ -104,7 +105,19 @@ EXCLUSIVE_MY = lang.wordset(
     """name number phone email address birthday age job title role salary goal deadline budget rent weight
     height size password username schedule major position boss manager landlord doctor dentist therapist
     coach team school university college company employer office commute car hometown city neighborhood
-    neighbourhood zip postcode surname nickname pronouns timezone"""
+    neighbourhood zip postcode surname nickname pronouns timezone gp vet physio physiotherapist dietitian
+    optician pharmacy bank provider carrier landlady"""
+)
+#: things a person has several of: "my new friend is Tom" adds a friend, it replaces no one
+SEVERAL_MY = lang.wordset(
+    """friend friends hobby hobbies project projects neighbour neighbor neighbours colleague colleagues coworker
+    client clients student students interest interests thing things obsession passion habit goal goals
+    favourite favorite idea plan plans book show song recipe skill"""
+)
+#: occupations that say a person is not employed: an employer stated later replaces them
+NOT_WORKING = (
+    r"stay-at-home (?:dad|mum|mom|parent|mother|father)|full-time (?:dad|mum|mom|parent)|homemaker|housewife|"
+    r"househusband|unemployed|jobless|between jobs|out of work|retired|retiree"
 )
 PLAN_WORDS = lang.wordset(
     """trip vacation holiday wedding party visit flight plan plans concert tour move reunion appointment meeting
@@ -142,7 +155,10 @@ CANCEL_PHRASES = re.compile(
     r"\b(?:call(?:ed|ing)? off|cancel(?:l)?(?:ed|ing)?|(?:is|are|was|were|be) off|not happening|fell through|"
     r"scrap(?:ped)?|(?:be|is|are|was|were) (?:postponed|cancel(?:l)?ed|scrapped)|postpone(?:d)?|"
     r"put on hold|not going (?:to go )?after all|(?:will )?not be going|not go after all|"
-    r"decided (?:not|against)|back(?:ed)? out|pull(?:ed)? out|drop(?:ped)? out|withdr[ae]w|call it off)\b"
+    r"(?:will|is) not (?:happen|happening)|off the table|"
+    r"decided (?:not|against)|back(?:ed)? out|pull(?:ed)? out|drop(?:ped)? out|withdr[ae]w|call it off|"
+    r"bail(?:ed|ing)? (?:on|out)|shelved|axed|nixed|pull(?:ed)? the plug|walk(?:ed)? away from|"
+    r"g[ai]ve up on|abandon(?:ed)?|skip(?:ping|ped)? (?:the|our|my))\b"
 )
 
 
@@ -171,3 +187,58 @@ NUMBER_WORDS = {
     "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
     "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "a": "1", "an": "1", "another": "+", "second": "+",
 }  # fmt: skip
+
+
+#: what a "new <thing>" replaces: the attribute a note names the thing by
+THING_ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    "car": ("vehicle", "car"), "vehicle": ("vehicle", "car"), "bike": ("bike",), "motorbike": ("motorbike",),
+    "phone": ("phone",), "laptop": ("laptop", "computer"), "computer": ("laptop", "computer"),
+    "flat": ("residence", "flat", "apartment", "home"), "apartment": ("residence", "flat", "apartment", "home"),
+    "house": ("residence", "house", "home"), "place": ("residence", "home"),
+    "job": ("employer", "job"), "gp": ("gp", "doctor"), "doctor": ("gp", "doctor"), "dentist": ("dentist",),
+    "therapist": ("therapist",), "bank": ("bank",), "boyfriend": ("relationship", "boyfriend"),
+    "girlfriend": ("relationship", "girlfriend"), "partner": ("relationship", "partner"),
+    "email": ("email",), "number": ("number", "phone number"), "address": ("address", "residence"),
+    "boss": ("boss", "manager"), "manager": ("boss", "manager"), "landlord": ("landlord",),
+    "hairdresser": ("hairdresser", "barber"), "barber": ("hairdresser", "barber"), "vet": ("vet",),
+    "physio": ("physio", "physiotherapist"), "coach": ("coach",), "trainer": ("trainer",),
+    "school": ("school",), "gym": ("gym",), "office": ("office",), "tablet": ("tablet",),
+}  # fmt: skip
+
+
+#: what a stopped thing is the kind of: "gave up alcohol" ends the glass of wine with dinner,
+#: "quit caffeine" the espressos. Classes of things people give up, not phrases of cases.
+KINDS: dict[str, frozenset[str]] = {
+    k: lang.wordset(v)
+    for k, v in {
+        "alcohol": "wine wines beer beers whisky whiskey gin vodka rum cocktail cocktails cider prosecco champagne "
+        "booze drinking pint pints",
+        "booze": "wine beer whisky whiskey gin vodka rum cocktail cocktails cider",
+        "drinking": "wine beer whisky whiskey gin vodka rum cocktail cocktails cider pint pints",
+        "caffeine": "coffee coffees espresso espressos latte lattes cappuccino flat white tea cola energy",
+        "coffee": "espresso espressos latte lattes cappuccino cappuccinos americano",
+        "meat": "beef pork chicken steak bacon lamb ham sausage sausages burger burgers",
+        "dairy": "milk cheese yogurt yoghurt butter cream",
+        "sugar": "sweets candy cake cakes chocolate dessert desserts soda",
+        "gluten": "bread pasta wheat",
+        "smoking": "cigarette cigarettes cigars vape vaping",
+        "nicotine": "cigarette cigarettes cigars vape vaping",
+    }.items()
+}
+
+#: verbs that abandon something, by class rather than by case: discarding (scrap, ditch, drop,
+#: axe, shelve, bin, nix, kill), withdrawing (bail on, back out of, pull out of, walk away
+#: from, give up on), calling off (cancel, call off, pull the plug on); with a pronoun for
+#: object they call off the plan spoken of just before
+_ABANDON = (
+    r"(?:scrap(?:ped|s)?|ditch(?:ed|es)?|drop(?:ped|s)?|ax(?:e|ed|es)|shelve[ds]?|binn?(?:ed)?|nix(?:ed)?|"
+    r"kill(?:ed|s)?|cancel(?:l?ed|s)?|call(?:ed|s)? off|pull(?:ed)? the plug on|bail(?:ed|s)? on|"
+    r"back(?:ed)? out of|pull(?:ed)? out of|walk(?:ed)? away from|g[ai]ve up on|abandon(?:ed|s)?|skip(?:ped)?|"
+    r"postpone[ds]?|decided against)"
+)
+ANAPHORIC_CANCEL = re.compile(
+    rf"\b{_ABANDON} (?:it|that|this|them|the (?:whole )?(?:thing|plan|idea|project))\b"
+    r"(?! (?:to|for|with|off|back|up|down|over|out|by|round|in|into|on)\b)"
+    r"|\b(?:it|that|this|the whole thing) (?:is|was|has been) (?:off|cancel(?:l)?ed|scrapped|not happening|"
+    r"dead|postponed|on hold)\b|\b(?:it|that) (?:fell|has fallen) through\b"
+)

@@ -3,11 +3,12 @@ bears on an older one (contradicts, replaces, repeats, or not at all)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from memlane.services.conversation import language as lang
-from memlane.services.conversation.facts.lexicon import NUMBER_WORDS, TIME_WORDS
+from memlane.services.conversation.facts.lexicon import KINDS, NOT_WORKING, NUMBER_WORDS, THING_ATTRIBUTES, TIME_WORDS
 
 SELF = "self"
 
@@ -114,8 +115,21 @@ def relate(new: Fact, old: Fact) -> str | None:
             return REPLACES
         return REPEATS if old.relation == "switch" and same_value(new.value, old.value) else None
     if new.relation == "stop":
-        # "sold the Volvo", "moved on from The Bear", "no more coffee": whatever held it ends
-        return CONTRADICTS if not old.negated and old.kind != PAST and holds(old.value, new.value) else None
+        # "sold the Volvo", "moved on from The Bear", "no more coffee": whatever held it ends,
+        # and so does what the stopped thing is the kind of ("gave up alcohol" ends the wine)
+        held = holds(old.value, new.value) or bool(kinds_of(new.value) & value_words(old.value))
+        held = held or _names_thing(new.value, old)  # "sold my car" ends "drives a Corolla"
+        return CONTRADICTS if not old.negated and old.kind != PAST and held else None
+    if new.negated and new.change and verb_key(new.relation) == "do:hav" and _names_thing(new.value, old):
+        # "I don't have a car anymore" ends what a note says the car is
+        return CONTRADICTS if not old.negated and old.kind != PAST else None
+    if new.relation.startswith("has:"):
+        # "got a new car, a Kia Niro": the car a note names is another one now
+        names = THING_ATTRIBUTES.get(new.relation[4:], ())
+        named = old.relation in names or _attribute_head(old) in names
+        if named and not old.negated and old.kind != PAST:
+            return REPEATS if same_value(new.value, old.value) else REPLACES
+        return None
     if new.kind == PAST:
         # "I used to get flat whites": the habit ends, however it was stated
         held = same_value(new.value, old.value) or holds(old.value, new.value)
@@ -125,6 +139,24 @@ def relate(new: Fact, old: Fact) -> str | None:
     if new.negated and new.change and new.specific and not old.negated and holds(old.value, new.value):
         # "I'm no longer going to Iron Works" ends "is a member at the Iron Works gym"
         return CONTRADICTS
+    if (
+        new.negated
+        and new.change
+        and _is_activity(new.value)
+        and not old.negated
+        and old.relation != "stop"
+        and old.value.split()[:1] == new.value.split()
+    ):
+        # "I'm not into bouldering these days" ends "goes bouldering at the climbing gym"
+        return CONTRADICTS
+    if (
+        new.relation == "employer"
+        and not new.negated
+        and new.kind == STATEMENT
+        and old.relation == "occupation"
+        and re.fullmatch(NOT_WORKING, old.value) is not None
+    ):
+        return REPLACES  # a stay-at-home parent who works somewhere now
     if (
         new.relation in _RESTRICTIVE
         and old.relation in _RESTRICTIVE
@@ -139,9 +171,12 @@ def relate(new: Fact, old: Fact) -> str | None:
     # "I quit smoking", "I don't drink anymore": the activity itself ends, whatever was said of it
     # (only with a change cue: "we don't go often" says nothing about the camping trip)
     bare = new.change and new.relation.startswith("do:") and new.value == verb_key(new.relation)[3:]
-    if new.relation != old.relation and not bare:
+    pro_verb = new.relation == "do:do" and new.negated and new.change  # "not doing the kitchen after all"
+    if new.relation != old.relation and not (bare or pro_verb):
         return None
-    same = bare or same_value(new.value, old.value)
+    # "I no longer manage anyone": a negated "any" covers whatever the old fact named
+    anything = new.negated and new.change and new.value.split()[0] in _ANY and not old.negated
+    same = bare or anything or same_value(new.value, old.value)
     if same:
         if new.negated != old.negated:
             return CONTRADICTS
@@ -167,7 +202,44 @@ def verb_key(relation: str) -> str:
 
 
 def _same_verb(a: Fact, b: Fact) -> bool:
-    return a.relation.startswith("do:") and verb_key(a.relation) == verb_key(b.relation)
+    """Both state a doing by one verb; "do" stands for any verb ("not doing the kitchen after
+    all" takes back "redoing the kitchen")."""
+    if not (a.relation.startswith("do:") and b.relation.startswith("do:")):
+        return False
+    return verb_key(a.relation) == verb_key(b.relation) or a.relation == "do:do"
+
+
+#: a negated value that covers any other ("doesn't manage anyone")
+_ANY = frozenset({"anyone", "anybody", "anything", "any", "everyone", "everything"})
+
+
+def _is_activity(value: str) -> bool:
+    """A value that names an activity by its gerund ("bouldering", "running")."""
+    words = value.split()
+    return len(words) == 1 and words[0].endswith("ing") and len(words[0]) > 5
+
+
+def _names_thing(value: str, old: Fact) -> bool:
+    """``value`` is a thing of one kind ("my car", "the laptop") and ``old`` states what that
+    thing is (``THING_ATTRIBUTES``)."""
+    words = value.split()
+    if not words or len(words) > 2 or words[-1] not in THING_ATTRIBUTES:
+        return False
+    names = THING_ATTRIBUTES[words[-1]]
+    return old.relation in names or _attribute_head(old) in names or old.relation == f"has:{words[-1]}"
+
+
+def _attribute_head(fact: Fact) -> str:
+    """The thing a ``my:`` relation is about ("my:work laptop" -> "laptop")."""
+    return fact.relation[3:].split()[-1] if fact.relation.startswith("my:") and fact.relation[3:] else ""
+
+
+def kinds_of(value: str) -> frozenset[str]:
+    """The words of what ``value`` is a kind of names ("alcohol" -> wine, beer, ...)."""
+    out: set[str] = set()
+    for w in value_words(value):
+        out |= KINDS.get(w, frozenset())
+    return frozenset(out)
 
 
 def _time_changed(a: str, b: str) -> bool:

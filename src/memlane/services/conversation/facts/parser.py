@@ -10,8 +10,10 @@ from typing import Any
 
 from memlane.services.conversation import language as lang
 from memlane.services.conversation.facts.clauses import Clause, Subject, clauses, subject_of, verb_phrase
+from memlane.services.conversation.facts.events import implied_facts, new_thing
 from memlane.services.conversation.facts.lexicon import (
     ADDS,
+    ANAPHORIC_CANCEL,
     AUX,
     CANCEL_PHRASES,
     CHANGE_PHRASES,
@@ -48,6 +50,40 @@ _CORRECTION_LEAD = re.compile(
 _CORRECTION_BUT = re.compile(r"\bnot (?P<old>[\w'\-]+(?: [\w'\-]+){0,2}),? but (?P<new>[\w'\-]+(?: [\w'\-]+){0,3})")
 
 
+#: "Small update about me: ...", "Wrong digits, sorry: ...": a short header before a colon
+_HEADER = re.compile(r"^(?:[\w'\-]+ ){0,3}[\w'\-]+(?:, [\w'\-]+)?:\s+(?=\S)")
+#: the first word of a sentence that drops its "I" ("Got a new car", "Moved to Leith")
+_OPENING_VERB = re.compile(
+    r"^(?:got|bought|moved|quit|switched|changed|sold|upgraded|cancelled|canceled|dropped|gave up|stopped|"
+    r"graduated|retired)\b"
+)
+#: a negation before a verb of abandoning: "won't give up on it", "never cancelled"
+_NEGATED_BEFORE = re.compile(
+    r"\b(?:not|never|no way|will not|would not|do not|did not|can not|could not)\s+(?:\w+\s+){0,2}?"
+    r"(?:give up|gave up|quit|cancel|call|scrap|ditch|drop|bail|abandon|skip|back out|pull out|shelve|axe)"
+)
+#: the clause speaks of the speaker: what a third-person note implies is about someone else
+SELF_WORDS = re.compile(r"\b(?:i|we|my|our|me|us)\b")
+#: a word that says the speaker corrects what they said before
+_CORRECTION_CUE = re.compile(
+    r"^(?:sorry|oops|correction|typo|my (?:mistake|bad)|wrong (?:\w+ )?(?:digits?|number|date|day|year|address)|"
+    r"i misspoke|scratch that|actually|wait|no wait|i meant|i mean|i got (?:that|it) wrong|small correction)\b"
+)
+#: "sorry to hear that": sympathy, not a correction
+_SYMPATHY = re.compile(r"^sorry (?:to|about|for|that|you|if|but)\b")
+#: what says a name was meant, not only regretted
+_MEANT = re.compile(r"\b(?:i meant|i mean|typo|correction|misspel\w*|spelled|spelt|(?:name|it) is actually)\b")
+#: a value of a type a correction can swap for another of the same type
+_TYPED = re.compile(
+    r"\b(?:\d{1,2}(?::\d{2})?\s?(?:am|pm)|\d+(?:st|nd|rd|th)?|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)\b"
+)
+
+
+#: the relation of a cancellation whose object is a pronoun
+ANAPHORIC = "cancel:it"
+
+
 #: verbs of going somewhere: "I'm not going to Japan" calls the trip off
 _GOING = frozenset({"do:go", "do:visit", "do:travel", "do:fly", "do:attend", "do:com", "do:driv", "do:head"})
 
@@ -71,12 +107,17 @@ def parse(sentence: str, *, speaker_keys: Iterable[str] = (), known_people: Iter
     people = frozenset(p.lower() for p in known_people if p) - keys
     tokens = lang.words(sentence.translate(APOSTROPHES))
     proper = frozenset(t.lower() for t in tokens[1:] if t[:1].isupper() and t != "I") - keys
-    facts = list(_corrections(norm))
+    headed, norm = norm, _HEADER.sub("", norm)
+    facts = list(_corrections(norm)) or _retyped(headed, proper)
     previous: str | None = None
-    for clause in clauses(norm):
+    for n, clause in enumerate(clauses(norm)):
         for pattern, relation, value in _IMPLIED:
             if pattern.search(clause) and not re.search(r"\b(?:ex|former|late)[- ]", clause):
                 facts.append(Fact(SELF, relation, value, exclusive=True))
+        if not keys or SELF_WORDS.search(norm):
+            facts += implied_facts(clause, proper)
+        if n == 0 and _OPENING_VERB.match(clause):
+            clause = "i " + clause  # "Got a new car on Saturday": chat drops the "I"
         subject = subject_of(clause, keys, people, previous)
         if subject is None:
             cancel = _cancellation(clause, SELF)
@@ -101,8 +142,11 @@ def _clause_fact(subject: Subject, proper: frozenset[str]) -> Fact | None:
 
 def _clause_fact_of(subject: Subject, proper: frozenset[str]) -> Fact | None:
     rest = subject.rest
-    if CANCEL_PHRASES.search(rest):
+    if (CANCEL_PHRASES.search(rest) or ANAPHORIC_CANCEL.search(rest)) and not _NEGATED_BEFORE.search(rest):
         return _cancellation(rest, subject.key)
+    thing = new_thing(rest, subject.key)
+    if thing is not None:
+        return thing
     if rest.startswith("my "):
         return _possessive_fact(subject, rest)
     if rest.startswith("no more "):
@@ -126,7 +170,15 @@ def _verb_fact(subject: Subject, vp: Clause, proper: frozenset[str]) -> Fact | N
     if m and not vp.negated:
         inner = verb_phrase(m.group("rest"), proper)
         vp = Clause("", inner.pred, inner.negated, True, vp.kind)
-    m = re.match(r"^switch (?:from (?P<old>.+?) )?to (?P<new>.+)$", vp.pred)
+    m = re.match(r"^(?:use|take|drink|eat|play|drive|ride|read|watch|prefer|go to|go with|have) (?P<new>.+?) "
+                 r"instead of (?P<old>.+)$", vp.pred)  # fmt: skip
+    m = m or re.match(r"^(?:trade (?:in )?(?P<old>.+?) for|replace (?P<old2>.+?) with) (?P<new>.+)$", vp.pred)
+    if m and not vp.negated:
+        # "I use Linear instead of Jira now": a switch that names what it leaves
+        old = m.groupdict().get("old") or m.groupdict().get("old2") or ""
+        return Fact(subject.key, "switch", strip_value(m.group("new")), exclusive=True, change=True,
+                    old_value=strip_value(old))  # fmt: skip
+    m = re.match(r"^(?:switch|upgrade|downgrade|change) (?:from (?P<old>.+?) )?to (?P<new>.+)$", vp.pred)
     if m:
         return Fact(subject.key, "switch", strip_value(m.group("new")), exclusive=True, change=True,
                     old_value=strip_value(m.group("old") or ""))  # fmt: skip
@@ -195,6 +247,13 @@ def _possessive_fact(subject: Subject, rest: str) -> Fact | None:
 
 
 def _cancellation(clause: str, subject: str) -> Fact | None:
+    if _NEGATED_BEFORE.search(clause):
+        return None  # "I won't give up on it", "we never cancelled": nothing is called off
+    if ANAPHORIC_CANCEL.search(clause):
+        # "they scrapped it", "I bailed on it", "Dad found out, so that's off": the plan spoken
+        # of just before, which the clause's other words may name
+        said = lang.content_words(ANAPHORIC_CANCEL.sub(" ", clause))
+        return Fact(subject, ANAPHORIC, " ".join(said), kind=CANCEL, change=True)
     m = CANCEL_PHRASES.search(clause)
     if not m:
         return None
@@ -221,6 +280,22 @@ def _corrections(norm: str) -> list[Fact]:
                 out.append(Fact(SELF, "correction", new, kind=CORRECTION, change=True, old_value=old))
                 break
     return out
+
+
+def _retyped(norm: str, proper: frozenset[str]) -> list[Fact]:
+    """ "Typo earlier: it's 24 Elm Street", "Actually it was 2016", "Sorry, I meant Jenna": a
+    correction cue and values of a type (numbers, times, weekdays, months, names) with no "not
+    X". The old value is not named, so the fact carries the new values and conflicts.py looks
+    for a note that holds the rest of the sentence with another value of the same type."""
+    if _CORRECTION_CUE.search(norm) is None or _SYMPATHY.search(norm):
+        return []
+    typed = [m.group(0) for m in _TYPED.finditer(norm)]
+    if not typed and _MEANT.search(norm):  # "Sorry, I meant Jenna": a name is the value when nothing else is
+        typed = [w for w in norm.split() if w.strip(".,!?") in proper and len(w.strip(".,!?")) > 2]
+    typed = list(dict.fromkeys(t.strip(".,!?") for t in typed))
+    if not typed or len(typed) > 4:
+        return []
+    return [Fact(SELF, "correction", " ".join(typed), kind=CORRECTION, change=True)]
 
 
 def _dedupe(facts: Sequence[Fact]) -> list[Fact]:

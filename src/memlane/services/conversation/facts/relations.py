@@ -13,9 +13,11 @@ from memlane.services.conversation.facts.lexicon import (
     DIETS,
     EXCLUSIVE_MY,
     NOT_A_VERB,
+    NOT_WORKING,
     OCCUPATIONS,
     PREPOSITIONS,
     RELATIONSHIP,
+    SEVERAL_MY,
 )
 from memlane.services.conversation.facts.normalise import stem, strip_value
 
@@ -60,7 +62,12 @@ _RULES: list[_Rule] = [
     _rule("relationship", True, rf"^(?:be|get|become) (?P<v>{RELATIONSHIP})(?: (?:to|with|on|in) .+)?$"),
     _rule("relationship", True, r"^(?:date|be seeing|be dating|be with|see) (?P<v>.+)$"),
     _rule("relationship", True, r"^(?P<v>break up|split up|separate|divorce)(?: .+)?$"),
-    _rule("occupation", True, rf"^be (?:a |an )?(?:[\w\-]+ ){{0,3}}?(?P<v>{'|'.join(sorted(OCCUPATIONS))})(?: .+)?$"),
+    _rule(
+        "occupation",
+        True,
+        rf"^be (?:a |an )?(?:[\w\-]+ ){{0,3}}?(?P<v>(?:[a-z]+-)?(?:{'|'.join(sorted(OCCUPATIONS))}))(?: .+)?$",
+    ),
+    _rule("occupation", True, rf"^be (?:a |an )?(?P<v>{NOT_WORKING})(?: .+)?$"),
     _rule("occupation", True, r"^(?P<v>teach .+)$"),
     _rule("occupation", True, r"^(?:be |get )?(?P<v>retired?)(?: .+)?$"),
     _rule(
@@ -125,7 +132,9 @@ def possessive_relation(pred: str) -> tuple[str, bool, str] | None:
     if m:
         attr = _attribute(m.group("attr"))
         head = attr.split()[-1]
-        exclusive = attr.startswith("favorite") or head in EXCLUSIVE_MY or "usual" in pred.split()[1:2]
+        # "my new GP is ...": a new one of a thing one has one of replaces the old one
+        renewed = pred.split()[1:2] in (["new"], ["usual"]) and head not in SEVERAL_MY
+        exclusive = attr.startswith("favorite") or head in EXCLUSIVE_MY or renewed
         return f"my:{attr}", exclusive, strip_value(m.group("v"))
     return None
 
