@@ -123,3 +123,16 @@ class Overloaded(ServiceUnavailable):
         details = {"backlog": backlog, "limit": limit, "tenant_backlog": tenant_backlog, "tenant_share": tenant_share}
         super().__init__(message, details=details)
         self.retry_after = retry_after
+
+
+class StoreUnavailable(ServiceUnavailable):
+    """503 with ``retry_after``: the database cannot answer right now (a failover in progress,
+    a connection closed mid-statement, a primary that became read-only or is in recovery, a
+    refused connection). The same request may succeed once it is back
+    (store/availability.py decides which database errors these are)."""
+
+    code = "store_unavailable"
+
+    def __init__(self, message: str, *, retry_after: float = 1.0):
+        super().__init__(message, retryable=True)
+        self.retry_after = retry_after

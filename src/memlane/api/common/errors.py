@@ -21,8 +21,9 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memlane.api.common.body import InputRefused
-from memlane.domain.errors import MemlaneError, Overloaded, RateLimited, UpstreamError
+from memlane.domain.errors import MemlaneError, Overloaded, RateLimited, StoreUnavailable, UpstreamError
 from memlane.services.tools.errors import tool_envelope
+from memlane.store.availability import DRIVER_ERROR_TYPES, as_store_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -123,9 +124,12 @@ def validation_response(request: Request, raw_errors: Sequence[Any]) -> JSONResp
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(MemlaneError)
     async def _domain(request: Request, exc: MemlaneError) -> JSONResponse:
+        return _domain_response(request, exc)
+
+    def _domain_response(request: Request, exc: MemlaneError) -> JSONResponse:
         headers: dict[str, str] = {}
         retry_after = getattr(exc, "retry_after", None)
-        if isinstance(exc, RateLimited | UpstreamError | Overloaded) and retry_after is not None:
+        if isinstance(exc, RateLimited | UpstreamError | Overloaded | StoreUnavailable) and retry_after is not None:
             headers["retry-after"] = str(max(1, round(float(retry_after))))
         return render(request.url.path, exc.status, exc.code, exc.message, exc.details, headers, exc.retryable)
 
@@ -150,6 +154,19 @@ def install_error_handlers(app: FastAPI) -> None:
                 headers = {k: v for k, v in headers.items() if k.lower() != "allow"}
                 headers["allow"] = ", ".join(allowed)
         return render(request.url.path, exc.status_code, code, str(exc.detail), headers=headers or None)
+
+    async def _driver_error(request: Request, exc: Exception) -> JSONResponse:
+        """A database error that did not pass the store's hooks (store/availability.py):
+        during a failover it is a 503, not a bug. Handled here, inside the app, so the
+        connection stays open; anything else goes on to ``_unexpected``."""
+        unavailable = as_store_unavailable(exc)
+        if unavailable is None:
+            raise exc
+        log.warning("%s %s: %s", request.method, request.url.path, unavailable.message)
+        return _domain_response(request, unavailable)
+
+    for error_type in DRIVER_ERROR_TYPES:
+        app.add_exception_handler(error_type, _driver_error)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -39,6 +39,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
+from memlane.store import availability
 from memlane.store.base import LeasePicker, PendingEmbedding, Vector, job_from_row
 from memlane.store.error_text import ENGINE_OPTIONS
 from memlane.store.postgres import direct_reads, vector_codec
@@ -205,9 +206,15 @@ class PostgresStore(SqlStore):
             pool_timeout=self.pool_timeout,
             pool_recycle=1800,
             # application_name only: poolers such as PgBouncer refuse other startup parameters.
-            connect_args={"server_settings": {"application_name": "memlane"}},
+            # The connection class fails a COMMIT whose synchronous replication was cancelled.
+            connect_args={
+                "server_settings": {"application_name": "memlane"},
+                "connection_class": availability.SyncRepCheckedConnection,
+            },
             **ENGINE_OPTIONS,
         )
+        # failover, restarts, lost connections: StoreUnavailable (503 + Retry-After), not a 500
+        availability.install(engine)
 
         @event.listens_for(engine.sync_engine, "connect")
         def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -244,7 +251,23 @@ class PostgresStore(SqlStore):
         asyncpg's autocommit; the pool still checks the connection out and back in."""
         async with self.engine.connect() as conn:
             raw = await conn.get_raw_connection()
-            yield raw.driver_connection
+            driver = raw.driver_connection
+            try:
+                yield driver
+            except Exception as error:
+                # these statements bypass SQLAlchemy's error hook (availability.install)
+                unavailable = availability.as_store_unavailable(error)
+                if unavailable is None:
+                    raise
+                # drop it: closed, mid-operation, or on a node that is no longer the primary
+                await conn.invalidate()
+                raise unavailable from error
+            except BaseException:
+                # cancelled mid-statement: the connection would go back to the pool with an
+                # operation in progress; closed now, the checkout hook discards it
+                if driver is not None:
+                    driver.terminate()
+                raise
 
     # --- lookups by id (direct_reads.py) ----------------------------------------------------
     async def get_nodes(self, tenant_id: str, scope: str | None, ids: Sequence[str]) -> list[Node]:
