@@ -5,13 +5,16 @@ from __future__ import annotations
 import pytest
 from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
 from sqlalchemy.engine import make_url
+from sqlalchemy.engine.interfaces import Dialect
 
 from memlane.store.urls import async_url
 
 
 def connect_args(url: str) -> dict[str, object]:
     """What SQLAlchemy's asyncpg dialect hands to ``asyncpg.connect`` for ``url``."""
-    _, kwargs = asyncpg_dialect().create_connect_args(make_url(async_url(url)))
+    # SQLAlchemy's dialect classes carry no annotations; the call is the library's own
+    dialect: Dialect = asyncpg_dialect()  # type: ignore[no-untyped-call]
+    _, kwargs = dialect.create_connect_args(make_url(async_url(url)))
     return dict(kwargs)
 
 
