@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from memlane.domain.clock import Clock, iso, new_id
 from memlane.domain.errors import Conflict, NotFound
 from memlane.domain.hashing import canonical_json, sha256_hex
@@ -50,6 +52,23 @@ TASK_KIND = {
     CONVERSATION_AGENT_MEMORY: "agent_memory_creation",
     CONVERSATION_SUMMARY_CALLBACK: "conversation_summary",
 }
+
+
+class TaskView(TypedDict):
+    """A task as ``GET /api/v1/tasks/{task_id}`` answers it (api/conversation/responses.py)."""
+
+    task_id: str
+    kind: str
+    status: str
+    error: str | None
+    result: dict[str, Any] | None
+    attempts: int
+    last_error: str | None
+    app_id: str | None
+    user_id: str | None
+    session_id: str | None
+    created_at: str | None
+    updated_at: str | None
 
 
 class TaskService:
@@ -97,7 +116,7 @@ class TaskService:
         if self._notify is not None:
             self._notify()
 
-    async def view(self, viewer: Viewer, task_id: str) -> dict[str, Any]:
+    async def view(self, viewer: Viewer, task_id: str) -> TaskView:
         """A task the caller may see; any other id, whoever holds it, is the same 404."""
         job = await self.store.get_job(viewer.tenant_id, task_id)
         if job is None or job.kind not in CONVERSATION_KINDS or not visibility_of(viewer).can_see(attribution(job)):
@@ -130,7 +149,7 @@ def attribution(job: Job) -> Attribution:
     return Attribution(user_id=user)
 
 
-def task_view(job: Job) -> dict[str, Any]:
+def task_view(job: Job) -> TaskView:
     task = decode_task(job)
     status = TASK_STATUS.get(job.status, job.status)
     progress = job.progress or {}
