@@ -161,8 +161,11 @@ class ToolService:
 
     async def _knowledge_show(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         rec = await self.knowledge.get(ctx.tenant_id, str(args["id"]))
-        item = item_view(rec, include_constraints=bool(args.get("includeConstraints", True)))
-        item["metadata"] = {**item["metadata"], "version": str(rec.version), "source": rec.source}
+        view = item_view(rec, include_constraints=bool(args.get("includeConstraints", True)))
+        item: dict[str, Any] = {
+            **view,
+            "metadata": {**view["metadata"], "version": str(rec.version), "source": rec.source},
+        }
         if rec.superseded_by:
             item["supersededBy"] = list(rec.superseded_by)
         out: dict[str, Any] = {"success": True, "item": item}
