@@ -101,17 +101,23 @@ class RuleMatch:
     dto: dict[str, Any]
 
 
-class EvaluationView(TypedDict):
-    """``Evaluation.as_response()``: what the rules surface answers, minus tenant and scope."""
+class RuleCountsView(TypedDict):
+    """What every report of an evaluation carries (the rules surface, a recall's ``rules``
+    block): how many rules were considered and matched, and the merged policy that applies."""
 
     considered: int
     matched: int
     skipped_invalid_then: int
     invalid_then_sample: list[dict[str, Any]]
+    applied: dict[str, Any]
+
+
+class EvaluationView(RuleCountsView):
+    """``Evaluation.as_response()``: what the rules surface answers, minus tenant and scope."""
+
     agent_visibility_summary: dict[str, Any]
     active: list[dict[str, Any]]
     shadow: list[dict[str, Any]]
-    applied: dict[str, Any]
 
 
 @dataclass(slots=True)
