@@ -16,6 +16,7 @@ alone, whoever's message filled it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -72,7 +73,9 @@ class TaskView(TypedDict):
 
 
 class TaskService:
-    def __init__(self, *, store: JobSubmitOps, clock: Clock, max_attempts: int, notify: Any = None):
+    def __init__(
+        self, *, store: JobSubmitOps, clock: Clock, max_attempts: int, notify: Callable[[], None] | None = None
+    ):
         self.store = store
         self.clock = clock
         self.max_attempts = max_attempts

@@ -17,6 +17,7 @@ returned expired memories for up to a sweep interval.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -42,7 +43,7 @@ class ExpirySweeper:
         ttl_hours: float,
         interval_sec: float,
         job_max_attempts: int,
-        notify: Any = None,
+        notify: Callable[[], None] | None = None,
     ):
         self.store = store
         self.kstore = kstore

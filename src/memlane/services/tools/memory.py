@@ -20,6 +20,7 @@ in several layers only the most specific one is returned.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
@@ -112,7 +113,7 @@ class MemoryTools:
         embedding: EmbeddingService,
         clock: Clock,
         scope: str,
-        on_write: Any = None,
+        on_write: Callable[[str], Awaitable[None]] | None = None,
         json_limits: JsonLimits | None = None,
     ):
         #: the stored ``slots`` (``metadata`` and the labels around it) stay within these

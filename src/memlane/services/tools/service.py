@@ -6,6 +6,7 @@ transport can skip them."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -81,7 +82,7 @@ class ToolService:
         quotas: QuotaGuard,
         sync_timeout_sec: float,
         job_max_attempts: int,
-        notify: Any = None,
+        notify: Callable[[], None] | None = None,
     ):
         self.store = store
         self.memory = memory
