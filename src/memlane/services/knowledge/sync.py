@@ -16,7 +16,9 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NotRequired
+
+from typing_extensions import TypedDict
 
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import MemlaneError
@@ -91,6 +93,26 @@ def projection(item: KnowledgeRecord) -> dict[str, Any]:
 
 def projection_hash(item: KnowledgeRecord) -> str:
     return sha256_hex(canonical_json(projection(item)))
+
+
+class SyncStats(TypedDict):
+    totalSyncs: int
+    totalItemsSynced: int
+    avgSyncDurationMs: float
+
+
+class SyncStatusView(TypedDict):
+    """The sync's health as the ``sync_status`` tool answers it (docs/api-tools.md)."""
+
+    healthy: bool
+    lastSyncAt: str | None
+    timeSinceSync: str
+    failedItems: int
+    stats: SyncStats
+    pendingChanges: int
+    failures: NotRequired[list[dict[str, Any]]]
+    lastError: NotRequired[str]
+    folderErrors: NotRequired[list[dict[str, str]]]
 
 
 def human_since(then: datetime | None, now: datetime) -> str:
@@ -271,7 +293,7 @@ class SyncService:
             synced.append(SyncStateRecord(item.id, node.id, self.scope, h, now))
         return synced
 
-    async def status(self, tenant_id: str) -> dict[str, Any]:
+    async def status(self, tenant_id: str) -> SyncStatusView:
         now = self.clock.now()
         last = await self.kstore.last_run(tenant_id)
         stats = await self.kstore.run_stats(tenant_id)
@@ -279,7 +301,7 @@ class SyncService:
         folder_errors = self.knowledge.folder_errors.get(tenant_id, [])
         failed = last.failures if last else 0
         healthy = (last is None or (last.status == "ok")) and not folder_errors
-        out: dict[str, Any] = {
+        out: SyncStatusView = {
             "healthy": healthy,
             "lastSyncAt": last.finished_at.isoformat().replace("+00:00", "Z") if last else None,
             "timeSinceSync": human_since(last.finished_at if last else None, now),
