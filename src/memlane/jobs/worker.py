@@ -17,7 +17,7 @@ import contextlib
 import logging
 import os
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -31,7 +31,7 @@ from memlane.store.error_text import loggable
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[Job], Awaitable[dict[str, Any] | None]]
+Handler = Callable[[Job], Awaitable[Mapping[str, object] | None]]
 #: runs many due jobs of one kind together; returns one result per job, in order
 BatchHandler = Callable[[list[Job]], Awaitable[list[dict[str, Any] | None]]]
 
@@ -268,6 +268,6 @@ class Worker:
             return
         finally:
             heartbeat.cancel()
-        await self.store.complete_job(job, result, now=self.clock.now())
+        await self.store.complete_job(job, None if result is None else dict(result), now=self.clock.now())
         JOB_RUNS.labels(job.kind, "completed").inc()
         self.processed += 1
