@@ -41,6 +41,22 @@ NODE_FIELDS = frozenset(
 )  # fmt: skip
 
 
+class SyncCounts(TypedDict):
+    added: int
+    updated: int
+    deleted: int
+    unchanged: int
+    failures: int
+
+
+class SyncRun(TypedDict):
+    """A sync's result (the ``knowledge_sync`` job's, which ``sync_now`` reads back)."""
+
+    result: SyncCounts
+    durationMs: float
+    failedItems: list[dict[str, Any]]
+
+
 @dataclass(slots=True)
 class SyncOutcome:
     added: int = 0
@@ -51,7 +67,7 @@ class SyncOutcome:
     failed_items: list[dict[str, Any]] = field(default_factory=list)
     duration_ms: float = 0.0
 
-    def as_result(self) -> dict[str, int]:
+    def as_result(self) -> SyncCounts:
         return {
             "added": self.added,
             "updated": self.updated,
@@ -145,7 +161,7 @@ class SyncService:
         self.scope = scope
         self._locks: dict[str, asyncio.Lock] = {}
 
-    async def run_job(self, job: Job) -> dict[str, Any]:
+    async def run_job(self, job: Job) -> SyncRun:
         p = job.payload
         return await self.run(
             job.tenant_id,
@@ -163,7 +179,7 @@ class SyncService:
         types: list[str] | None = None,
         layers: list[str] | None = None,
         job_id: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> SyncRun:
         lock = self._locks.setdefault(tenant_id, asyncio.Lock())
         async with lock:
             started_at = self.clock.now()
