@@ -49,6 +49,13 @@ FlushReason = Literal["batch_size", "idle_timeout"]
 RESTORED_FIELDS = tuple(f for f in STATE_FIELDS if f != "idle_job_id")
 
 
+class IdleFlush(TypedDict):
+    """The idle-flush job's result: the tasks it queued, or when it looks again."""
+
+    flushed_task_ids: list[str]
+    rescheduled_for: str | None
+
+
 class BufferView(TypedDict):
     """One buffer as answered (OmniMemory's fields first; api/conversation/responses.py)."""
 
@@ -213,7 +220,7 @@ class BatcherService:
             self.tasks.notify()
         return True
 
-    async def run_idle_flush(self, job: Job) -> dict[str, Any]:
+    async def run_idle_flush(self, job: Job) -> IdleFlush:
         """The idle-flush job: flush a buffer idle for the timeout, else wait for its new idle time."""
         p = job.payload
         key = BufferKey(job.tenant_id, p["app_id"], p["user_id"], p.get("session_id"))

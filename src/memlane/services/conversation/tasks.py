@@ -160,7 +160,7 @@ def task_view(job: Job) -> TaskView:
     if job.kind == CONVERSATION_SUMMARY_CALLBACK and result is None and progress:
         delivery = "failed" if job.status == "failed" else "pending"
         url = task.callback_url if isinstance(task, SummaryCallbackTask) else None
-        result = delivery_result(progress, delivery, url)
+        result = dict(delivery_result(progress, delivery, url))
     elif result is None and progress:
         result = {"stage": progress.get("stage"), "llm_calls": int(progress.get("llm_calls", 0))}
     return {
