@@ -10,6 +10,7 @@ from typing_extensions import TypedDict
 from memlane.api.common.responses import closed
 from memlane.services.conversation.batcher import BufferView
 from memlane.services.conversation.memories import MemoryView, ScoredMemoryView
+from memlane.services.conversation.summaries import SummaryView
 from memlane.services.conversation.tasks import TaskView
 
 
@@ -60,18 +61,17 @@ class EvolutionReply(TypedDict):
     missing_link: Any
 
 
-@closed
-class Summary(TypedDict):
+class _Conversation(TypedDict):
+    """Whose conversation a summary is of (the request's ids)."""
+
     app_id: str
     user_id: str
     session_id: str | None
-    summary: str
-    key_points: str
-    tags: list[str]
-    keywords: list[str]
-    semantic_queries: list[str]
-    metadata: dict[str, Any]
-    generated_at: str | None
+
+
+@closed
+class Summary(_Conversation, SummaryView):
+    pass
 
 
 @closed
