@@ -12,11 +12,14 @@ import json
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+if TYPE_CHECKING:
+    from memlane.services.transfer.importer import ImportReportView
 
 from memlane.config import Settings
 
@@ -82,7 +85,7 @@ def import_(
     from memlane.domain.errors import MemlaneError
     from memlane.services.container import open_services
 
-    async def run() -> dict[str, Any]:
+    async def run() -> ImportReportView:
         svc = await open_services(Settings())
         try:
             size = file.stat().st_size

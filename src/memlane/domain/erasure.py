@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from memlane.domain.clock import iso
 from memlane.domain.hashing import canonical_json
 
 SubjectKind = Literal["scope", "user", "agent", "tenant"]
@@ -76,17 +75,6 @@ class ErasureReceipt:
     #: removed (or, for commits, emptied) per kind; see ``counts_of``
     counts: dict[str, Any] = field(default_factory=dict)
     scopes: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        """The receipt as answered and as stored: counts, and the subject as an HMAC only."""
-        return {
-            "erasure_id": self.id,
-            "tenant_id": self.subject.tenant_id,
-            "subject": {"kind": self.subject.kind, "hmac_sha256": self.subject_digest},
-            "counts": self.counts,
-            "scopes": self.scopes,
-            "erased_at": iso(self.created_at),
-        }
 
 
 __all__ = ["SUBJECT_KEYS", "SUBJECT_KINDS", "ErasureReceipt", "ErasureSubject", "SubjectKind"]

@@ -17,9 +17,8 @@ import contextlib
 import logging
 import os
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
-from typing import Any
 
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import MemlaneError
@@ -31,9 +30,9 @@ from memlane.store.error_text import loggable
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[Job], Awaitable[dict[str, Any] | None]]
+Handler = Callable[[Job], Awaitable[Mapping[str, object] | None]]
 #: runs many due jobs of one kind together; returns one result per job, in order
-BatchHandler = Callable[[list[Job]], Awaitable[list[dict[str, Any] | None]]]
+BatchHandler = Callable[[list[Job]], Awaitable[Sequence[Mapping[str, object] | None]]]
 
 
 def backoff_seconds(attempt: int, *, base: float = 1.0, cap: float = 300.0) -> float:
@@ -246,7 +245,8 @@ class Worker:
             for job in group:
                 await self._run(job)
             return
-        await self.store.complete_jobs(list(zip(group, results, strict=True)), now=self.clock.now())
+        done = [(job, None if r is None else dict(r)) for job, r in zip(group, results, strict=True)]
+        await self.store.complete_jobs(done, now=self.clock.now())
         JOB_RUNS.labels(group[0].kind, "completed").inc(len(group))
         self.processed += len(group)
 
@@ -268,6 +268,6 @@ class Worker:
             return
         finally:
             heartbeat.cancel()
-        await self.store.complete_job(job, result, now=self.clock.now())
+        await self.store.complete_job(job, None if result is None else dict(result), now=self.clock.now())
         JOB_RUNS.labels(job.kind, "completed").inc()
         self.processed += 1

@@ -36,6 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from typing_extensions import TypedDict
+
 from memlane.domain.model import Node
 from memlane.domain.visibility import Visibility
 from memlane.rules.conditions import matches, specificity
@@ -99,6 +101,25 @@ class RuleMatch:
     dto: dict[str, Any]
 
 
+class RuleCountsView(TypedDict):
+    """What every report of an evaluation carries (the rules surface, a recall's ``rules``
+    block): how many rules were considered and matched, and the merged policy that applies."""
+
+    considered: int
+    matched: int
+    skipped_invalid_then: int
+    invalid_then_sample: list[dict[str, Any]]
+    applied: dict[str, Any]
+
+
+class EvaluationView(RuleCountsView):
+    """``Evaluation.as_response()``: what the rules surface answers, minus tenant and scope."""
+
+    agent_visibility_summary: dict[str, Any]
+    active: list[dict[str, Any]]
+    shadow: list[dict[str, Any]]
+
+
 @dataclass(slots=True)
 class Evaluation:
     """The result of ``evaluate``; ``as_response()`` is the contract's body minus tenant/scope."""
@@ -131,7 +152,7 @@ class Evaluation:
         tool = policy.get("tool")
         return dict(tool) if isinstance(tool, dict) else {}
 
-    def as_response(self) -> dict[str, Any]:
+    def as_response(self) -> EvaluationView:
         return {
             "considered": self.considered,
             "matched": self.matched,

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
+from typing_extensions import TypedDict
 
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import MemlaneError, UpstreamEmbeddingBadResponse
@@ -34,6 +35,15 @@ def embed_job_size(job: Job) -> int:
 class EmbeddingStore(EmbeddingOps, NodeReadOps, JobSubmitOps, Protocol):
     """Text waiting for vectors and the vectors stored, the nodes (and their neighbours in time)
     an embedding reads, and the queue re-embedding goes on."""
+
+
+class EmbedResult(TypedDict):
+    """An embedding job's result: its nodes embedded, those skipped because their text changed
+    while embedding (a later job embeds them), and the model."""
+
+    embedded: int
+    skipped_changed: int
+    model: str
 
 
 class EmbeddingService:
@@ -100,11 +110,11 @@ class EmbeddingService:
                     self._query_cache.popitem(last=False)
             return vector
 
-    async def run_embed_job(self, job: Job) -> dict[str, Any]:
+    async def run_embed_job(self, job: Job) -> EmbedResult:
         """Embed the job's pending nodes; nodes whose text changed meanwhile are re-read."""
-        return (await self.run_embed_jobs([job]))[0] or {}
+        return (await self.run_embed_jobs([job]))[0]
 
-    async def run_embed_jobs(self, batch: list[Job]) -> list[dict[str, Any] | None]:
+    async def run_embed_jobs(self, batch: list[Job]) -> list[EmbedResult]:
         """Embed the pending nodes of several jobs with one embedder call and one transaction
         per round: one-node writes arrive as one job each, and a model call and a commit per
         node was most of the time until a write became searchable (see BENCHMARKS.md)."""

@@ -19,7 +19,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import NotRequired, Protocol
+
+from typing_extensions import TypedDict
 
 from memlane.config import RetentionSettings
 from memlane.domain.clock import Clock, iso
@@ -30,6 +32,19 @@ from memlane.store.contracts.audit import RetentionOps
 from memlane.store.contracts.jobs import JobSubmitOps
 
 BATCH = 1000
+
+
+class RetentionSwept(TypedDict):
+    """How many rows of each kind one sweep deleted."""
+
+    recall_audits: int
+    jobs: int
+
+
+class RetentionRun(RetentionSwept):
+    """A sweep job's result; with retention scheduled, when the next sweep runs."""
+
+    next_run_after: NotRequired[str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +74,10 @@ class RetentionService:
         # nothing is urgent at start-up: the first sweep is at the start of the next period
         self.schedule = PeriodicJob(RETENTION_SWEEP, policy.interval_sec, job_max_attempts, first_run_next_period=True)
 
-    async def sweep(self) -> dict[str, int]:
+    async def sweep(self) -> RetentionSwept:
         """Delete every row past its retention, now; returns how many of each went."""
         now = self.clock.now()
-        removed = {"recall_audits": 0, "jobs": 0}
+        removed: RetentionSwept = {"recall_audits": 0, "jobs": 0}
         if self.policy.recall_audit_days > 0:
             cutoff = now - timedelta(days=self.policy.recall_audit_days)
             removed["recall_audits"] = await _drain(lambda: self.store.delete_recall_audits_before(cutoff, limit=BATCH))
@@ -76,13 +91,13 @@ class RetentionService:
         """Enqueue this period's sweep unless it exists already; None when retention is off."""
         return await self.schedule.ensure_scheduled(self.store, self.clock)
 
-    async def run_job(self, job: Job) -> dict[str, Any]:
+    async def run_job(self, job: Job) -> RetentionRun:
         """Handler of ``retention_sweep``: chain the next period first, then sweep."""
-        out: dict[str, Any] = {}
         if self.schedule.enabled:
-            out["next_run_after"] = iso((await self.schedule.chain(self.store, self.clock, job)).run_after)
-        out.update(await self.sweep())
-        return out
+            next_run_after = iso((await self.schedule.chain(self.store, self.clock, job)).run_after)
+            return {"next_run_after": next_run_after, **await self.sweep()}
+        swept = await self.sweep()
+        return {"recall_audits": swept["recall_audits"], "jobs": swept["jobs"]}
 
 
 async def _drain(delete_batch: Callable[[], Awaitable[int]]) -> int:

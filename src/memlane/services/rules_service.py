@@ -45,7 +45,7 @@ from memlane.domain.clock import Clock, iso
 from memlane.domain.errors import Conflict, InvalidRequest, NotFound
 from memlane.domain.model import Commit, CommitInfo, Node
 from memlane.domain.visibility import Viewer, Visibility, visibility_of
-from memlane.rules.evaluate import RULE_STATES, Evaluation, RuleMatch, evaluate, rule_state
+from memlane.rules.evaluate import RULE_STATES, Evaluation, RuleCountsView, RuleMatch, evaluate, rule_state
 from memlane.rules.governance import rule_rights_of
 from memlane.rules.lifecycle import TRANSITIONS, allowed_targets, definition_errors, with_transition
 from memlane.rules.promotion import PromotionCheck, PromotionThresholds, check_promotion
@@ -126,6 +126,12 @@ class RulesStore(CommitReadOps, ScopeScanOps, Protocol):
     """What the rules cache reads: a scope's head, to know it changed, and its rule nodes."""
 
 
+class RulesBlockView(RuleCountsView):
+    """The ``rules`` block of a recall that sent a ``rules_context`` (api/graph/responses.py)."""
+
+    scope: str
+
+
 class RulesService:
     def __init__(self, store: RulesStore, writes: WriteService, *, clock: Clock):
         self.store = store
@@ -165,7 +171,7 @@ class RulesService:
 
     async def recall_block(
         self, viewer: Viewer, scope: str, context: object, *, include_shadow: bool, limit: int
-    ) -> dict[str, Any]:
+    ) -> RulesBlockView:
         """The ``rules`` block a recall with a ``rules_context`` returns: the scope's rules the
         viewer may see, evaluated against that context (docs/api-graph.md)."""
         ev = await self.evaluate(viewer, scope, context, include_shadow=include_shadow, limit=limit)

@@ -192,7 +192,7 @@ class WriteService:
         dimension: int,
         default_auto_embed: bool,
         job_max_attempts: int = 5,
-        on_jobs: Any = None,
+        on_jobs: Callable[[], None] | None = None,
         concurrency: int = 0,
     ):
         self.store = store

@@ -26,6 +26,7 @@ from memlane.api.common.identity import viewer_of
 from memlane.domain.errors import Forbidden
 from memlane.domain.inputs import MAX_SCOPE_LENGTH, MAX_TENANT_LENGTH, NAME_PATTERN
 from memlane.services.transfer.export import ExportRequest
+from memlane.services.transfer.importer import ImportReportView
 
 router = APIRouter(route_class=JsonBodyRoute, prefix="/v1/admin", tags=["admin"])
 
@@ -79,6 +80,8 @@ async def export(
 
 @router.post(
     "/import",
+    # an open object in the document: the report (ImportReportView) is the CLI's as well
+    response_model=dict[str, Any],
     summary="Import a JSONL export into this store, idempotently (admin)",
     openapi_extra={"requestBody": {"content": {NDJSON: {"schema": {"type": "string"}}}, "required": True}},
 )
@@ -86,7 +89,7 @@ async def import_(
     request: Request,
     svc: ServicesDep,
     tenant_id: Annotated[str | None, TenantQ(description="every record must be of this tenant")] = None,
-) -> dict[str, Any]:
+) -> ImportReportView:
     tenant = admin_tenant(request, tenant_id)
     principal = principal_of(request)
     actor = viewer_of(request, tenant).actor if principal.authenticated else "admin channel"

@@ -8,6 +8,10 @@ from typing import Any, NotRequired
 from typing_extensions import TypedDict
 
 from memlane.api.common.responses import closed
+from memlane.services.conversation.batcher import BufferView
+from memlane.services.conversation.memories import MemoryView, ScoredMemoryView
+from memlane.services.conversation.summaries import SummaryView
+from memlane.services.conversation.tasks import TaskView
 
 
 @closed
@@ -25,20 +29,13 @@ class Accepted(TypedDict):
 
 
 @closed
-class Memory(TypedDict):
-    memory_id: str
-    document: str
-    metadata: dict[str, Any]
+class Memory(MemoryView):
+    pass
 
 
 @closed
-class ScoredMemory(Memory):
-    composite_score: float
-    similarity_score: float
-    cosine_similarity: float
-    recency_score: float
-    importance_score: float
-    query_status: str
+class ScoredMemory(ScoredMemoryView):
+    pass
 
 
 @closed
@@ -64,34 +61,22 @@ class EvolutionReply(TypedDict):
     missing_link: Any
 
 
-@closed
-class Summary(TypedDict):
+class _Conversation(TypedDict):
+    """Whose conversation a summary is of (the request's ids)."""
+
     app_id: str
     user_id: str
     session_id: str | None
-    summary: str
-    key_points: str
-    tags: list[str]
-    keywords: list[str]
-    semantic_queries: list[str]
-    metadata: dict[str, Any]
-    generated_at: str | None
 
 
 @closed
-class Task(TypedDict):
-    task_id: str
-    kind: str
-    status: str
-    error: str | None
-    result: dict[str, Any] | None
-    attempts: int
-    last_error: str | None
-    app_id: str | None
-    user_id: str | None
-    session_id: str | None
-    created_at: str | None
-    updated_at: str | None
+class Summary(_Conversation, SummaryView):
+    pass
+
+
+@closed
+class Task(TaskView):
+    pass
 
 
 @closed
@@ -104,19 +89,5 @@ class PoolStats(TypedDict):
 
 
 @closed
-class BatcherReply(TypedDict):
+class BatcherReply(BufferView):
     """One memory batcher buffer after the request (OmniMemory's fields first)."""
-
-    app_id: str
-    user_id: str
-    session_id: str | None
-    pending_messages: int
-    batch_size: int
-    status: str
-    last_delivery: str | None
-    last_task_id: str | None
-    flushed_task_ids: list[str]
-    last_flush_at: str | None
-    last_flush_reason: str | None
-    flushed_messages: int
-    idle_flush_at: str | None

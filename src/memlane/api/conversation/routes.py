@@ -132,7 +132,7 @@ async def query_memories(
     ] = None,
     as_of: Annotated[Instant | None, Query(description="ISO-8601: the notes valid then (default: now)")] = None,
     include_invalid: Annotated[bool, Query(description="every note, with its validity interval")] = False,
-) -> dict[str, Any]:
+) -> c.QueryReply:
     viewer = _viewer(request, user_id or None, session_id or None)
     await quota(request, "recall", viewer.tenant_id)
     if not query.strip():
@@ -161,7 +161,7 @@ async def query_memories(
 @router.get("/memories/{memory_id}", response_model=c.Memory, summary="Get one memory")
 async def get_memory(
     request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId, user_id: ActingUser = None
-) -> dict[str, Any]:
+) -> c.Memory:
     viewer = _viewer(request, user_id or None)
     await quota(request, "recall", viewer.tenant_id)
     return memory_view(await svc.conversation.memories.get(viewer, app_id, memory_id))
@@ -170,7 +170,7 @@ async def get_memory(
 @router.delete("/memories/{memory_id}", response_model=c.Deleted, summary="Delete one memory")
 async def delete_memory(
     request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId, user_id: ActingUser = None
-) -> dict[str, Any]:
+) -> c.Deleted:
     viewer = _viewer(request, user_id or None)
     await quota(request, "write", viewer.tenant_id)
     await svc.conversation.memories.delete(viewer, app_id, memory_id)
@@ -184,7 +184,7 @@ async def delete_memory(
 )
 async def memory_evolution(
     request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId, user_id: ActingUser = None
-) -> dict[str, Any]:
+) -> c.EvolutionReply:
     viewer = _viewer(request, user_id or None)
     await quota(request, "recall", viewer.tenant_id)
     chain = await svc.conversation.memories.evolution(viewer, app_id, memory_id)
@@ -247,7 +247,7 @@ async def summarize_conversation(
     response_model=c.BatcherReply,
     summary="Buffer streamed messages; full or idle buffers become tasks",
 )
-async def batcher_messages(body: BatcherRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def batcher_messages(body: BatcherRequest, request: Request, svc: ServicesDep) -> c.BatcherReply:
     viewer = _viewer(request, body.user_id, body.session_id)
     await quota(request, "write", viewer.tenant_id)
     messages = [{"role": m.role, "content": m.content, "timestamp": m.timestamp} for m in body.messages]
@@ -262,7 +262,7 @@ async def batcher_buffer(
     app_id: AppId,
     user_id: Annotated[str, Query(min_length=1, max_length=200, pattern=NAME_PATTERN)],
     session_id: NameQ = None,
-) -> dict[str, Any]:
+) -> c.BatcherReply:
     viewer = _viewer(request, user_id, session_id or None)
     await quota(request, "recall", viewer.tenant_id)
     return (await svc.conversation.batcher.status(viewer, app_id, user_id, session_id or None)).view()
@@ -274,12 +274,12 @@ async def get_task(
     svc: ServicesDep,
     task_id: Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PATTERN)],
     user_id: ActingUser = None,
-) -> dict[str, Any]:
+) -> c.Task:
     return await svc.conversation.tasks.view(_viewer(request, user_id or None), task_id)
 
 
 @router.get("/system/pool-stats", response_model=c.PoolStats, summary="Connection pool of the store")
-async def pool_stats(svc: ServicesDep) -> dict[str, Any]:
+async def pool_stats(svc: ServicesDep) -> c.PoolStats:
     store = svc.store
     stats = await store.pool_stats()
     created = int(stats.get("created_connections", 0))

@@ -7,6 +7,8 @@ from typing import Any
 from typing_extensions import TypedDict
 
 from memlane.api.common.responses import closed
+from memlane.domain.clock import iso
+from memlane.domain.erasure import ErasureReceipt
 
 
 @closed
@@ -26,3 +28,15 @@ class ErasureReply(TypedDict):
     counts: dict[str, Any]
     scopes: int
     erased_at: str | None
+
+
+def erasure_reply(receipt: ErasureReceipt) -> ErasureReply:
+    """The receipt as answered: counts, and the subject as an HMAC only."""
+    return {
+        "erasure_id": receipt.id,
+        "tenant_id": receipt.subject.tenant_id,
+        "subject": {"kind": receipt.subject.kind, "hmac_sha256": receipt.subject_digest},
+        "counts": receipt.counts,
+        "scopes": receipt.scopes,
+        "erased_at": iso(receipt.created_at),
+    }

@@ -4,7 +4,7 @@ the end build the nodes, edges and seeds in them from whitelists."""
 
 from __future__ import annotations
 
-from typing import Any, NotRequired
+from typing import Any, NotRequired, TypeVar, cast
 
 from typing_extensions import TypedDict
 
@@ -173,20 +173,26 @@ class RecallTextReply(RecallReply):
     query: QueryInfo
 
 
+#: any response model that carries an interval
+WithInterval = TypeVar("WithInterval", bound=Interval)
+
+
 # --- built field by field from whitelists, so a new column can never leak into a response ---
 #: what ``include_meta`` shows of a node (domain/node_fields.py), and which of it are times
 META_FIELDS = META_NODE_FIELDS
 META_TIMES = frozenset(META_NODE_FIELDS) & frozenset(NODE_TIME_FIELDS)
 
 
-def interval_dto(item: Node | Edge, *, shown: bool = True) -> dict[str, str | None]:
-    """When a node or edge with an interval was true (null: that end is open), and when the
-    server learned that it ended (``expired_at``); nothing for one without, or when the request
-    did not ask (``shown``: it asked about time, or for meta), so a response keeps the contract's
-    whitelist unless the caller asked for more."""
-    if not shown or (item.valid_at is None and item.invalid_at is None):
-        return {}
-    return {"valid_at": iso(item.valid_at), "invalid_at": iso(item.invalid_at), "expired_at": iso(item.expired_at)}
+def add_interval(out: WithInterval, item: Node | Edge, *, shown: bool = True) -> WithInterval:
+    """``out`` with when ``item`` was true (null: that end is open), and when the server
+    learned that it ended (``expired_at``); nothing for an item without an interval, or when the
+    request did not ask (``shown``: it asked about time, or for meta), so a response keeps the
+    contract's whitelist unless the caller asked for more."""
+    if shown and (item.valid_at is not None or item.invalid_at is not None):
+        out["valid_at"] = iso(item.valid_at)
+        out["invalid_at"] = iso(item.invalid_at)
+        out["expired_at"] = iso(item.expired_at)
+    return out
 
 
 def node_dto(
@@ -197,9 +203,9 @@ def node_dto(
     include_slots_preview: bool,
     slots_preview_keys: int,
     with_interval: bool = True,
-) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": n.id, "type": n.type, "title": n.title, "text_summary": n.text_summary}
-    out.update(interval_dto(n, shown=with_interval))
+) -> GraphNode:
+    out: GraphNode = {"id": n.id, "type": n.type, "title": n.title, "text_summary": n.text_summary}
+    out = add_interval(out, n, shown=with_interval)
     if n.type == "topic":
         if n.topic_state is not None:
             out["topic_state"] = n.topic_state
@@ -212,27 +218,32 @@ def node_dto(
         keys = sorted(n.slots)[:slots_preview_keys]
         out["slots_preview"] = {k: n.slots[k] for k in keys}
     if include_meta:
-        for name in META_FIELDS:
-            value = getattr(n, name)
-            out[name] = iso(value) if name in META_TIMES else value
+        out.update(_meta(n))
     return out
 
 
-def edge_dto(e: Edge, *, include_meta: bool, with_interval: bool = True) -> dict[str, Any]:
-    out: dict[str, Any] = {"from_id": e.src_id, "to_id": e.dst_id, "type": e.type, "weight": e.weight}
-    out.update(interval_dto(e, shown=with_interval))
+def _meta(n: Node) -> GraphNode:
+    """What ``include_meta`` adds to a node: the fields Node declares with the meta role
+    (domain/node_fields.py), times as ISO-8601. The keys come from that declaration, not from
+    literals, so the type is asserted here; tests/api/test_spec_dto_fields.py holds GraphNode
+    and the declaration together, and the closed model refuses a key it does not declare."""
+    meta = {name: iso(getattr(n, name)) if name in META_TIMES else getattr(n, name) for name in META_FIELDS}
+    return cast(GraphNode, meta)
+
+
+def edge_dto(e: Edge, *, include_meta: bool, with_interval: bool = True) -> GraphEdge:
+    out: GraphEdge = {"from_id": e.src_id, "to_id": e.dst_id, "type": e.type, "weight": e.weight}
+    out = add_interval(out, e, shown=with_interval)
     if include_meta:
         out["commit_id"] = e.commit_id
     return out
 
 
-def seed_dto(
-    n: Node, similarity: float, relevance: float, *, include_meta: bool, with_interval: bool
-) -> dict[str, Any]:
+def seed_dto(n: Node, similarity: float, relevance: float, *, include_meta: bool, with_interval: bool) -> Seed:
     """The contract's seed whitelist (``similarity`` is the raw cosine). ``include_meta`` adds
     ``relevance``, the same on the calibrated 0..1 scale (docs/retrieval.md); the interval
     fields come as for nodes."""
-    out: dict[str, Any] = {
+    out: Seed = {
         "id": n.id,
         "type": n.type,
         "title": n.title,
@@ -244,5 +255,4 @@ def seed_dto(
     }
     if include_meta:
         out["relevance"] = round(relevance, 6)
-    out.update(interval_dto(n, shown=with_interval))
-    return out
+    return add_interval(out, n, shown=with_interval)

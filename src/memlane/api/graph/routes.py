@@ -43,7 +43,7 @@ router = APIRouter(
     summary="Write nodes and edges in one commit",
     openapi_extra=json_request_body(WriteRequest),
 )
-async def write(request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def write(request: Request, svc: ServicesDep) -> g.GraphWriteReply:
     body = await validated_body(request, WriteRequest)
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
@@ -84,7 +84,7 @@ async def _params(
     )
 
 
-def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str, Any]:
+def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> g.RecallReply:
     # intervals are shown to a caller who asked about time (as_of, include_invalid) or for meta;
     # otherwise every DTO is the contract's whitelist (docs/api-graph.md)
     with_interval = body.include_meta or body.as_of is not None or body.include_invalid
@@ -96,7 +96,7 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
         "with_interval": with_interval,
     }
     seed_opts = {"include_meta": body.include_meta, "with_interval": with_interval}
-    response: dict[str, Any] = {
+    response: g.RecallReply = {
         "tenant_id": p.tenant_id,
         "scope": p.scope,
         "seeds": [seed_dto(s.node, s.similarity, out.seed_relevance[s.node.id], **seed_opts) for s in out.seeds],
@@ -110,7 +110,7 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
     if body.explain:
         response["explain"] = {nid: {k: round(v, 6) for k, v in why.items()} for nid, why in out.signals.items()}
     if body.return_debug:
-        debug: dict[str, Any] = {"neighborhood_counts": out.neighborhood_counts}
+        debug: g.RecallDebug = {"neighborhood_counts": out.neighborhood_counts}
         if out.debug_embeddings is not None:
             debug["embeddings"] = out.debug_embeddings
         response["debug"] = debug
@@ -119,7 +119,7 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> dict[str
 
 async def _answer(
     svc: ServicesDep, body: RecallBase, p: RecallParams, out: RecallOutcome, rules_context: tuple[Any, Viewer] | None
-) -> dict[str, Any]:
+) -> g.RecallReply:
     """The recall's response, with the ``rules`` block when a rules context was sent."""
     response = _response(body, p, out)
     if rules_context is not None:
@@ -133,7 +133,7 @@ async def _answer(
 @router.post("/recall", response_model=g.RecallReply, summary="Recall a subgraph by query embedding")
 async def recall(
     body: RecallRequest, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed
-) -> dict[str, Any]:
+) -> g.RecallReply:
     p = await _params(body, request, debug, "recall", None)
     rules_context = recall_rules_context(request, p.tenant_id, body)
     svc.recall.check_dimension(body.query_embedding)
@@ -146,11 +146,10 @@ async def recall(
 )
 async def recall_text(
     body: RecallTextRequest, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed
-) -> dict[str, Any]:
+) -> g.RecallTextReply:
     p = await _params(body, request, debug, "recall_text", body.query_text)
     rules_context = recall_rules_context(request, p.tenant_id, body)
     vector = await svc.embedding.query_vector(body.query_text)
     out = await svc.recall.recall(vector, p)
     response = await _answer(svc, body, p, out, rules_context)
-    response["query"] = {"text": body.query_text, "embedding_provider": svc.embedder.provider}
-    return response
+    return {**response, "query": {"text": body.query_text, "embedding_provider": svc.embedder.provider}}

@@ -3,13 +3,12 @@ response DTO, each step a small function; the write's authorship is ``WriteServi
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import Request
 
 from memlane.api.common.auth import principal_of
 from memlane.api.common.identity import Claims, header_claims, viewer_of
 from memlane.api.graph.requests import WriteEdgeIn, WriteNodeIn, WriteRequest
+from memlane.api.graph.responses import GraphWriteReply
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.model import EdgeRef
 from memlane.domain.visibility import Viewer
@@ -89,9 +88,9 @@ def write_command(body: WriteRequest, scope: str, tenant_id: str) -> WriteComman
     )
 
 
-def write_response(scope: str, tenant_id: str, outcome: WriteOutcome) -> dict[str, Any]:
+def write_response(scope: str, tenant_id: str, outcome: WriteOutcome) -> GraphWriteReply:
     res = outcome.result
-    response: dict[str, Any] = {
+    response: GraphWriteReply = {
         "tenant_id": tenant_id,
         "scope": scope,
         "commit_id": res.commit.id,

@@ -3,42 +3,25 @@ build them from the store's records (services/knowledge/views.py has the shared 
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired
+from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
 from memlane.api.common.responses import closed
-from memlane.services.knowledge.views import item_view, version_view
-from memlane.store.knowledge import KnowledgeRecord, VersionRecord
+from memlane.services.knowledge.views import ItemView, VersionView, item_view
+from memlane.store.knowledge import KnowledgeRecord
 
 
 @closed
-class KnowledgeItem(TypedDict):
-    id: str
-    type: str
-    layer: str
-    title: str
-    summary: str
-    content: str
-    status: str
-    severity: str
-    tags: list[str]
-    metadata: dict[str, Any]
-    createdAt: str | None
-    updatedAt: str | None
-    supersedes: NotRequired[str]
-    constraints: NotRequired[list[dict[str, Any]]]
+class KnowledgeItem(ItemView):
     version: str
     source: str | None
     supersededBy: list[str]
 
 
 @closed
-class Version(TypedDict):
-    version: str
-    timestamp: str | None
-    author: str
-    message: str | None
+class Version(VersionView):
+    pass
 
 
 @closed
@@ -80,7 +63,7 @@ class ImportReply(TypedDict):
     items: list[ImportedItem]
 
 
-def item_dto(rec: KnowledgeRecord, *, include_constraints: bool = True) -> dict[str, Any]:
+def item_dto(rec: KnowledgeRecord, *, include_constraints: bool = True) -> KnowledgeItem:
     """The REST view: the item with its version, source and successors at the top level."""
     return {
         **item_view(rec, include_constraints=include_constraints),
@@ -88,7 +71,3 @@ def item_dto(rec: KnowledgeRecord, *, include_constraints: bool = True) -> dict[
         "source": rec.source,
         "supersededBy": list(rec.superseded_by),
     }
-
-
-def version_dto(v: VersionRecord) -> dict[str, Any]:
-    return version_view(v)

@@ -7,7 +7,7 @@ the shared lane."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
@@ -16,9 +16,10 @@ from memlane.api.common.body import JsonBodyRoute
 from memlane.api.common.deps import CurrentViewer, RequestTenant, ServicesDep, authenticated, quota
 from memlane.api.knowledge import responses
 from memlane.api.knowledge.requests import ImportIn, KnowledgeItemIn, KnowledgeItemPatch
-from memlane.api.knowledge.responses import item_dto, version_dto
+from memlane.api.knowledge.responses import item_dto
 from memlane.domain.visibility import Viewer
 from memlane.services.knowledge.model import ID_PATTERN, ItemInput
+from memlane.services.knowledge.views import version_view
 from memlane.store.knowledge import ItemFilter
 
 #: a knowledge item id in a path (services/knowledge/model.py)
@@ -46,7 +47,7 @@ async def list_items(
     layer: list[str] | None = Query(None),
     status: list[str] | None = Query(None),
     limit: int = Query(100, ge=1, le=1000),
-) -> dict[str, Any]:
+) -> responses.ItemList:
     items = await svc.knowledge.list_items(tenant, ItemFilter(types=type, layers=layer, statuses=status), limit=limit)
     return {"success": True, "items": [item_dto(i, include_constraints=True) for i in items], "totalCount": len(items)}
 
@@ -76,18 +77,18 @@ async def create_item(body: KnowledgeItemIn, viewer: CurrentViewer, request: Req
 @router.get("/items/{item_id}", response_model=responses.ItemReply, summary="One knowledge item")
 async def get_item(
     item_id: ItemId, tenant: RequestTenant, svc: ServicesDep, include_history: bool = False
-) -> dict[str, Any]:
+) -> responses.ItemReply:
     rec = await svc.knowledge.get(tenant, item_id)
-    out: dict[str, Any] = {"success": True, "item": item_dto(rec)}
+    out: responses.ItemReply = {"success": True, "item": item_dto(rec)}
     if include_history:
-        out["history"] = [version_dto(v) for v in await svc.knowledge.history(tenant, item_id)]
+        out["history"] = [version_view(v) for v in await svc.knowledge.history(tenant, item_id)]
     return out
 
 
 @router.patch("/items/{item_id}", response_model=responses.ItemReply, summary="Change a knowledge item (a new version)")
 async def update_item(
     item_id: ItemId, body: KnowledgeItemPatch, viewer: CurrentViewer, request: Request, svc: ServicesDep
-) -> dict[str, Any]:
+) -> responses.ItemReply:
     tenant = viewer.tenant_id
     await quota(request, "write", tenant)
     changes = {k: v for k, v in body.model_dump(exclude_unset=True).items() if k != "message"}
@@ -96,15 +97,17 @@ async def update_item(
 
 
 @router.delete("/items/{item_id}", response_model=responses.ItemDeleted, summary="Delete a knowledge item")
-async def delete_item(item_id: ItemId, tenant: RequestTenant, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def delete_item(
+    item_id: ItemId, tenant: RequestTenant, request: Request, svc: ServicesDep
+) -> responses.ItemDeleted:
     await quota(request, "write", tenant)
     await svc.knowledge.delete(tenant, item_id)
     return {"success": True, "message": f"Knowledge item {item_id!r} deleted; run sync_now to remove it from memory"}
 
 
 @router.get("/items/{item_id}/history", response_model=responses.History, summary="Version history of a knowledge item")
-async def item_history(item_id: ItemId, tenant: RequestTenant, svc: ServicesDep) -> dict[str, Any]:
-    return {"success": True, "history": [version_dto(v) for v in await svc.knowledge.history(tenant, item_id)]}
+async def item_history(item_id: ItemId, tenant: RequestTenant, svc: ServicesDep) -> responses.History:
+    return {"success": True, "history": [version_view(v) for v in await svc.knowledge.history(tenant, item_id)]}
 
 
 @router.post(
@@ -112,7 +115,9 @@ async def item_history(item_id: ItemId, tenant: RequestTenant, svc: ServicesDep)
     response_model=responses.ImportReply,
     summary="Import Markdown documents with YAML front matter (ADRs etc.)",
 )
-async def import_documents(body: ImportIn, viewer: CurrentViewer, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def import_documents(
+    body: ImportIn, viewer: CurrentViewer, request: Request, svc: ServicesDep
+) -> responses.ImportReply:
     tenant = viewer.tenant_id
     await quota(request, "write", tenant)
     saved = await svc.knowledge.import_documents(

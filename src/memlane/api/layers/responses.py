@@ -85,11 +85,11 @@ class TaskCompleted(TypedDict):
     deleted: int
 
 
-def memory_object(n: Node, *, score: float | None = None, embedding: dict[str, Any] | None = None) -> dict[str, Any]:
+def memory_object(n: Node, *, score: float | None = None, embedding: dict[str, Any] | None = None) -> MemoryObject:
     """The spec's MemoryObject. ``embeddings`` only for admin-authorised callers who ask, and
     only as the debug channel shows vectors: the first values (``embeddings``), the length
     (``embedding_dim``) and a sha256 of the whole vector (``embedding_sha256``)."""
-    meta: dict[str, Any] = {
+    meta: MemoryMetadata = {
         "user_visible": bool(n.slots.get("user_visible", n.layer != "workspace")),
         "timestamp": iso(n.created_at),
         "updated_at": iso(n.updated_at),
@@ -102,8 +102,10 @@ def memory_object(n: Node, *, score: float | None = None, embedding: dict[str, A
     if n.expires_at is not None:
         meta["expiry"] = iso(n.expires_at)
     if n.valid_at is not None or n.invalid_at is not None:
-        meta.update(valid_at=iso(n.valid_at), invalid_at=iso(n.invalid_at), expired_at=iso(n.expired_at))
-    out: dict[str, Any] = {
+        meta["valid_at"] = iso(n.valid_at)
+        meta["invalid_at"] = iso(n.invalid_at)
+        meta["expired_at"] = iso(n.expired_at)
+    out: MemoryObject = {
         "id": to_public(n.id),
         "layer": n.layer,
         "title": n.title,

@@ -40,7 +40,7 @@ def caller_of(request: Request, body_tenant: str | None) -> Viewer:
 
 async def _results(
     svc: ServicesDep, caller: Viewer, hits: list[Hit], include_embeddings: bool, debug: DebugEmbeddingsGate
-) -> list[dict[str, Any]]:
+) -> list[r.MemoryObject]:
     """MemoryObjects; with ``include_embeddings`` (admin only), the debug channel's view of the
     first results' vectors: a preview of their leading dimensions, their length and sha256,
     never the whole vector (docs/security.md)."""
@@ -55,7 +55,7 @@ async def _results(
 @router.post(
     "/write", response_model=r.LayersWriteReply, summary="Store a memory in the identity, project or workspace layer"
 )
-async def write(body: WriteIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def write(body: WriteIn, request: Request, svc: ServicesDep) -> r.LayersWriteReply:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "write", caller.tenant_id)
     out = await svc.layers.write(
@@ -69,7 +69,7 @@ async def write(body: WriteIn, request: Request, svc: ServicesDep) -> dict[str, 
             user_instruction=body.user_instruction,
         ),
     )
-    response: dict[str, Any] = {"success": True, "id": memory_object(out.node)["id"], "layer": out.node.layer}
+    response: r.LayersWriteReply = {"success": True, "id": memory_object(out.node)["id"], "layer": out.node.layer}
     if out.routing is not None:
         response["routing"] = {
             "layer": out.routing.layer,
@@ -82,7 +82,7 @@ async def write(body: WriteIn, request: Request, svc: ServicesDep) -> dict[str, 
 @router.post(
     "/read", response_model=r.ReadReply, summary="Read memories of one layer (semantic, keyword, id or task mode)"
 )
-async def read(body: ReadIn, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed) -> dict[str, Any]:
+async def read(body: ReadIn, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed) -> r.ReadReply:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "recall", caller.tenant_id)
     hits = await svc.layers.read(
@@ -107,7 +107,7 @@ async def read(body: ReadIn, request: Request, svc: ServicesDep, debug: DebugEmb
 
 
 @router.post("/update", response_model=r.Done, summary="Modify a memory")
-async def update(body: UpdateIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def update(body: UpdateIn, request: Request, svc: ServicesDep) -> r.Done:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "write", caller.tenant_id)
     await svc.layers.update(
@@ -126,7 +126,7 @@ async def update(body: UpdateIn, request: Request, svc: ServicesDep) -> dict[str
 
 
 @router.post("/delete", response_model=r.Done, summary="Remove a memory")
-async def delete(body: DeleteIn, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def delete(body: DeleteIn, request: Request, svc: ServicesDep) -> r.Done:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "write", caller.tenant_id)
     await svc.layers.delete(caller, body.id, user_instruction=body.user_instruction)
@@ -136,7 +136,7 @@ async def delete(body: DeleteIn, request: Request, svc: ServicesDep) -> dict[str
 @router.post(
     "/search", response_model=r.SearchReply, summary="Semantic search in one layer, or every layer the role may see"
 )
-async def search(body: SearchIn, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed) -> dict[str, Any]:
+async def search(body: SearchIn, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed) -> r.SearchReply:
     caller = caller_of(request, body.tenant_id)
     await quota(request, "recall", caller.tenant_id)
     hits = await svc.layers.search(
@@ -162,7 +162,7 @@ async def search(body: SearchIn, request: Request, svc: ServicesDep, debug: Debu
 )
 async def complete_task(
     request: Request, svc: ServicesDep, task_id: str = Path(..., min_length=1, max_length=256, pattern=NAME_PATTERN)
-) -> dict[str, Any]:
+) -> r.TaskCompleted:
     caller = caller_of(request, None)
     await quota(request, "write", caller.tenant_id)
     deleted = await svc.layers.complete_task(caller, task_id)

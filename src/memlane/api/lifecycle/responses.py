@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing_extensions import TypedDict
 
 from memlane.api.common.responses import closed
+from memlane.services.lifecycle.activation import ActivationResult
+from memlane.services.lifecycle.rehydrate import RehydrateResult
 
 
 @closed
@@ -49,3 +51,43 @@ class RehydrateReply(TypedDict):
     commit_id: str | None
     commit_hash: str | None
     rehydrated: Rehydrated
+
+
+def activate_reply(tenant_id: str, scope: str, result: ActivationResult) -> ActivateReply:
+    return {
+        "tenant_id": tenant_id,
+        "scope": scope,
+        "commit_id": result.commit.id if result.commit else None,
+        "commit_hash": result.commit.commit_hash if result.commit else None,
+        "activated": {
+            "requested": result.requested,
+            "resolved": result.resolved,
+            "found": result.found,
+            "updated": result.updated,
+            "missing": result.missing,
+            "node_ids": result.node_ids,
+            "missing_node_ids": result.missing_node_ids,
+            "missing_client_ids": result.missing_client_ids,
+        },
+    }
+
+
+def rehydrate_reply(tenant_id: str, scope: str, target_tier: str, result: RehydrateResult) -> RehydrateReply:
+    return {
+        "tenant_id": tenant_id,
+        "scope": scope,
+        "target_tier": target_tier,
+        "commit_id": result.commit.id if result.commit else None,
+        "commit_hash": result.commit.commit_hash if result.commit else None,
+        "rehydrated": {
+            "requested": result.requested,
+            "resolved": result.resolved,
+            "moved": len(result.node_ids),
+            "noop": len(result.noop_node_ids),
+            "missing": len(result.missing_node_ids) + len(result.missing_client_ids),
+            "node_ids": result.node_ids,
+            "noop_node_ids": result.noop_node_ids,
+            "missing_node_ids": result.missing_node_ids,
+            "missing_client_ids": result.missing_client_ids,
+        },
+    }

@@ -7,8 +7,6 @@ The periodic decay and retention jobs are queued by the services at start-up
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends, Request
 
 from memlane.api.common.auth import principal_of
@@ -40,7 +38,7 @@ def _common(request: Request, body: ActivateRequest | RehydrateRequest) -> tuple
     response_model=r.ActivateReply,
     summary="Record node activity and feedback (adaptive decay signals)",
 )
-async def activate(body: ActivateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def activate(body: ActivateRequest, request: Request, svc: ServicesDep) -> r.ActivateReply:
     viewer, scope, input_sha, actor = _common(request, body)
     tenant = viewer.tenant_id
     await quota(request, "write", tenant)
@@ -56,13 +54,7 @@ async def activate(body: ActivateRequest, request: Request, svc: ServicesDep) ->
         actor=actor,
         input_sha256=input_sha,
     )
-    return {
-        "tenant_id": tenant,
-        "scope": scope,
-        "commit_id": result.commit.id if result.commit else None,
-        "commit_hash": result.commit.commit_hash if result.commit else None,
-        "activated": result.as_dict(),
-    }
+    return r.activate_reply(tenant, scope, result)
 
 
 @router.post(
@@ -70,7 +62,7 @@ async def activate(body: ActivateRequest, request: Request, svc: ServicesDep) ->
     response_model=r.RehydrateReply,
     summary="Move cold or archived nodes back into an active tier",
 )
-async def rehydrate(body: RehydrateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def rehydrate(body: RehydrateRequest, request: Request, svc: ServicesDep) -> r.RehydrateReply:
     viewer, scope, input_sha, actor = _common(request, body)
     tenant = viewer.tenant_id
     await quota(request, "write", tenant)
@@ -84,11 +76,4 @@ async def rehydrate(body: RehydrateRequest, request: Request, svc: ServicesDep) 
         actor=actor,
         input_sha256=input_sha,
     )
-    return {
-        "tenant_id": tenant,
-        "scope": scope,
-        "target_tier": body.target_tier,
-        "commit_id": result.commit.id if result.commit else None,
-        "commit_hash": result.commit.commit_hash if result.commit else None,
-        "rehydrated": result.as_dict(),
-    }
+    return r.rehydrate_reply(tenant, scope, body.target_tier, result)

@@ -9,18 +9,13 @@ from typing import Any, NotRequired
 from typing_extensions import TypedDict
 
 from memlane.api.common.responses import closed
+from memlane.rules.evaluate import RuleCountsView
 
 
 @closed
-class RuleCounts(TypedDict):
+class RuleCounts(RuleCountsView):
     """What every rule evaluation reports: how many rules were considered and matched, and
     the merged policy that applies."""
-
-    considered: int
-    matched: int
-    skipped_invalid_then: int
-    invalid_then_sample: list[dict[str, Any]]
-    applied: dict[str, Any]
 
 
 @closed

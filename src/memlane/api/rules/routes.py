@@ -136,7 +136,7 @@ def recall_rules_context(request: Request, tenant: str, body: RecallRulesIn) -> 
 @router.post(
     "/rules/evaluate", response_model=r.EvaluateReply, summary="Evaluate SHADOW/ACTIVE rules against a planner context"
 )
-async def rules_evaluate(body: EvaluateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def rules_evaluate(body: EvaluateRequest, request: Request, svc: ServicesDep) -> r.EvaluateReply:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
     context, viewer = context_viewer(request, tenant, body.context)
@@ -148,7 +148,7 @@ async def rules_evaluate(body: EvaluateRequest, request: Request, svc: ServicesD
 @router.post(
     "/tools/select", response_model=r.ToolsSelectReply, summary="Apply ACTIVE rule tool policy to candidate tools"
 )
-async def tools_select(body: ToolsSelectRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def tools_select(body: ToolsSelectRequest, request: Request, svc: ServicesDep) -> r.ToolsSelectReply:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
     context, viewer = context_viewer(request, tenant, body.context)
@@ -163,7 +163,7 @@ async def tools_select(body: ToolsSelectRequest, request: Request, svc: Services
         strict=body.strict,
     )
     ev, sel = out.evaluation, out.selection
-    rules: dict[str, Any] = {
+    rules: r.SelectionRules = {
         "considered": ev.considered,
         "matched": ev.matched,
         "skipped_invalid_then": ev.skipped_invalid_then,
@@ -189,7 +189,7 @@ async def tools_select(body: ToolsSelectRequest, request: Request, svc: Services
     response_model=r.ToolsFeedbackReply,
     summary="Attribute a tool decision's outcome to the rules behind it",
 )
-async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: ServicesDep) -> r.ToolsFeedbackReply:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
     context, viewer = context_viewer(request, tenant, body.context)
@@ -221,7 +221,7 @@ async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: Serv
 
 
 @router.post("/feedback", response_model=r.RuleFeedbackReply, summary="Record one outcome for one rule")
-async def rule_feedback(body: FeedbackRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def rule_feedback(body: FeedbackRequest, request: Request, svc: ServicesDep) -> r.RuleFeedbackReply:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
     viewer = viewer_of(request, tenant)
@@ -256,7 +256,7 @@ async def rule_feedback(body: FeedbackRequest, request: Request, svc: ServicesDe
     response_model=r.RuleStateReply,
     summary="Move a rule through draft -> shadow -> active (or disable it)",
 )
-async def rules_state(body: RuleStateRequest, request: Request, svc: ServicesDep) -> dict[str, Any]:
+async def rules_state(body: RuleStateRequest, request: Request, svc: ServicesDep) -> r.RuleStateReply:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
     viewer = viewer_of(request, tenant)

@@ -45,7 +45,7 @@ async def health(svc: ServicesDep) -> JSONResponse:
 
 
 @router.get("/", response_model=s.Index, summary="API information")
-async def index() -> dict[str, Any]:
+async def index() -> s.Index:
     return {
         "name": "memlane",
         "version": __version__,

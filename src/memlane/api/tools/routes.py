@@ -56,7 +56,7 @@ def tool_context(request: Request) -> ToolContext:
 @router.get(
     "", response_model=t.ToolList, summary="The tools with their JSON Schemas, also in OpenAI function-calling form"
 )
-async def list_tools() -> dict[str, Any]:
+async def list_tools() -> t.ToolList:
     return {
         "tools": [{"name": n, "description": DESCRIPTIONS[n], "inputSchema": SCHEMAS[n]} for n in TOOL_NAMES],
         "openai": openai_functions(),

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from typing_extensions import TypedDict
+
 from memlane.domain.clock import Clock, iso, new_id
 from memlane.domain.errors import Forbidden, InvalidRequest
 from memlane.domain.hashing import canonical_json, sha256_hex
@@ -47,6 +49,31 @@ FlushReason = Literal["batch_size", "idle_timeout"]
 RESTORED_FIELDS = tuple(f for f in STATE_FIELDS if f != "idle_job_id")
 
 
+class IdleFlush(TypedDict):
+    """The idle-flush job's result: the tasks it queued, or when it looks again."""
+
+    flushed_task_ids: list[str]
+    rescheduled_for: str | None
+
+
+class BufferView(TypedDict):
+    """One buffer as answered (OmniMemory's fields first; api/conversation/responses.py)."""
+
+    app_id: str
+    user_id: str
+    session_id: str | None
+    pending_messages: int
+    batch_size: int
+    status: str
+    last_delivery: str | None
+    last_task_id: str | None
+    flushed_task_ids: list[str]
+    last_flush_at: str | None
+    last_flush_reason: str | None
+    flushed_messages: int
+    idle_flush_at: str | None
+
+
 @dataclass(slots=True)
 class BatchOutcome:
     """A buffer after a call, and what the call flushed."""
@@ -63,7 +90,7 @@ class BatchOutcome:
             return "flushed_partial" if pending else "flushed"
         return "pending" if pending else "empty"
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> BufferView:
         s = self.state
         idle_at = None
         if s.messages and s.last_append_at is not None:
@@ -193,7 +220,7 @@ class BatcherService:
             self.tasks.notify()
         return True
 
-    async def run_idle_flush(self, job: Job) -> dict[str, Any]:
+    async def run_idle_flush(self, job: Job) -> IdleFlush:
         """The idle-flush job: flush a buffer idle for the timeout, else wait for its new idle time."""
         p = job.payload
         key = BufferKey(job.tenant_id, p["app_id"], p["user_id"], p.get("session_id"))

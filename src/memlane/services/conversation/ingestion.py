@@ -13,9 +13,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NotRequired
 
 import numpy as np
+from typing_extensions import TypedDict
 
 from memlane.domain.clock import Clock
 from memlane.domain.model import EdgeRef, Job, Node
@@ -31,6 +32,7 @@ from memlane.services.conversation.notes import (
     NOTE_TYPE,
     ExistingChange,
     IngestionPlan,
+    PlanCounts,
     PlannedNote,
     merge_sources,
     note_id,
@@ -119,6 +121,34 @@ class TaskRun:
         return self.task.acting_as(self.job.tenant_id)
 
 
+class AppliedNote(TypedDict):
+    memory_id: str
+    operation: str
+    status: str
+    targets: list[str]
+
+
+class AppliedChange(TypedDict):
+    """A change to an older note; ``applied`` is false when the note was gone by then."""
+
+    memory_id: str
+    operation: str
+    status: NotRequired[str | None]
+    applied: bool
+
+
+class IngestResult(PlanCounts):
+    """An ingestion task's result: the notes written, the changes to older ones, the counts,
+    the commit; and the LLM calls and messages it took."""
+
+    pipeline: str
+    memories: list[AppliedNote]
+    changes: list[AppliedChange]
+    commit_id: str | None
+    llm_calls: NotRequired[int]
+    message_count: NotRequired[int]
+
+
 class IngestionService:
     def __init__(
         self,
@@ -138,7 +168,7 @@ class IngestionService:
         self.pipeline = pipeline
 
     # --- job handlers -------------------------------------------------------------------
-    async def run_ingest(self, job: Job) -> dict[str, Any]:
+    async def run_ingest(self, job: Job) -> IngestResult:
         """``POST /api/v1/memories``: the full pipeline with conflict resolution."""
         run = TaskRun.of(job)
         messages = run.task.conversation()
@@ -163,10 +193,11 @@ class IngestionService:
             plan.person_name = given if given and given != known else None
             await self._save_plan(checkpoint, plan)
         result = await self._apply(run, plan, vectors)
-        result.update(llm_calls=int(checkpoint.data.get("llm_calls", 0)), message_count=len(messages))
+        result["llm_calls"] = int(checkpoint.data.get("llm_calls", 0))
+        result["message_count"] = len(messages)
         return result
 
-    async def run_agent_memory(self, job: Job) -> dict[str, Any]:
+    async def run_agent_memory(self, job: Job) -> IngestResult:
         """``POST /api/v1/agent/memories``: one note, stored directly, no conflict resolution."""
         run = TaskRun.of(job)
         messages = run.task.conversation()
@@ -205,7 +236,8 @@ class IngestionService:
             plan = IngestionPlan(pipeline=pipeline, memory_kind=KIND_AGENT, notes=[note])
             await self._save_plan(checkpoint, plan)
         result = await self._apply(run, plan, {})
-        result.update(llm_calls=int(checkpoint.data.get("llm_calls", 0)), message_count=len(messages))
+        result["llm_calls"] = int(checkpoint.data.get("llm_calls", 0))
+        result["message_count"] = len(messages)
         return result
 
     # --- planning -----------------------------------------------------------------------
@@ -291,7 +323,7 @@ class IngestionService:
         return await self._neighbours(run, await self.embedding.query_vector(text), CANDIDATES)
 
     # --- writing ------------------------------------------------------------------------
-    async def _apply(self, run: TaskRun, plan: IngestionPlan, vectors: dict[str, tuple[str, Vector]]) -> dict[str, Any]:
+    async def _apply(self, run: TaskRun, plan: IngestionPlan, vectors: dict[str, tuple[str, Vector]]) -> IngestResult:
         """One write: new notes (deterministic ids), lineage changes, ``next`` edges."""
         job = run.job
         existing = {n.id: n for n in await self.reader.nodes(run.viewer, run.task.app_id, [c.id for c in plan.changes])}
@@ -305,7 +337,7 @@ class IngestionService:
             for n in plan.notes
         ]
         edges: list[WriteEdgeSpec] = []
-        applied: list[dict[str, Any]] = []
+        applied: list[AppliedChange] = []
         for change in plan.changes:
             node = existing.get(change.id)
             if node is None:
@@ -325,6 +357,7 @@ class IngestionService:
         if plan.person_name and run.task.user_id:
             specs.append(self._person_spec(run, run.task.user_id, plan.person_name))
         commit_id = await self._write(run, plan, specs, edges) if specs else None
+        counts = plan.summary()
         return {
             "pipeline": plan.pipeline,
             "memories": [
@@ -332,7 +365,10 @@ class IngestionService:
                 for n in plan.notes
             ],
             "changes": applied,
-            **plan.summary(),
+            "created": counts["created"],
+            "updated": counts["updated"],
+            "deleted": counts["deleted"],
+            "skipped": counts["skipped"],
             "commit_id": commit_id,
         }
 

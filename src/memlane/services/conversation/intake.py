@@ -20,7 +20,7 @@ from memlane.domain.model import Job
 from memlane.domain.visibility import Viewer
 from memlane.llm.errors import LLMBudgetExhausted, LLMOutputInvalid
 from memlane.services.conversation.messages import RAW_TEXT_ROLE, messages_from_payload, stamp_arrivals
-from memlane.services.conversation.summaries import Summarizer
+from memlane.services.conversation.summaries import Summarizer, SummaryView
 from memlane.services.conversation.task_payloads import (
     AgentMemoryTask,
     ConversationTask,
@@ -61,7 +61,7 @@ class Callback:
 class SummaryOutcome:
     """A summary made now (no callback), or the job that will deliver it."""
 
-    summary: dict[str, Any] | None = None
+    summary: SummaryView | None = None
     job: Job | None = None
 
 
@@ -177,7 +177,7 @@ class ConversationIntake:
             raise InvalidRequest(f"{callback.field}: {exc}", details={"field": callback.field}) from None
         return url
 
-    async def _summary_now(self, messages: tuple[TaskMessage, ...]) -> dict[str, Any]:
+    async def _summary_now(self, messages: tuple[TaskMessage, ...]) -> SummaryView:
         parsed = messages_from_payload([{**m.to_json(), "id": m.id or f"m{i}"} for i, m in enumerate(messages)])
         try:
             return await self.summarizer.summarize(parsed)

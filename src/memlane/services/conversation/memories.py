@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from memlane.domain.clock import Clock
 from memlane.domain.errors import NotFound
 from memlane.domain.hashing import sha256_hex
@@ -24,6 +26,26 @@ from memlane.services.ranking.calibration import CONVERSATION_CUT, Background
 from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
 from memlane.store.contracts.graph_reads import EdgeReadOps
+
+
+class MemoryView(TypedDict):
+    """A note as every conversation endpoint answers it (api/conversation/responses.py)."""
+
+    memory_id: str
+    document: str
+    metadata: dict[str, Any]
+
+
+class ScoredMemoryView(MemoryView):
+    """A note as a query answers it: with the scores that ranked it."""
+
+    composite_score: float
+    similarity_score: float
+    cosine_similarity: float
+    recency_score: float
+    importance_score: float
+    query_status: str
+
 
 #: how many nearest notes are re-ranked per result asked for (never fewer than MIN_POOL). An
 #: app user with fewer notes than the pool is read whole, and each note is judged against the
@@ -74,7 +96,7 @@ class MemoryService:
         self.clock = clock
         self.half_life_days = half_life_days
 
-    async def query(self, p: QueryParams) -> list[dict[str, Any]]:
+    async def query(self, p: QueryParams) -> list[ScoredMemoryView]:
         """Active notes by composite score. ``similarity_score`` is the relevance: the cosine
         on the calibrated scale, against the background of the other nearest notes when the
         pool holds them all (services/ranking/calibration.py); ``similarity_threshold`` applies
@@ -212,5 +234,5 @@ class MemoryService:
         return chain
 
 
-def memory_view(node: Node) -> dict[str, Any]:
+def memory_view(node: Node) -> MemoryView:
     return {"memory_id": node.id, "document": node.text_summary or node.title or "", "metadata": note_metadata(node)}

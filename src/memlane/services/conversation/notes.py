@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from memlane.domain.clock import iso
 from memlane.domain.model import Node
 from memlane.services.conversation.messages import parse_timestamp
@@ -77,6 +79,15 @@ class ExistingChange:
     add_keywords: list[str] = field(default_factory=list)
 
 
+class PlanCounts(TypedDict):
+    """How many notes a plan creates, updates and deletes, and how many changes it skips."""
+
+    created: int
+    updated: int
+    deleted: int
+    skipped: int
+
+
 @dataclass(slots=True)
 class IngestionPlan:
     pipeline: str
@@ -99,8 +110,8 @@ class IngestionPlan:
             person_name=data.get("person_name"),
         )
 
-    def summary(self) -> dict[str, int]:
-        counts = {"created": 0, "updated": 0, "deleted": 0, "skipped": 0}
+    def summary(self) -> PlanCounts:
+        counts: PlanCounts = {"created": 0, "updated": 0, "deleted": 0, "skipped": 0}
         for n in self.notes:
             if n.operation == "UPDATE":
                 counts["updated"] += 1

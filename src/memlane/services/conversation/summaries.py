@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from memlane.domain.clock import Clock, iso
 from memlane.llm.structured import CallBudget, ask
 from memlane.services.conversation import agents
@@ -33,12 +35,25 @@ def complexity(messages: list[Message]) -> int:
     return 1 + sum((len(messages) > 5, len(messages) > 15, len(speakers) > 2, len(vocabulary) > 150))
 
 
+class SummaryView(TypedDict):
+    """A conversation's summary, as answered (``POST /api/v1/agent/summaries``) or delivered
+    to the callback; the route adds who the conversation was of."""
+
+    summary: str
+    key_points: str
+    tags: list[str]
+    keywords: list[str]
+    semantic_queries: list[str]
+    metadata: dict[str, Any]
+    generated_at: str | None
+
+
 class Summarizer:
     def __init__(self, *, clock: Clock, pipeline: LLMPipeline | None):
         self.clock = clock
         self.pipeline = pipeline
 
-    async def summarize(self, messages: list[Message], *, budget: CallBudget | None = None) -> dict[str, Any]:
+    async def summarize(self, messages: list[Message], *, budget: CallBudget | None = None) -> SummaryView:
         if self.pipeline is None:
             return self.extractive(messages)
         budget = budget or CallBudget(SUMMARY_CALLS)
@@ -60,7 +75,7 @@ class Summarizer:
             "generated_at": iso(self.clock.now()),
         }
 
-    def extractive(self, messages: list[Message]) -> dict[str, Any]:
+    def extractive(self, messages: list[Message]) -> SummaryView:
         """Top sentences by salience plus how central their words are to the conversation."""
         spoken = [m for m in messages if m.role.strip().lower() not in NON_FACT_ROLES] or messages
         freq = Counter(w for m in spoken for w in lang.content_words(m.content))

@@ -16,8 +16,11 @@ alone, whoever's message filled it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
+
+from typing_extensions import TypedDict
 
 from memlane.domain.clock import Clock, iso, new_id
 from memlane.domain.errors import Conflict, NotFound
@@ -52,8 +55,27 @@ TASK_KIND = {
 }
 
 
+class TaskView(TypedDict):
+    """A task as ``GET /api/v1/tasks/{task_id}`` answers it (api/conversation/responses.py)."""
+
+    task_id: str
+    kind: str
+    status: str
+    error: str | None
+    result: dict[str, Any] | None
+    attempts: int
+    last_error: str | None
+    app_id: str | None
+    user_id: str | None
+    session_id: str | None
+    created_at: str | None
+    updated_at: str | None
+
+
 class TaskService:
-    def __init__(self, *, store: JobSubmitOps, clock: Clock, max_attempts: int, notify: Any = None):
+    def __init__(
+        self, *, store: JobSubmitOps, clock: Clock, max_attempts: int, notify: Callable[[], None] | None = None
+    ):
         self.store = store
         self.clock = clock
         self.max_attempts = max_attempts
@@ -97,7 +119,7 @@ class TaskService:
         if self._notify is not None:
             self._notify()
 
-    async def view(self, viewer: Viewer, task_id: str) -> dict[str, Any]:
+    async def view(self, viewer: Viewer, task_id: str) -> TaskView:
         """A task the caller may see; any other id, whoever holds it, is the same 404."""
         job = await self.store.get_job(viewer.tenant_id, task_id)
         if job is None or job.kind not in CONVERSATION_KINDS or not visibility_of(viewer).can_see(attribution(job)):
@@ -130,7 +152,7 @@ def attribution(job: Job) -> Attribution:
     return Attribution(user_id=user)
 
 
-def task_view(job: Job) -> dict[str, Any]:
+def task_view(job: Job) -> TaskView:
     task = decode_task(job)
     status = TASK_STATUS.get(job.status, job.status)
     progress = job.progress or {}
@@ -138,7 +160,7 @@ def task_view(job: Job) -> dict[str, Any]:
     if job.kind == CONVERSATION_SUMMARY_CALLBACK and result is None and progress:
         delivery = "failed" if job.status == "failed" else "pending"
         url = task.callback_url if isinstance(task, SummaryCallbackTask) else None
-        result = delivery_result(progress, delivery, url)
+        result = dict(delivery_result(progress, delivery, url))
     elif result is None and progress:
         result = {"stage": progress.get("stage"), "llm_calls": int(progress.get("llm_calls", 0))}
     return {

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from typing_extensions import TypedDict
 
 from memlane.domain.clock import Clock, iso
 from memlane.domain.errors import MemlaneError, UpstreamError
@@ -131,7 +132,7 @@ class SummaryCallbacks:
         with contextlib.suppress(TargetUnresolved):
             await self.targets.addresses(parse_target(url))
 
-    async def run(self, job: Job) -> dict[str, Any]:
+    async def run(self, job: Job) -> DeliveryResult:
         task = decode_task(job)
         if not isinstance(task, SummaryCallbackTask):
             raise ValueError(f"job {job.id} is a {job.kind!r} job, not a summary callback")
@@ -184,7 +185,22 @@ class SummaryCallbacks:
         raise WebhookRetry(f"webhook delivery attempt {number} failed ({result.error}); will retry")
 
 
-def delivery_result(progress: dict[str, Any], status: str, url: str | None) -> dict[str, Any]:
+class Delivery(TypedDict):
+    status: str
+    callback_url: str | None
+    attempts: list[dict[str, Any]]
+    attempt_count: int
+
+
+class DeliveryResult(TypedDict):
+    """What a summary callback task shows: the summary and the delivery history."""
+
+    summary: Any
+    llm_calls: int
+    delivery: Delivery
+
+
+def delivery_result(progress: dict[str, Any], status: str, url: str | None) -> DeliveryResult:
     """What the task shows: the summary and the delivery history."""
     attempts = list(progress.get("delivery_attempts", []))
     return {

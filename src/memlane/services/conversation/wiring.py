@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from memlane.config import Settings
@@ -58,7 +59,7 @@ def build_conversation(
     settings: Settings,
     clock: Clock,
     llm: ChatClient | None,
-    notify: object = None,
+    notify: Callable[[], None] | None = None,
 ) -> ConversationServices:
     """The LLM pipeline runs when an LLM client is configured (the process's one client, so its
     concurrency cap and rate limit hold for the whole process); the offline extractor otherwise."""

@@ -16,7 +16,9 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NotRequired
+
+from typing_extensions import TypedDict
 
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.errors import MemlaneError
@@ -39,6 +41,22 @@ NODE_FIELDS = frozenset(
 )  # fmt: skip
 
 
+class SyncCounts(TypedDict):
+    added: int
+    updated: int
+    deleted: int
+    unchanged: int
+    failures: int
+
+
+class SyncRun(TypedDict):
+    """A sync's result (the ``knowledge_sync`` job's, which ``sync_now`` reads back)."""
+
+    result: SyncCounts
+    durationMs: float
+    failedItems: list[dict[str, Any]]
+
+
 @dataclass(slots=True)
 class SyncOutcome:
     added: int = 0
@@ -49,7 +67,7 @@ class SyncOutcome:
     failed_items: list[dict[str, Any]] = field(default_factory=list)
     duration_ms: float = 0.0
 
-    def as_result(self) -> dict[str, int]:
+    def as_result(self) -> SyncCounts:
         return {
             "added": self.added,
             "updated": self.updated,
@@ -93,6 +111,26 @@ def projection_hash(item: KnowledgeRecord) -> str:
     return sha256_hex(canonical_json(projection(item)))
 
 
+class SyncStats(TypedDict):
+    totalSyncs: int
+    totalItemsSynced: int
+    avgSyncDurationMs: float
+
+
+class SyncStatusView(TypedDict):
+    """The sync's health as the ``sync_status`` tool answers it (docs/api-tools.md)."""
+
+    healthy: bool
+    lastSyncAt: str | None
+    timeSinceSync: str
+    failedItems: int
+    stats: SyncStats
+    pendingChanges: int
+    failures: NotRequired[list[dict[str, Any]]]
+    lastError: NotRequired[str]
+    folderErrors: NotRequired[list[dict[str, str]]]
+
+
 def human_since(then: datetime | None, now: datetime) -> str:
     if then is None:
         return "never"
@@ -123,7 +161,7 @@ class SyncService:
         self.scope = scope
         self._locks: dict[str, asyncio.Lock] = {}
 
-    async def run_job(self, job: Job) -> dict[str, Any]:
+    async def run_job(self, job: Job) -> SyncRun:
         p = job.payload
         return await self.run(
             job.tenant_id,
@@ -141,7 +179,7 @@ class SyncService:
         types: list[str] | None = None,
         layers: list[str] | None = None,
         job_id: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> SyncRun:
         lock = self._locks.setdefault(tenant_id, asyncio.Lock())
         async with lock:
             started_at = self.clock.now()
@@ -271,7 +309,7 @@ class SyncService:
             synced.append(SyncStateRecord(item.id, node.id, self.scope, h, now))
         return synced
 
-    async def status(self, tenant_id: str) -> dict[str, Any]:
+    async def status(self, tenant_id: str) -> SyncStatusView:
         now = self.clock.now()
         last = await self.kstore.last_run(tenant_id)
         stats = await self.kstore.run_stats(tenant_id)
@@ -279,7 +317,7 @@ class SyncService:
         folder_errors = self.knowledge.folder_errors.get(tenant_id, [])
         failed = last.failures if last else 0
         healthy = (last is None or (last.status == "ok")) and not folder_errors
-        out: dict[str, Any] = {
+        out: SyncStatusView = {
             "healthy": healthy,
             "lastSyncAt": last.finished_at.isoformat().replace("+00:00", "Z") if last else None,
             "timeSinceSync": human_since(last.finished_at if last else None, now),

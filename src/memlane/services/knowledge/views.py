@@ -7,14 +7,43 @@ same item; they differ only where the agent-tools contract puts ``version`` and 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired
+
+from typing_extensions import TypedDict
 
 from memlane.domain.clock import iso
 from memlane.store.knowledge import KnowledgeRecord, VersionRecord
 
 
-def item_view(rec: KnowledgeRecord, *, include_constraints: bool = True) -> dict[str, Any]:
-    out: dict[str, Any] = {
+class ItemView(TypedDict):
+    """An item as every transport shows it; the REST model (api/knowledge/responses.py)
+    adds its version, source and successors."""
+
+    id: str
+    type: str
+    layer: str
+    title: str
+    summary: str
+    content: str
+    status: str
+    severity: str
+    tags: list[str]
+    metadata: dict[str, Any]
+    createdAt: str | None
+    updatedAt: str | None
+    supersedes: NotRequired[str]
+    constraints: NotRequired[list[dict[str, Any]]]
+
+
+class VersionView(TypedDict):
+    version: str
+    timestamp: str | None
+    author: str
+    message: str | None
+
+
+def item_view(rec: KnowledgeRecord, *, include_constraints: bool = True) -> ItemView:
+    out: ItemView = {
         "id": rec.id,
         "type": rec.type,
         "layer": rec.layer,
@@ -35,7 +64,7 @@ def item_view(rec: KnowledgeRecord, *, include_constraints: bool = True) -> dict
     return out
 
 
-def version_view(v: VersionRecord) -> dict[str, Any]:
+def version_view(v: VersionRecord) -> VersionView:
     return {
         "version": str(v.version),
         "timestamp": iso(v.created_at),

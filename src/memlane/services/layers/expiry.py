@@ -17,8 +17,10 @@ returned expired memories for up to a sweep interval.
 from __future__ import annotations
 
 import math
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+
+from typing_extensions import TypedDict
 
 from memlane.domain.clock import Clock, new_id
 from memlane.domain.hashing import canonical_json, sha256_hex
@@ -29,6 +31,19 @@ from memlane.store.contracts.jobs import JobSubmitOps
 from memlane.store.knowledge import KnowledgeStore
 
 BATCH = 500
+
+
+class Swept(TypedDict):
+    """What one sweep deleted: expired memories, and idle workspace memories."""
+
+    expired: int
+    idle_workspace: int
+
+
+class SweepRun(Swept):
+    """A sweep job's result: what it deleted, and the slot of the next sweep it queued."""
+
+    next_slot: int
 
 
 class ExpirySweeper:
@@ -42,7 +57,7 @@ class ExpirySweeper:
         ttl_hours: float,
         interval_sec: float,
         job_max_attempts: int,
-        notify: Any = None,
+        notify: Callable[[], None] | None = None,
     ):
         self.store = store
         self.kstore = kstore
@@ -80,7 +95,7 @@ class ExpirySweeper:
         )
         await self.store.enqueue([job], now=self.clock.now())
 
-    async def sweep(self, tenant_id: str) -> dict[str, int]:
+    async def sweep(self, tenant_id: str) -> Swept:
         now = self.clock.now()
         expired = await self._delete_all(
             tenant_id,
@@ -94,7 +109,9 @@ class ExpirySweeper:
         )
         return {"expired": expired, "idle_workspace": idle}
 
-    async def _delete_all(self, tenant_id: str, find: Any, reason: str) -> int:
+    async def _delete_all(
+        self, tenant_id: str, find: Callable[[], Awaitable[list[tuple[str, str]]]], reason: str
+    ) -> int:
         total = 0
         while True:
             found: list[tuple[str, str]] = await find()
@@ -109,12 +126,12 @@ class ExpirySweeper:
             if not gone:
                 return total
 
-    async def run_job(self, job: Job) -> dict[str, Any]:
-        result: dict[str, Any] = dict(await self.sweep(job.tenant_id))
+    async def run_job(self, job: Job) -> SweepRun:
+        swept = await self.sweep(job.tenant_id)
         slot = int(job.payload.get("slot", self._slot(self.clock.now())))
         nxt = max(slot, self._slot(self.clock.now())) + 1
         await self._enqueue(job.tenant_id, nxt)
-        result["next_slot"] = nxt
+        result: SweepRun = {**swept, "next_slot": nxt}
         if self._notify is not None:
             self._notify()
         return result

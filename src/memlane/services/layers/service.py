@@ -10,6 +10,7 @@ every reader that is not a system agent), every write through ``WriteService``.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -143,7 +144,7 @@ class LayeredMemoryService:
         embedding: EmbeddingService,
         clock: Clock,
         classifier: LayerClassifier,
-        on_write: Any = None,
+        on_write: Callable[[str], Awaitable[None]] | None = None,
     ):
         self.reader = reader
         self.writes = writes

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from typing_extensions import TypedDict
+
 from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest
@@ -28,6 +30,12 @@ from memlane.store.contracts.jobs import JobProgressOps
 from memlane.store.contracts.maintenance import ScopeScanOps
 
 T = TypeVar("T")
+
+
+class ScopeReports(TypedDict):
+    """A consolidation or compression job's result: one report per scope it ran in."""
+
+    scopes: list[dict[str, Any]]
 
 
 class LifecycleStore(ScopeScanOps, JobProgressOps, Protocol):
@@ -58,21 +66,21 @@ class Lifecycle:
             return [scope]
         return [s for _, s in await self.store.list_scopes(job.tenant_id)]
 
-    async def _consolidate(self, job: Job) -> dict[str, Any]:
+    async def _consolidate(self, job: Job) -> ScopeReports:
         raw = dict(job.payload.get("options") or {})
         if isinstance(raw.get("types"), list):
             raw["types"] = tuple(raw["types"])
         opts = _options(ConsolidationOptions, raw)
-        reports = []
+        reports: list[dict[str, Any]] = []
         for scope in await self._scopes(job):
             report = await self.consolidation.run(job.tenant_id, scope, opts, apply=bool(job.payload.get("apply")))
             reports.append(report.as_dict())
             await self.store.update_job_progress(job, {"scopes_done": len(reports)}, now=self.clock.now())
         return {"scopes": reports}
 
-    async def _compress(self, job: Job) -> dict[str, Any]:
+    async def _compress(self, job: Job) -> ScopeReports:
         opts = _options(CompressionOptions, dict(job.payload.get("options") or {}))
-        reports = []
+        reports: list[dict[str, Any]] = []
         for scope in await self._scopes(job):
             report = await self.compression.run(job.tenant_id, scope, opts, apply=bool(job.payload.get("apply")))
             reports.append(report.as_dict())

@@ -88,18 +88,6 @@ class ActivationResult:
     def missing(self) -> int:
         return len(self.missing_node_ids) + len(self.missing_client_ids)
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "requested": self.requested,
-            "resolved": self.resolved,
-            "found": self.found,
-            "updated": self.updated,
-            "missing": self.missing,
-            "node_ids": self.node_ids,
-            "missing_node_ids": self.missing_node_ids,
-            "missing_client_ids": self.missing_client_ids,
-        }
-
 
 class ActivationService:
     def __init__(self, reader: MemoryReader, writes: WriteService, *, clock: Clock):

@@ -22,10 +22,12 @@ each period.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, NotRequired, Protocol
+
+from typing_extensions import TypedDict
 
 from memlane.config import DecaySettings
 from memlane.domain.clock import Clock, iso
@@ -94,6 +96,18 @@ def decay_target(node: Node, now: datetime, cfg: DecayPolicy) -> str | None:
     return target if TIER_RANK[target] < TIER_RANK[node.tier] else None
 
 
+class DecayReport(TypedDict):
+    """A sweep's totals (scopes swept, nodes scanned and moved by from->to tier, commits), as
+    the job's progress and result; a periodic job's result also says when the next runs."""
+
+    scopes: int
+    scanned: int
+    moved: int
+    by_move: dict[str, int]
+    commits: int
+    next_run_after: NotRequired[str | None]
+
+
 @dataclass(slots=True)
 class DecayStats:
     scopes: int = 0
@@ -102,7 +116,7 @@ class DecayStats:
     by_move: dict[str, int] = field(default_factory=dict)
     commits: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> DecayReport:
         return {
             "scopes": self.scopes,
             "scanned": self.scanned,
@@ -112,7 +126,8 @@ class DecayStats:
         }
 
 
-Progress = Callable[[DecayStats], Any]
+#: called after each scope with the running totals (the job records them as its progress)
+Progress = Callable[[DecayStats], Awaitable[None]]
 
 
 class DecayStore(ScopeScanOps, JobSubmitOps, JobProgressOps, Protocol):
@@ -202,7 +217,7 @@ class DecayService:
         for t, s in targets:
             await self.sweep_scope(t, s, stats)
             if progress is not None:
-                await _maybe_await(progress(stats))
+                await progress(stats)
         return stats
 
     # --- the durable periodic job (jobs/periodic.py) ---------------------------------------
@@ -210,7 +225,7 @@ class DecayService:
         """Enqueue this period's sweep unless it exists already; None when decay is disabled."""
         return await self.schedule.ensure_scheduled(self.store, self.clock)
 
-    async def run_job(self, job: Job) -> dict[str, Any]:
+    async def run_job(self, job: Job) -> DecayReport:
         """Handler of ``lifecycle_decay``: periodic (all tenants) or one tenant / scope."""
         payload = job.payload
         next_job: Job | None = None
@@ -226,18 +241,13 @@ class DecayService:
             target_scope = scope if isinstance(scope, str) else None
 
         async def report(stats: DecayStats) -> None:
-            await self.store.update_job_progress(job, stats.as_dict(), now=self.clock.now())
+            await self.store.update_job_progress(job, dict(stats.as_dict()), now=self.clock.now())
 
         stats = await self.sweep(target_tenant, target_scope, progress=report)
         out = stats.as_dict()
         if next_job is not None:
             out["next_run_after"] = iso(next_job.run_after)
         return out
-
-
-async def _maybe_await(value: Any) -> None:
-    if hasattr(value, "__await__"):
-        await value
 
 
 __all__ = ["DecayPolicy", "DecayService", "DecayStats", "decay_target", "effective_idle_days"]

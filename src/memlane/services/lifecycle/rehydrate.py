@@ -36,19 +36,6 @@ class RehydrateResult:
     missing_client_ids: list[str] = field(default_factory=list)
     commit: Commit | None = None
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "requested": self.requested,
-            "resolved": self.resolved,
-            "moved": len(self.node_ids),
-            "noop": len(self.noop_node_ids),
-            "missing": len(self.missing_node_ids) + len(self.missing_client_ids),
-            "node_ids": self.node_ids,
-            "noop_node_ids": self.noop_node_ids,
-            "missing_node_ids": self.missing_node_ids,
-            "missing_client_ids": self.missing_client_ids,
-        }
-
 
 class RehydrateService:
     def __init__(self, reader: MemoryReader, writes: WriteService, *, clock: Clock):

@@ -13,9 +13,10 @@ that came from, so an agent that sent no identifiers can see which defaults it g
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from memlane.domain.visibility import Viewer
+from memlane.services.tools.results import IdentityView
 
 #: where a call's identity came from: verified credentials (auth on), the request's ``X-*``
 #: headers, the configured ``MEMORY_DEFAULT_*`` values, or ``memlane mcp``'s options
@@ -55,7 +56,7 @@ class ToolContext:
     def actor(self) -> str:
         return self.viewer.agent_id or self.viewer.role or "tool-caller"
 
-    def identity_view(self) -> dict[str, Any]:
+    def identity_view(self) -> IdentityView:
         v = self.viewer
         return {
             "tenant": v.tenant_id,

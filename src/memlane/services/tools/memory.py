@@ -20,6 +20,7 @@ in several layers only the most specific one is returned.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
@@ -34,6 +35,7 @@ from memlane.services.layers.ids import to_node_id, to_public
 from memlane.services.ranking.calibration import DEFAULT_CUT, Background
 from memlane.services.reading import MemoryReader
 from memlane.services.tools.context import ToolContext
+from memlane.services.tools.results import MemoryAdded, MemoryDeleted, MemoryFound, MemoryHit, SkippedLayer
 from memlane.services.writing import WriteCommand, WriteNodeSpec, WriteService
 from memlane.store.base import Vector
 
@@ -112,7 +114,7 @@ class MemoryTools:
         embedding: EmbeddingService,
         clock: Clock,
         scope: str,
-        on_write: Any = None,
+        on_write: Callable[[str], Awaitable[None]] | None = None,
         json_limits: JsonLimits | None = None,
     ):
         #: the stored ``slots`` (``metadata`` and the labels around it) stay within these
@@ -124,7 +126,7 @@ class MemoryTools:
         self.scope = scope
         self._on_write = on_write
 
-    async def add(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    async def add(self, ctx: ToolContext, args: dict[str, Any]) -> MemoryAdded:
         content = _checked_content(args)
         layer = _checked_layer(ctx, args)
         metadata = dict(args.get("metadata") or {})
@@ -213,7 +215,7 @@ class MemoryTools:
             )
         return ts
 
-    async def search(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    async def search(self, ctx: ToolContext, args: dict[str, Any]) -> MemoryFound:
         query = str(args["query"]).strip()
         if not query:
             raise InvalidRequest("query must not be empty", code="INVALID_INPUT", details={"field": "query"})
@@ -222,7 +224,7 @@ class MemoryTools:
         wanted_tags = _wanted_tags(args)
         requested = list(dict.fromkeys(args.get("layers") or PRECEDENCE))
         searched = [layer for layer in PRECEDENCE if layer in requested and _missing(ctx, layer) is None]
-        skipped = [
+        skipped: list[SkippedLayer] = [
             {"layer": layer, "reason": f"no {layer} identifier: send the {_missing(ctx, layer)}"}
             for layer in PRECEDENCE
             if layer in requested and layer not in searched
@@ -234,7 +236,7 @@ class MemoryTools:
             (n, cos) for n, cos in candidates if not wanted_tags or wanted_tags <= {t.lower() for t in n.tags}
         ]
         unique = _distinct(self._relevant(candidates, whole, threshold))
-        out: dict[str, Any] = {
+        out: MemoryFound = {
             "success": True,
             "results": [_result(n, s, cos) for n, s, cos in unique[:limit]],
             "totalCount": len(unique),
@@ -288,7 +290,7 @@ class MemoryTools:
         found.sort(key=lambda t: (-round(t[1], 3), PRECEDENCE.index(str(t[0].layer)), t[0].id))
         return found
 
-    async def delete(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    async def delete(self, ctx: ToolContext, args: dict[str, Any]) -> MemoryDeleted:
         memory_id = str(args["memoryId"])
         if not is_id(memory_id):
             raise InvalidRequest(
@@ -372,17 +374,23 @@ def _distinct(found: list[tuple[Node, float, float]]) -> list[tuple[Node, float,
     return unique
 
 
-def _result(n: Node, score: float, cos: float) -> dict[str, Any]:
-    return {
+def _result(n: Node, score: float, cos: float) -> MemoryHit:
+    hit: MemoryHit = {
         "content": _content(n),
         "layer": n.layer,
         "score": round(score, 4),
         "similarity": round(cos, 4),
         "memoryId": to_public(n.id),
         "tags": list(n.tags),
-        **_interval(n),
-        **_expiry(n),
     }
+    if n.valid_at is not None or n.invalid_at is not None:
+        # a memory with an interval says when it was true; others keep the spec's shape
+        hit["validAt"] = iso(n.valid_at)
+        hit["invalidAt"] = iso(n.invalid_at)
+    if n.expires_at is not None:
+        # a history read shows expired memories too, their ``expiresAt`` in the past
+        hit["expiresAt"] = iso(n.expires_at)
+    return hit
 
 
 def _instant(args: dict[str, Any], name: str) -> datetime | None:
@@ -395,19 +403,6 @@ def _instant(args: dict[str, Any], name: str) -> datetime | None:
         raise InvalidRequest(
             f"{name} must be an ISO-8601 timestamp", code="INVALID_INPUT", details={"field": name}
         ) from None
-
-
-def _interval(n: Node) -> dict[str, Any]:
-    """A memory with an interval says when it was true; others keep the spec's shape."""
-    if n.valid_at is None and n.invalid_at is None:
-        return {}
-    return {"validAt": iso(n.valid_at), "invalidAt": iso(n.invalid_at)}
-
-
-def _expiry(n: Node) -> dict[str, Any]:
-    """A memory with an expiry says when it expires (a history read shows expired ones, their
-    ``expiresAt`` in the past); others keep the spec's shape."""
-    return {} if n.expires_at is None else {"expiresAt": iso(n.expires_at)}
 
 
 def _wanted_tags(args: dict[str, Any]) -> set[str]:

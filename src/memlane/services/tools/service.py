@@ -6,6 +6,7 @@ transport can skip them."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -17,12 +18,23 @@ from memlane.domain.model import Job
 from memlane.jobs.layers_kinds import KNOWLEDGE_SYNC
 from memlane.services.knowledge.check import CheckedFile, Dependency
 from memlane.services.knowledge.service import KnowledgeService, QueryInput
-from memlane.services.knowledge.sync import SyncService
+from memlane.services.knowledge.sync import SyncService, SyncStatusView
 from memlane.services.knowledge.views import item_view, version_view
 from memlane.services.quotas import QuotaGuard
 from memlane.services.tools.context import ToolContext
 from memlane.services.tools.errors import ToolTimeout
 from memlane.services.tools.memory import MemoryTools
+from memlane.services.tools.results import (
+    KnowledgeChecked,
+    KnowledgeFound,
+    KnowledgeHit,
+    KnowledgeShown,
+    MemoryAdded,
+    MemoryDeleted,
+    MemoryFound,
+    SyncDone,
+    ToolResult,
+)
 from memlane.services.tools.schemas import SCHEMAS, TOOL_NAMES
 from memlane.store.contracts.jobs import JobSubmitOps
 
@@ -81,7 +93,7 @@ class ToolService:
         quotas: QuotaGuard,
         sync_timeout_sec: float,
         job_max_attempts: int,
-        notify: Any = None,
+        notify: Callable[[], None] | None = None,
     ):
         self.store = store
         self.memory = memory
@@ -97,20 +109,19 @@ class ToolService:
         await self.quotas.hit("write" if name in WRITE_TOOLS else "recall", ctx.tenant_id)
         checked = validate(name, args)
         handler = getattr(self, f"_{name}")
-        result: dict[str, Any] = await handler(ctx, checked)
-        result["identity"] = ctx.identity_view()
-        return result
+        result: ToolResult = await handler(ctx, checked)
+        return {**result, "identity": ctx.identity_view()}
 
-    async def _memory_add(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    async def _memory_add(self, ctx: ToolContext, args: dict[str, Any]) -> MemoryAdded:
         return await self.memory.add(ctx, args)
 
-    async def _memory_search(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    async def _memory_search(self, ctx: ToolContext, args: dict[str, Any]) -> MemoryFound:
         return await self.memory.search(ctx, args)
 
-    async def _memory_delete(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    async def _memory_delete(self, ctx: ToolContext, args: dict[str, Any]) -> MemoryDeleted:
         return await self.memory.delete(ctx, args)
 
-    async def _knowledge_query(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    async def _knowledge_query(self, ctx: ToolContext, args: dict[str, Any]) -> KnowledgeFound:
         q = QueryInput(
             query=args.get("query"),
             type=args.get("type"),
@@ -120,7 +131,7 @@ class ToolService:
             limit=int(args.get("limit", 10)),
         )
         hits, total = await self.knowledge.query(ctx.tenant_id, q)
-        items = [
+        items: list[KnowledgeHit] = [
             {
                 "id": i.id,
                 "type": i.type,
@@ -136,7 +147,7 @@ class ToolService:
         ]
         return {"success": True, "items": items, "totalCount": total}
 
-    async def _knowledge_check(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    async def _knowledge_check(self, ctx: ToolContext, args: dict[str, Any]) -> KnowledgeChecked:
         files = [CheckedFile(f["path"], f["content"]) for f in args.get("files") or []]
         deps = [Dependency(d["name"], d.get("version")) for d in args.get("dependencies") or []]
         if len(files) > MAX_CHECK_FILES or len(deps) > MAX_CHECK_DEPENDENCIES:
@@ -159,18 +170,21 @@ class ToolService:
             "checked": result.checked,
         }
 
-    async def _knowledge_show(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    async def _knowledge_show(self, ctx: ToolContext, args: dict[str, Any]) -> KnowledgeShown:
         rec = await self.knowledge.get(ctx.tenant_id, str(args["id"]))
-        item = item_view(rec, include_constraints=bool(args.get("includeConstraints", True)))
-        item["metadata"] = {**item["metadata"], "version": str(rec.version), "source": rec.source}
+        view = item_view(rec, include_constraints=bool(args.get("includeConstraints", True)))
+        item: dict[str, Any] = {
+            **view,
+            "metadata": {**view["metadata"], "version": str(rec.version), "source": rec.source},
+        }
         if rec.superseded_by:
             item["supersededBy"] = list(rec.superseded_by)
-        out: dict[str, Any] = {"success": True, "item": item}
+        out: KnowledgeShown = {"success": True, "item": item}
         if args.get("includeHistory", False):
             out["history"] = [version_view(v) for v in await self.knowledge.history(ctx.tenant_id, rec.id)]
         return out
 
-    async def _sync_now(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    async def _sync_now(self, ctx: ToolContext, args: dict[str, Any]) -> SyncDone:
         """Enqueue a durable sync job and wait for it; on timeout the job keeps running."""
         job = Job(
             tenant_id=ctx.tenant_id,
@@ -200,7 +214,7 @@ class ToolService:
                     f"{counts['deleted']} deleted, "
                     f"{counts['unchanged']} unchanged" + ("" if ok else f", {counts['failures']} failed")
                 )
-                out: dict[str, Any] = {
+                out: SyncDone = {
                     "success": ok,
                     "result": counts,
                     "durationMs": res["durationMs"],
@@ -222,5 +236,5 @@ class ToolService:
                 )
             await asyncio.sleep(SYNC_POLL_SEC)
 
-    async def _sync_status(self, ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    async def _sync_status(self, ctx: ToolContext, args: dict[str, Any]) -> SyncStatusView:
         return await self.sync.status(ctx.tenant_id)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic_core
+from typing_extensions import TypedDict
 
 from memlane.domain.errors import Conflict, InvalidRequest
 from memlane.domain.hashing import sha256_hex
@@ -46,6 +47,23 @@ DERIVED_NODE_FIELDS = frozenset({"embedding_status", "embedding_model"})
 DEFAULT_ACTOR = "memlane import"
 
 
+class ImportReportView(TypedDict):
+    """An import's report as answered (``POST /v1/admin/import``) and printed (``memlane import``)."""
+
+    records: int
+    commits_restored: int
+    nodes_written: int
+    nodes_unchanged: int
+    edges_written: int
+    edges_unchanged: int
+    knowledge_written: int
+    knowledge_unchanged: int
+    batcher_buffers_written: int
+    batcher_buffers_unchanged: int
+    queued_for_embedding: int
+    scopes: list[str]
+
+
 @dataclass(slots=True)
 class ImportReport:
     records: int = 0
@@ -62,8 +80,21 @@ class ImportReport:
     queued_for_embedding: int = 0
     scopes: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+    def to_dict(self) -> ImportReportView:
+        return {
+            "records": self.records,
+            "commits_restored": self.commits_restored,
+            "nodes_written": self.nodes_written,
+            "nodes_unchanged": self.nodes_unchanged,
+            "edges_written": self.edges_written,
+            "edges_unchanged": self.edges_unchanged,
+            "knowledge_written": self.knowledge_written,
+            "knowledge_unchanged": self.knowledge_unchanged,
+            "batcher_buffers_written": self.batcher_buffers_written,
+            "batcher_buffers_unchanged": self.batcher_buffers_unchanged,
+            "queued_for_embedding": self.queued_for_embedding,
+            "scopes": list(self.scopes),
+        }
 
 
 def same_node(stored: Node, given: Node) -> bool:

@@ -33,7 +33,7 @@ from memlane.domain.model import CommitInfo
 from memlane.store.batcher import batcher_buffers
 from memlane.store.knowledge import knowledge_items, knowledge_sync_runs, knowledge_sync_state, knowledge_versions
 from memlane.store.schema import audit_events, commits, edges, jobs, nodes, recall_audit, scope_heads
-from memlane.store.sql.core import SqlCore, chunks
+from memlane.store.sql.core import ScopeHead, SqlCore, chunks
 
 _ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 #: jobs that have finished: their records go when they name an erased node, while queued
@@ -100,64 +100,87 @@ class Erasure(SqlCore):
         knowledge_scope: str,
         subject_digest: str,
     ) -> ErasureReceipt:
+        """In one transaction: gather what the subject owns, lock the scopes' heads, remove,
+        and record the erasure in each scope's chain and as an audit event; then make the
+        removal physical."""
         tenant = subject.tenant_id
-        counts: Counter[str] = Counter()
         async with self._write_tx() as conn:
-            doomed = Doomed()
-            await self._subject_nodes(conn, subject, doomed)
-            await self._subject_items(conn, subject, knowledge_scope, doomed)
-            whole = subject.kind in ("scope", "tenant")
-            if not whole:  # a whole scope takes what was derived inside it anyway
-                await self._derived_nodes(conn, tenant, doomed)
-            if subject.kind == "scope":
-                doomed.scopes.add(subject.value)
-            if subject.kind == "tenant":
-                doomed.scopes.update(await self._tenant_scopes(conn, tenant))
+            doomed = await self._collect(conn, subject, knowledge_scope)
             scopes = sorted(doomed.scopes)
             # a fixed lock order across scopes: opposite orders deadlock on PostgreSQL
             heads = {sc: await self._lock_scope_head(conn, tenant, sc, now) for sc in scopes}
-            edge_ids = await self._erase_edges(conn, tenant, scopes if whole else None, list(doomed.nodes))
-            counts["edges"] = len(edge_ids)
-            await self._erase_nodes(conn, tenant, list(doomed.nodes))
-            counts["nodes"] = len(doomed.nodes)
-            counts["embeddings"] = sum(1 for _, _, v in doomed.nodes.values() if v)
-            counts["keyword_rows"] = len(doomed.nodes)
-            kinds = Counter(kind for _, kind, _ in doomed.nodes.values())
-            erased_ids = set(doomed.nodes) | edge_ids
-            counts["commits"] = await self._erase_commits(conn, subject, scopes, erased_ids, now, whole=whole)
-            job_kinds = await self._erase_jobs(conn, subject, erased_ids, doomed.items)
-            counts["jobs"] = sum(job_kinds.values())
-            counts["recall_audits"] = await self._erase_recall_audits(conn, subject, scopes, erased_ids)
-            counts.update(await self._erase_knowledge(conn, tenant, doomed.items, whole=subject.kind == "tenant"))
-            counts["batcher_buffers"] = await self._erase_batcher_buffers(conn, subject)
-            info = CommitInfo(actor=actor, input_sha256=sha256_hex(erasure_id), kind="erasure")
-            for sc in scopes:
-                diff = {"erasure": {"erasure_id": erasure_id}}
-                await self._chain_commit(conn, tenant, sc, heads[sc], info, diff, now, bump_rev=True, bump_epoch=True)
             receipt = ErasureReceipt(erasure_id, subject, subject_digest, actor, now, scopes=len(scopes))
-            receipt.counts = {
-                **{k: counts.get(k, 0) for k in ("nodes", "edges", "embeddings", "keyword_rows", "commits")},
-                "nodes_by_kind": dict(sorted(kinds.items())),
-                "jobs": counts["jobs"],
-                "jobs_by_kind": dict(sorted(job_kinds.items())),
-                "recall_audits": counts["recall_audits"],
-                **{k: counts.get(k, 0) for k in ("knowledge_items", "knowledge_versions", "knowledge_sync_runs")},
-                "batcher_buffers": counts["batcher_buffers"],
-            }
-            await conn.execute(
-                audit_events.insert().values(
-                    tenant_id=tenant,
-                    id=erasure_id,
-                    kind="erasure",
-                    actor=actor,
-                    subject_kind=subject.kind,
-                    subject_sha256=subject_digest,  # the HMAC; the column keeps its first name
-                    counts={**receipt.counts, "scopes": receipt.scopes},
-                    created_at=now,
-                )
-            )
+            receipt.counts = await self._remove(conn, subject, doomed, scopes, now)
+            await self._record(conn, receipt, heads)
         await self._purge(tenant, scopes)
         return receipt
+
+    async def _collect(self, conn: AsyncConnection, subject: ErasureSubject, knowledge_scope: str) -> Doomed:
+        """Everything the erasure removes, and the scopes it touches, before anything is removed."""
+        doomed = Doomed()
+        await self._subject_nodes(conn, subject, doomed)
+        await self._subject_items(conn, subject, knowledge_scope, doomed)
+        if subject.kind not in ("scope", "tenant"):  # a whole scope takes what was derived inside it anyway
+            await self._derived_nodes(conn, subject.tenant_id, doomed)
+        if subject.kind == "scope":
+            doomed.scopes.add(subject.value)
+        if subject.kind == "tenant":
+            doomed.scopes.update(await self._tenant_scopes(conn, subject.tenant_id))
+        return doomed
+
+    async def _remove(
+        self, conn: AsyncConnection, subject: ErasureSubject, doomed: Doomed, scopes: list[str], now: datetime
+    ) -> dict[str, Any]:
+        """Remove what was gathered, and what names it; the receipt's counts."""
+        tenant = subject.tenant_id
+        whole = subject.kind in ("scope", "tenant")
+        counts: Counter[str] = Counter()
+        edge_ids = await self._erase_edges(conn, tenant, scopes if whole else None, list(doomed.nodes))
+        counts["edges"] = len(edge_ids)
+        await self._erase_nodes(conn, tenant, list(doomed.nodes))
+        counts["nodes"] = len(doomed.nodes)
+        counts["embeddings"] = sum(1 for _, _, v in doomed.nodes.values() if v)
+        counts["keyword_rows"] = len(doomed.nodes)
+        kinds = Counter(kind for _, kind, _ in doomed.nodes.values())
+        erased_ids = set(doomed.nodes) | edge_ids
+        counts["commits"] = await self._erase_commits(conn, subject, scopes, erased_ids, now, whole=whole)
+        job_kinds = await self._erase_jobs(conn, subject, erased_ids, doomed.items)
+        counts["jobs"] = sum(job_kinds.values())
+        counts["recall_audits"] = await self._erase_recall_audits(conn, subject, scopes, erased_ids)
+        counts.update(await self._erase_knowledge(conn, tenant, doomed.items, whole=subject.kind == "tenant"))
+        counts["batcher_buffers"] = await self._erase_batcher_buffers(conn, subject)
+        return {
+            **{k: counts.get(k, 0) for k in ("nodes", "edges", "embeddings", "keyword_rows", "commits")},
+            "nodes_by_kind": dict(sorted(kinds.items())),
+            "jobs": counts["jobs"],
+            "jobs_by_kind": dict(sorted(job_kinds.items())),
+            "recall_audits": counts["recall_audits"],
+            **{k: counts.get(k, 0) for k in ("knowledge_items", "knowledge_versions", "knowledge_sync_runs")},
+            "batcher_buffers": counts["batcher_buffers"],
+        }
+
+    async def _record(self, conn: AsyncConnection, receipt: ErasureReceipt, heads: dict[str, ScopeHead]) -> None:
+        """An erasure commit in each scope's chain (its epoch bump makes every process reload
+        the scope), and the receipt as an audit event."""
+        tenant = receipt.subject.tenant_id
+        info = CommitInfo(actor=receipt.actor, input_sha256=sha256_hex(receipt.id), kind="erasure")
+        for sc, head in heads.items():
+            diff = {"erasure": {"erasure_id": receipt.id}}
+            await self._chain_commit(
+                conn, tenant, sc, head, info, diff, receipt.created_at, bump_rev=True, bump_epoch=True
+            )
+        await conn.execute(
+            audit_events.insert().values(
+                tenant_id=tenant,
+                id=receipt.id,
+                kind="erasure",
+                actor=receipt.actor,
+                subject_kind=receipt.subject.kind,
+                subject_sha256=receipt.subject_digest,  # the HMAC; the column keeps its first name
+                counts={**receipt.counts, "scopes": receipt.scopes},
+                created_at=receipt.created_at,
+            )
+        )
 
     async def _purge(self, tenant_id: str, scopes: Sequence[str]) -> None:
         """Make the removal physical, after the commit; each backend says how."""

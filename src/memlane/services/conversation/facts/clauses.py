@@ -125,11 +125,21 @@ def verb_phrase(rest: str, proper: frozenset[str]) -> Clause:
     """Set aside negation, change markers, times and auxiliaries; reduce the verb to its lemma.
     ``proper`` are the sentence's capitalised words ("going to Japan" is a trip, not a plan to
     do something)."""
+    text, negated, change = _markers(rest)
+    kind, text, used_to = _mood(text, proper)
+    verb, tail = _verb(text)
+    if verb in ("move", "relocate", "switch", "change", "quit", "leave", "become", "turn", "start", "begin"):
+        change = True
+    return Clause(subject="", pred=f"{verb} {tail}".strip(), negated=negated, change=change or used_to, kind=kind)
+
+
+def _markers(rest: str) -> tuple[str, bool, bool]:
+    """The words of the first thought without negation, change markers, times and adverbs;
+    whether it was negated, and whether it said something changed."""
     change = bool(CHANGE_PHRASES.search(rest))
     negated = bool(re.search(r"\b(?:no longer|not any ?longer)\b", rest))
     rest = re.split(r"[,;:!]", rest, maxsplit=1)[0]  # what follows a comma is another thought
     rest = TIME.sub(" ", CHANGE_PHRASES.sub(" ", rest))
-    kind = STATEMENT
     words: list[str] = []
     for w in rest.split():
         if w in NEGATION_WORDS and (not words or words[-1] in AUX or lemma(words[-1]) in ("be", "have")):
@@ -141,7 +151,14 @@ def verb_phrase(rest: str, proper: frozenset[str]) -> Clause:
         if w in ADVERBS:
             continue
         words.append(w)
-    text = " ".join(words)
+    return " ".join(words), negated, change
+
+
+def _mood(text: str, proper: frozenset[str]) -> tuple[str, str, bool]:
+    """The clause's kind (a statement, a plan, a past habit) with the auxiliaries and plan
+    leads that said it taken off; and whether it was a past habit ("used to": a change)."""
+    kind = STATEMENT
+    used_to = False
     aux = re.match(r"^(?P<aux>do|does|did|will|would|can|could|should|shall|may|might|must|am|is|are|was|were|be|"
                    r"have|has|had) (?P<rest>.+)$", text)  # fmt: skip
     if aux and aux.group("aux") in ("will", "would", "shall"):
@@ -155,7 +172,7 @@ def verb_phrase(rest: str, proper: frozenset[str]) -> Clause:
         text = m.group("rest")  # "had to give up running": what was given up, whatever forced it
     m = re.match(r"^used to (?P<rest>.+)$", text)
     if m:
-        kind, text, change = PAST, m.group("rest"), True
+        kind, text, used_to = PAST, m.group("rest"), True
     m = PLAN_LEADS.match(text)
     if m:
         after = text[m.end() :]
@@ -165,6 +182,12 @@ def verb_phrase(rest: str, proper: frozenset[str]) -> Clause:
         else:
             text = after
         kind = PLAN if kind == STATEMENT else kind
+    return kind, text, used_to
+
+
+def _verb(text: str) -> tuple[str, str]:
+    """The verb's lemma and what follows it, looking through perfect and progressive forms
+    ("have been", "has moved", "is running") and "get married"."""
     first, _, tail = text.partition(" ")
     verb = lemma(first)
     if verb == "have" and tail:
@@ -179,6 +202,4 @@ def verb_phrase(rest: str, proper: frozenset[str]) -> Clause:
             verb, tail = lemma(nxt), after
     if verb == "get" and tail.startswith(("married", "engaged", "divorced", "separated")):
         verb = "be"
-    if verb in ("move", "relocate", "switch", "change", "quit", "leave", "become", "turn", "start", "begin"):
-        change = True
-    return Clause(subject="", pred=f"{verb} {tail}".strip(), negated=negated, change=change, kind=kind)
+    return verb, tail

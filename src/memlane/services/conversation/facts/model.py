@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from memlane.services.conversation import language as lang
@@ -106,10 +107,35 @@ def indexed(items: Any) -> list[tuple[int, Fact]]:
 _RESTRICTIVE = frozenset({"restriction", "allergy", "diet"})
 
 
+class _Open(Enum):
+    """A step of ``relate`` that does not decide leaves the question open for the next."""
+
+    OPEN = "open"
+
+
+_OPEN = _Open.OPEN
+#: what a step of ``relate`` says: a relation, none at all (None), or nothing yet (_OPEN)
+_Verdict = str | None | _Open
+
+
 def relate(new: Fact, old: Fact) -> str | None:
-    """How a newer fact bears on an older one of the same subject, or None."""
+    """How a newer fact bears on an older one of the same subject, or None.
+
+    In order: what the new fact's verb says by itself (a switch, a stop, a new possession, a
+    past habit); then a cue that ends or replaces an older fact of another relation; then the
+    comparison of two facts of the same relation."""
     if new.subject != old.subject or old.kind in (CANCEL, CORRECTION):
         return None
+    for step in (_by_verb, _by_cue):
+        verdict = step(new, old)
+        if verdict is not _OPEN:
+            return verdict
+    return _same_relation(new, old)
+
+
+def _by_verb(new: Fact, old: Fact) -> _Verdict:
+    """What the new fact's verb decides alone: a switch, a stop, no longer having a thing, a
+    new thing of a kind, a past habit; an older past habit is never contradicted."""
     if new.relation == "switch":
         if new.old_value and not old.negated and same_value(new.old_value, old.value):
             return REPLACES
@@ -136,6 +162,12 @@ def relate(new: Fact, old: Fact) -> str | None:
         return REPLACES if held and not old.negated and old.kind != PAST else None
     if old.kind == PAST:
         return None
+    return _OPEN
+
+
+def _by_cue(new: Fact, old: Fact) -> _Verdict:
+    """A cue that ends or replaces an older fact even of another relation: a specific place
+    given up, an activity dropped, work found, a restriction lifted or taken on."""
     if new.negated and new.change and new.specific and not old.negated and holds(old.value, new.value):
         # "I'm no longer going to Iron Works" ends "is a member at the Iron Works gym"
         return CONTRADICTS
@@ -164,6 +196,13 @@ def relate(new: Fact, old: Fact) -> str | None:
         and (new.value == "none") != (old.value == "none")
     ):
         return REPLACES
+    return _OPEN
+
+
+def _same_relation(new: Fact, old: Fact) -> str | None:
+    """Two facts of one relation (or one verb): the same value negated contradicts, a plan
+    that came true replaces, the same said again repeats; a different value replaces only
+    when the relation holds one value at a time, or a count or a time changed."""
     if new.relation != old.relation and not _same_verb(new, old):
         return None
     if new.kind in (CANCEL, CORRECTION):
