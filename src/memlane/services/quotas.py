@@ -18,7 +18,6 @@ from limits.aio.storage import Storage as AsyncStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
 
-from memlane.config import Settings
 from memlane.domain.errors import RateLimited
 from memlane.metrics import QUOTA_REJECTIONS
 
@@ -41,10 +40,25 @@ def bucket_item(rps: float, burst: int) -> RateLimitItem:
     return RateLimitItemPerSecond(burst, seconds)
 
 
+@dataclass(frozen=True, slots=True)
+class QuotaPolicy:
+    """Whether quotas hold, where the buckets live, and each bucket's rate and burst
+    (``TENANT_*_RATE_LIMIT_*``, ``MEMLANE_RATE_LIMIT_STORAGE``; the container reads them)."""
+
+    enabled: bool = False
+    rate_limit_storage: str = "memory://"
+    recall_rps: float = 50.0
+    recall_burst: int = 100
+    write_rps: float = 20.0
+    write_burst: int = 40
+    debug_embed_rps: float = 1.0
+    debug_embed_burst: int = 5
+
+
 class QuotaGuard:
-    def __init__(self, settings: Settings):
-        self.enabled = settings.quotas.enabled
-        url = settings.quotas.rate_limit_storage
+    def __init__(self, policy: QuotaPolicy):
+        self.enabled = policy.enabled
+        url = policy.rate_limit_storage
         if not url.startswith("async+"):
             url = "async+" + url
         # redis-py's asyncio client (the ``redis`` package) rather than limits' default coredis.
@@ -52,10 +66,10 @@ class QuotaGuard:
         self.storage = cast(AsyncStorage, storage_from_string(url, **options))
         self.limiter = MovingWindowRateLimiter(self.storage)
         self.buckets = {
-            "recall": Bucket("recall", bucket_item(settings.quotas.recall_rps, settings.quotas.recall_burst)),
-            "write": Bucket("write", bucket_item(settings.quotas.write_rps, settings.quotas.write_burst)),
+            "recall": Bucket("recall", bucket_item(policy.recall_rps, policy.recall_burst)),
+            "write": Bucket("write", bucket_item(policy.write_rps, policy.write_burst)),
             "debug_embeddings": Bucket(
-                "debug_embeddings", bucket_item(settings.quotas.debug_embed_rps, settings.quotas.debug_embed_burst)
+                "debug_embeddings", bucket_item(policy.debug_embed_rps, policy.debug_embed_burst)
             ),
         }
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.model import Job
@@ -80,7 +79,9 @@ class Lifecycle:
         return {"scopes": reports}
 
 
-def build_lifecycle(store: Store, writes: WriteService, settings: Settings, *, clock: Clock) -> Lifecycle:
+def build_lifecycle(
+    store: Store, writes: WriteService, *, clock: Clock, decay: DecayPolicy, job_max_attempts: int
+) -> Lifecycle:
     return Lifecycle(
         store=store,
         clock=clock,
@@ -90,8 +91,8 @@ def build_lifecycle(store: Store, writes: WriteService, settings: Settings, *, c
             store,
             writes,
             clock=clock,
-            settings=DecayPolicy.from_settings(settings.decay),
-            job_max_attempts=settings.worker.job_max_attempts,
+            settings=decay,
+            job_max_attempts=job_max_attempts,
         ),
         consolidation=ConsolidationService(store, writes, clock=clock),
         compression=CompressionService(store, writes, clock=clock),
