@@ -10,7 +10,7 @@ from fastapi import FastAPI
 
 from memlane import __version__
 from memlane.api.admin import routes as admin
-from memlane.api.apidocs.router import mount_docs
+from memlane.api.apidocs.routes import mount_docs
 from memlane.api.common.auth import Authenticator
 from memlane.api.common.body import document_body_models
 from memlane.api.common.browser_boundary import BrowserBoundary, add_cors
@@ -52,7 +52,7 @@ def create_app(
         description="Long-term memory for AI agents: graph memory, conversation memory, layered memory "
         "and agent tools on one core.",
         lifespan=_lifespan(settings, services, freeze_startup_heap=freeze_startup_heap),
-        # served from packaged files, not a CDN (api/apidocs/router.py)
+        # served from packaged files, not a CDN (api/apidocs/routes.py)
         docs_url=None,
         redoc_url=None,
     )
