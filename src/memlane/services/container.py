@@ -185,6 +185,7 @@ class Services:
         await self.embedder.aclose()
         if self.recall.reranker is not None:
             await self.recall.reranker.aclose()
+        await self.quotas.aclose()
         await self.store.close()
 
 

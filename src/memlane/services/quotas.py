@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.aio.storage import Storage as AsyncStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
+from redis.asyncio import ConnectionPool
 
 from memlane.domain.errors import RateLimited
 from memlane.metrics import QUOTA_REJECTIONS
@@ -61,8 +62,15 @@ class QuotaGuard:
         url = policy.rate_limit_storage
         if not url.startswith("async+"):
             url = "async+" + url
+        scheme = url.split("://", 1)[0]
         # redis-py's asyncio client (the ``redis`` package) rather than limits' default coredis.
-        options = {"implementation": "redispy"} if "redis" in url.split("://", 1)[0] else {}
+        options: dict[str, Any] = {"implementation": "redispy"} if "redis" in scheme else {}
+        # a plain Redis URL gets a connection pool of ours, so that aclose() can disconnect it
+        # (limits has no close; its connections would outlive the event loop that opened them)
+        self._pool: ConnectionPool | None = None
+        if scheme in ("async+redis", "async+rediss"):
+            self._pool = ConnectionPool.from_url(url.removeprefix("async+"))
+            options["connection_pool"] = self._pool
         self.storage = cast(AsyncStorage, storage_from_string(url, **options))
         self.limiter = MovingWindowRateLimiter(self.storage)
         self.buckets = {
@@ -72,6 +80,11 @@ class QuotaGuard:
                 "debug_embeddings", bucket_item(policy.debug_embed_rps, policy.debug_embed_burst)
             ),
         }
+
+    async def aclose(self) -> None:
+        """Disconnect the shared buckets' Redis connections (nothing to do for ``memory://``)."""
+        if self._pool is not None:
+            await self._pool.disconnect()
 
     async def hit(self, bucket: str, tenant_id: str) -> None:
         """Count one request; raise 429 with ``retry-after`` when the tenant's bucket is empty."""
