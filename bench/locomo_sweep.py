@@ -37,7 +37,7 @@ from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.visibility import Viewer
 from memlane.embed.local import LocalMiniLMEmbedder
-from memlane.services.container import build_store
+from memlane.services.container import build_store, from_settings
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.reading import MemoryReader
 from memlane.services.recall.model import RecallParams
@@ -66,7 +66,7 @@ async def sweep(args: argparse.Namespace, variants: list[tuple[str, dict[str, An
     vectors = {c.conv_id: await embedder.embed([q.question for q in c.questions]) for c in convs}
     try:
         for name, change in variants:
-            ranking = dataclasses.replace(RankingConfig.from_settings(settings.recall), **change)
+            ranking = dataclasses.replace(from_settings(RankingConfig, settings.recall), **change)
             recall = RecallService(store, reader, clock=clock, dimension=embedder.dimension, ranking=ranking)
             rows: dict[bool, list[tuple[int, dict[int, float]]]] = {True: [], False: []}
             for c in convs:

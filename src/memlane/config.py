@@ -4,11 +4,12 @@ Names follow the specs where they name a variable (``MEMORY_TENANT_ID``, ``ADMIN
 ``NODE_ENV``); memlane's own knobs carry the ``MEMLANE_`` prefix.
 
 The settings come in groups, one class per concern (``settings.storage``, ``settings.recall``,
-...), so a component takes the group it needs and a reader sees which knobs belong together.
+...), so a reader sees which knobs belong together; services/container.py turns a group into
+what each service takes (services never import this module).
 The environment's names are flat and stay so: each group reads its own variables by their full
 names (no prefix, no nesting delimiter), and ``Settings(**env)`` takes the same names, routing
-each to its group. This module imports nothing of memlane but domain and the browser policy's
-parsers, so every layer may read it.
+each to its group. This module imports nothing of memlane but domain (pyproject.toml's import
+contracts hold it).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memlane.domain.addresses import parse_allowed_hosts as parse_webhook_allowed_hosts
+from memlane.domain.browser_policy import parse_allowed_hosts, parse_cors_origins
 from memlane.domain.inputs import JsonLimits
 
 
@@ -56,7 +58,7 @@ class ServerSettings(SettingsGroup):
     node_env: str | None = Field(None, validation_alias=_env("NODE_ENV"))
     memlane_env: str | None = Field(None, validation_alias=_env("MEMLANE_ENV"))
     max_request_bytes: int = Field(8 * 1024 * 1024, validation_alias=_env("MEMLANE_MAX_REQUEST_BYTES"))
-    # the browser boundary (api/common/browser_policy.py): Host names answered besides the loopback
+    # the browser boundary (domain/browser_policy.py): Host names answered besides the loopback
     # names on the serving port, and web origins that may call memlane (CORS); both may be *
     allowed_hosts: str = Field("", validation_alias=_env("MEMLANE_ALLOWED_HOSTS"))
     cors_origins: str = Field("", validation_alias=_env("MEMLANE_CORS_ORIGINS"))
@@ -69,10 +71,6 @@ class ServerSettings(SettingsGroup):
     @field_validator("allowed_hosts", "cors_origins")
     @classmethod
     def _browser_policy_parses(cls, value: str, info: ValidationInfo) -> str:
-        # the parsers are pure (browser_policy.py imports nothing of memlane); imported here so
-        # that reading the settings does not load the api package
-        from memlane.api.common.browser_policy import parse_allowed_hosts, parse_cors_origins
-
         (parse_allowed_hosts if info.field_name == "allowed_hosts" else parse_cors_origins)(value)
         return value
 

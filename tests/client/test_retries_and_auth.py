@@ -64,7 +64,9 @@ def limited(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
 
 def test_a_rate_limited_post_is_retried_after_retry_after_with_the_same_idempotency_key(limited: LiveServer) -> None:
     rec = Recorder()
-    with MemlaneClient(http_client=rec.client(limited.url), tenant_id=f"q-{uuid.uuid4().hex[:8]}") as client:
+    tenant = f"q-{uuid.uuid4().hex[:8]}"
+    # the caller's own client: the SDK leaves it open, the caller closes it
+    with rec.client(limited.url) as http, MemlaneClient(http_client=http, tenant_id=tenant) as client:
         first = client.add_memories(app_id="a", user_id="u", messages=MESSAGES)
         second = client.add_memories(app_id="a", user_id="u", messages=MESSAGES)
     assert second.task_id != first.task_id

@@ -70,16 +70,16 @@ def test_a_worker_killed_mid_pipeline_resumes_and_writes_the_note_once(
             assert r.status_code == 202
             task_id = r.json()["task_id"]
             env = worker_env(db_url, llm_url)
-            worker = start_worker(env)
-            try:
-                wait_for(
-                    lambda: alive(worker) and script.calls_by_agent["synthesis"] >= 1,
-                    what="the synthesis call",
-                    timeout=60,
-                )
-            finally:
-                worker.send_signal(signal.SIGKILL)
-                worker.wait(timeout=10)
+            with start_worker(env) as worker:  # leaving it closes the worker's stderr pipe
+                try:
+                    wait_for(
+                        lambda: alive(worker) and script.calls_by_agent["synthesis"] >= 1,
+                        what="the synthesis call",
+                        timeout=60,
+                    )
+                finally:
+                    worker.send_signal(signal.SIGKILL)
+                    worker.wait(timeout=10)
             at_kill = api.get(f"/api/v1/tasks/{task_id}").json()
             assert at_kill["status"] == "processing", (
                 "the worker must die before finishing for this test to mean anything"
@@ -87,12 +87,12 @@ def test_a_worker_killed_mid_pipeline_resumes_and_writes_the_note_once(
             assert at_kill["result"] == {"stage": "agents", "llm_calls": 2}
 
             script.agent_delay["synthesis"] = 0.0
-            restarted = start_worker(env)
-            try:
-                done = wait_task(api, task_id, timeout=60)
-            finally:
-                restarted.send_signal(signal.SIGTERM)
-                restarted.wait(timeout=20)
+            with start_worker(env) as restarted:
+                try:
+                    done = wait_task(api, task_id, timeout=60)
+                finally:
+                    restarted.send_signal(signal.SIGTERM)
+                    restarted.wait(timeout=20)
             assert done["status"] == "completed", done
             assert dict(script.calls_by_agent) == {"episodic": 1, "summarizer": 1, "synthesis": 2}
             found = api.get("/api/v1/memories/query", params={"app_id": "crash-app", "query": "motorbikes"}).json()

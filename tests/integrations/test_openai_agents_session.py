@@ -111,16 +111,18 @@ async def test_a_runner_continues_a_conversation_from_the_memlane_session(memlan
         said = [m["content"] for m in request["messages"] if m["role"] == "user"]
         return f"You said {len(said)} things; first: {said[0]}"
 
+    # the OpenAI client is the test's own: the model does not close it
     with chat_server() as (model_url, script):
-        script.push("unknown", Reply(content=answer), Reply(content=answer))
-        model = OpenAIChatCompletionsModel(model="loopback", openai_client=AsyncOpenAI(base_url=model_url, api_key="x"))
-        agent = Agent(name="assistant", instructions="Answer briefly.", model=model)
-        session = session_of(memlane_server)
-        config = RunConfig(tracing_disabled=True)
-        first = await Runner.run(agent, "My name is Ada", session=session, run_config=config)
-        assert first.final_output == "You said 1 things; first: My name is Ada"
-        second = await Runner.run(agent, "What is my name?", session=session, run_config=config)
-        assert second.final_output == "You said 2 things; first: My name is Ada"
+        async with AsyncOpenAI(base_url=model_url, api_key="x") as openai_client:
+            script.push("unknown", Reply(content=answer), Reply(content=answer))
+            model = OpenAIChatCompletionsModel(model="loopback", openai_client=openai_client)
+            agent = Agent(name="assistant", instructions="Answer briefly.", model=model)
+            session = session_of(memlane_server)
+            config = RunConfig(tracing_disabled=True)
+            first = await Runner.run(agent, "My name is Ada", session=session, run_config=config)
+            assert first.final_output == "You said 1 things; first: My name is Ada"
+            second = await Runner.run(agent, "What is my name?", session=session, run_config=config)
+            assert second.final_output == "You said 2 things; first: My name is Ada"
     history = await MemlaneSession(session.session_id, base_url=memlane_server.url, api_key=API_KEY).get_items()
     assert [i.get("role") for i in history] == ["user", "assistant", "user", "assistant"]
     assert contents(history)[2] == "What is my name?"

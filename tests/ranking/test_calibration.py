@@ -8,6 +8,7 @@ import math
 import pytest
 
 from memlane.config import Settings
+from memlane.services.container import from_settings
 from memlane.services.ranking.calibration import BACKGROUND_PRIOR, CONVERSATION_CUT, Background, RelevanceScale
 
 
@@ -67,7 +68,7 @@ def test_the_scale_comes_from_the_settings_and_refuses_a_zero_scale() -> None:
     settings = Settings(
         MEMLANE_RELEVANCE_EXCESS_MIDPOINT=0.1, MEMLANE_RELEVANCE_EXCESS_SCALE=0.2, MEMLANE_RELEVANCE_BACKGROUND=False
     )
-    scale = RelevanceScale.from_settings(settings.recall)
+    scale = from_settings(RelevanceScale, settings.recall, prefix="relevance_")
     assert (scale.excess_midpoint, scale.excess_scale, scale.background) == (0.1, 0.2, False)
     assert Settings().conversation.similarity_threshold == CONVERSATION_CUT == 0.3
     with pytest.raises(ValueError):

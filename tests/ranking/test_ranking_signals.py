@@ -8,6 +8,7 @@ import pytest
 
 from memlane.config import Settings
 from memlane.domain.model import Edge
+from memlane.services.container import from_settings
 from memlane.services.ranking.activation import spread
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import (
@@ -191,7 +192,8 @@ def test_graph_weight_scales_what_neighbours_receive_and_unknown_nodes_get_nothi
 
 # --- settings ---------------------------------------------------------------------------------
 def test_each_signal_is_switched_by_its_own_setting() -> None:
-    cfg = RankingConfig.from_settings(
+    cfg = from_settings(
+        RankingConfig,
         Settings(
             MEMLANE_RECALL_KEYWORD="false",
             MEMLANE_RECALL_GRAPH="false",
@@ -200,11 +202,11 @@ def test_each_signal_is_switched_by_its_own_setting() -> None:
             MEMLANE_RECALL_FUSION="rrf",
             MEMLANE_RECALL_RRF_K=60,
             MEMLANE_RECALL_CANDIDATES=40,
-        ).recall
+        ).recall,
     )
     assert (cfg.keyword, cfg.graph, cfg.time, cfg.entity) == (False, False, False, False)
     assert (cfg.fusion, cfg.rrf_k, cfg.candidates) == ("rrf", 60, 40)
-    assert RankingConfig.from_settings(Settings().recall) == RankingConfig()
+    assert from_settings(RankingConfig, Settings().recall) == RankingConfig()
 
 
 def test_out_of_range_ranking_settings_are_refused_at_startup() -> None:

@@ -11,6 +11,7 @@ import httpx
 import numpy as np
 import pytest
 
+from memlane.services.container import from_settings
 from memlane.services.ranking.config import RankingConfig
 from tests.ranking.helpers import (
     GRAPH_PAIR,
@@ -43,7 +44,7 @@ SETTINGS_OF: dict[str, dict[str, Any]] = {
 @pytest.mark.parametrize("name", SETTINGS_OF)
 def test_each_recall_setting_switches_its_signal_in_the_ranking_config(name: str) -> None:
     settings = make_settings("sqlite:///unused.db", **SETTINGS_OF[name])
-    assert RankingConfig.from_settings(settings.recall) == SWITCHES[name]
+    assert from_settings(RankingConfig, settings.recall) == SWITCHES[name]
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,8 @@ from pydantic import ValidationError
 from starlette.requests import Request
 
 import memlane.api.ui
-from memlane.api.common.browser_policy import BrowserPolicy
 from memlane.api.tools.mcp_http import transport_security
+from memlane.domain.browser_policy import BrowserPolicy
 from tests.support.memory_api import new_scope, unit
 from tests.support.server import LiveServer, ServerFactory
 from tests.support.settings import make_settings

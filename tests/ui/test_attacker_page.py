@@ -126,6 +126,7 @@ def attacker(server: LiveServer) -> Iterator[tuple[str, dict[str, bytes]]]:
         yield f"http://localhost:{port}", pages
     finally:
         httpd.shutdown()
+        httpd.server_close()
         thread.join(timeout=10)
 
 

@@ -38,12 +38,13 @@ def worker_process(db_url: str, args: list[str], **env: str) -> Iterator[subproc
         **env,
     }
     command = [sys.executable, "-m", "memlane.cli.main", "worker", *args]
-    proc = subprocess.Popen(command, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        yield proc
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    # leaving the Popen block closes the stderr pipe
+    with subprocess.Popen(command, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
+        try:
+            yield proc
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
 
 
 def scrape(url: str, **headers: str) -> httpx.Response:

@@ -91,29 +91,29 @@ def test_killed_worker_loses_no_jobs_and_a_restarted_worker_finishes_them(tmp_pa
     with openai_server(384) as (base_url, script):
         script.delay_sec = 0.4
         env = worker_env(db_url, base_url)
-        worker = start_worker(env)
-        try:
-            deadline = time.monotonic() + 60
-            while ready_count(db_url, ids) < 2:
-                assert worker.poll() is None, worker.stderr.read() if worker.stderr else b""
-                assert time.monotonic() < deadline, "worker made no progress"
-                time.sleep(0.1)
-        finally:
-            worker.send_signal(signal.SIGKILL)
-            worker.wait(timeout=10)
+        with start_worker(env) as worker:  # leaving it closes the worker's stderr pipe
+            try:
+                deadline = time.monotonic() + 60
+                while ready_count(db_url, ids) < 2:
+                    assert worker.poll() is None, worker.stderr.read() if worker.stderr else b""
+                    assert time.monotonic() < deadline, "worker made no progress"
+                    time.sleep(0.1)
+            finally:
+                worker.send_signal(signal.SIGKILL)
+                worker.wait(timeout=10)
         done_at_kill = ready_count(db_url, ids)
         assert done_at_kill < NODES, "the worker must be killed mid-queue for this test to mean anything"
 
         script.delay_sec = 0.0
-        restarted = start_worker(env)
-        try:
-            deadline = time.monotonic() + 60
-            while ready_count(db_url, ids) < NODES:
-                assert restarted.poll() is None, restarted.stderr.read() if restarted.stderr else b""
-                assert time.monotonic() < deadline, f"only {ready_count(db_url, ids)} of {NODES} embedded"
-                time.sleep(0.2)
-        finally:
-            restarted.send_signal(signal.SIGTERM)
-            restarted.wait(timeout=20)
+        with start_worker(env) as restarted:
+            try:
+                deadline = time.monotonic() + 60
+                while ready_count(db_url, ids) < NODES:
+                    assert restarted.poll() is None, restarted.stderr.read() if restarted.stderr else b""
+                    assert time.monotonic() < deadline, f"only {ready_count(db_url, ids)} of {NODES} embedded"
+                    time.sleep(0.2)
+            finally:
+                restarted.send_signal(signal.SIGTERM)
+                restarted.wait(timeout=20)
     final = asyncio.run(statuses(db_url, ids))
     assert all(v == ("ready", "slow-embed") for v in final.values())

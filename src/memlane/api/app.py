@@ -10,10 +10,10 @@ from fastapi import FastAPI
 
 from memlane import __version__
 from memlane.api.admin import routes as admin
+from memlane.api.apidocs.routes import mount_docs
 from memlane.api.common.auth import Authenticator
 from memlane.api.common.body import document_body_models
 from memlane.api.common.browser_boundary import BrowserBoundary, add_cors
-from memlane.api.common.browser_policy import BrowserPolicy
 from memlane.api.common.edge_middleware import EdgeMiddleware
 from memlane.api.common.errors import install_error_handlers
 from memlane.api.common.openapi import install_openapi
@@ -31,8 +31,8 @@ from memlane.api.system import routes as system
 from memlane.api.tools import mcp_http
 from memlane.api.tools import routes as tools
 from memlane.api.ui.routes import mount_ui
-from memlane.apidocs.router import mount_docs
 from memlane.config import Settings
+from memlane.domain.browser_policy import BrowserPolicy
 from memlane.gc_freeze import freeze_startup_objects
 from memlane.services.container import Services, open_services
 
@@ -52,7 +52,7 @@ def create_app(
         description="Long-term memory for AI agents: graph memory, conversation memory, layered memory "
         "and agent tools on one core.",
         lifespan=_lifespan(settings, services, freeze_startup_heap=freeze_startup_heap),
-        # served from packaged files, not a CDN (apidocs/router.py)
+        # served from packaged files, not a CDN (api/apidocs/routes.py)
         docs_url=None,
         redoc_url=None,
     )

@@ -67,7 +67,8 @@ catastrophic regexes). Semantics, including the edge cases the supplement leaves
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import operator
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
@@ -274,26 +275,7 @@ def _check_pattern(pattern: object, path: tuple[str, ...], depth: int, census: _
         return
     if isinstance(pattern, dict):
         for key, sub in pattern.items():
-            if not isinstance(key, str):
-                census.error(where, "object keys must be strings")
-            elif key in ("$and", "$or"):
-                if not isinstance(sub, list):
-                    census.error(_where(path, key), "operand must be an array of conditions")
-                else:
-                    for item in sub:
-                        _check_pattern(item, path, depth + 1, census)
-            elif key == "$not":
-                _check_pattern(sub, path, depth + 1, census)
-            elif key in OPERATORS:
-                _check_operator(key, sub, path, depth, census)
-            elif key.startswith("$"):
-                census.error(_where(path, key), "unknown operator")
-            else:
-                segments = key.split(".")
-                if any(not s or s.startswith("$") for s in segments):
-                    census.error(_where(path, key), "empty or '$'-prefixed path segment")
-                else:
-                    _check_pattern(sub, (*path, *segments), depth + 1, census)
+            _check_entry(key, sub, path, depth, census)
     elif isinstance(pattern, list):
         census.leaves += 1
         census.nodes -= 1  # counted again as a literal
@@ -302,6 +284,30 @@ def _check_pattern(pattern: object, path: tuple[str, ...], depth: int, census: _
         census.leaves += 1
     else:
         census.error(where, f"not a JSON value ({type(pattern).__name__})")
+
+
+def _check_entry(key: object, sub: object, path: tuple[str, ...], depth: int, census: _Census) -> None:
+    """One key of an object pattern: a combinator, an operator, or a dotted field path."""
+    if not isinstance(key, str):
+        census.error(_where(path), "object keys must be strings")
+    elif key in ("$and", "$or"):
+        if not isinstance(sub, list):
+            census.error(_where(path, key), "operand must be an array of conditions")
+        else:
+            for item in sub:
+                _check_pattern(item, path, depth + 1, census)
+    elif key == "$not":
+        _check_pattern(sub, path, depth + 1, census)
+    elif key in OPERATORS:
+        _check_operator(key, sub, path, depth, census)
+    elif key.startswith("$"):
+        census.error(_where(path, key), "unknown operator")
+    else:
+        segments = key.split(".")
+        if any(not s or s.startswith("$") for s in segments):
+            census.error(_where(path, key), "empty or '$'-prefixed path segment")
+        else:
+            _check_pattern(sub, (*path, *segments), depth + 1, census)
 
 
 def validate_condition(condition: object) -> list[str]:
@@ -350,6 +356,14 @@ def specificity(condition: object) -> int:
 # --------------------------------------------------------------------------- evaluation
 
 
+_ORDER: dict[str, Callable[[float, float], bool]] = {
+    "$gt": operator.gt,
+    "$gte": operator.ge,
+    "$lt": operator.lt,
+    "$lte": operator.le,
+}
+
+
 def _test_operator(op: str, operand: Any, value: object, budget: RegexBudget) -> bool:
     if op == "$ne":
         return not _test_operator("$eq", operand, value, budget)
@@ -365,30 +379,26 @@ def _test_operator(op: str, operand: Any, value: object, budget: RegexBudget) ->
         if _contains_equal(operand, value):
             return True
         return isinstance(value, list) and any(_contains_equal(operand, item) for item in value)
-    if op in ("$gt", "$gte", "$lt", "$lte"):
-        if not _is_number(value):
-            return False
-        number, bound = cast(float, value), cast(float, operand)
-        if op == "$gt":
-            return number > bound
-        if op == "$gte":
-            return number >= bound
-        if op == "$lt":
-            return number < bound
-        return number <= bound
+    if op in _ORDER:
+        return _is_number(value) and _ORDER[op](cast(float, value), cast(float, operand))
     if op == "$contains":
         if isinstance(value, str):
             return isinstance(operand, str) and operand in value
         return isinstance(value, list) and _contains_equal(value, operand)
     if op == "$regex":
-        if not isinstance(value, str) or len(value) > MAX_REGEX_SUBJECT_LEN:
-            return False
-        regex = compile_regex(operand).pattern
-        if regex is None:  # validated conditions never get here; a miss keeps evaluation total
-            return False
-        budget.spend(regex.program_size * (len(value) + 1))
-        return regex.search(value)
+        return _test_regex(operand, value, budget)
     return False
+
+
+def _test_regex(operand: Any, value: object, budget: RegexBudget) -> bool:
+    """A string no longer than the subject bound that the RE2 pattern finds, paid from ``budget``."""
+    if not isinstance(value, str) or len(value) > MAX_REGEX_SUBJECT_LEN:
+        return False
+    regex = compile_regex(operand).pattern
+    if regex is None:  # validated conditions never get here; a miss keeps evaluation total
+        return False
+    budget.spend(regex.program_size * (len(value) + 1))
+    return regex.search(value)
 
 
 def _leaf_paths(pattern: object, path: tuple[str, ...]) -> list[str]:
@@ -420,31 +430,8 @@ def _eval(pattern: object, value: object, path: tuple[str, ...], out: list[str],
     """Match a *validated* pattern; appends matched leaf paths to ``out`` only on success."""
     if isinstance(pattern, dict):
         local: list[str] = []
-        for key in sorted(pattern):
-            sub = pattern[key]
-            if key == "$and":
-                ok = all(_eval(item, value, path, local, budget) for item in sub)
-            elif key == "$or":
-                ok = False
-                for item in sub:
-                    branch: list[str] = []
-                    if _eval(item, value, path, branch, budget):
-                        local.extend(branch)
-                        ok = True
-                        break
-            elif key == "$not":
-                ok = not _eval(sub, value, path, [], budget)
-                if ok:
-                    local.extend(_not_path(sub, path))
-            elif key.startswith("$"):
-                ok = _test_operator(key, sub, value, budget)
-                if ok:
-                    local.append(_where(path, key))
-            else:
-                segments = tuple(key.split("."))
-                ok = _eval(sub, resolve_path(value, segments), (*path, *segments), local, budget)
-            if not ok:
-                return False
+        if not all(_eval_entry(key, pattern[key], value, path, local, budget) for key in sorted(pattern)):
+            return False
         out.extend(local)
         return True
     if isinstance(pattern, list):
@@ -454,6 +441,33 @@ def _eval(pattern: object, value: object, path: tuple[str, ...], out: list[str],
     if ok:
         out.append(_where(path))
     return ok
+
+
+def _eval_entry(
+    key: str, sub: Any, value: object, path: tuple[str, ...], local: list[str], budget: RegexBudget
+) -> bool:
+    """One key of an object pattern against ``value``; its matched leaf paths go to ``local``."""
+    if key == "$and":
+        return all(_eval(item, value, path, local, budget) for item in sub)
+    if key == "$or":
+        for item in sub:
+            branch: list[str] = []
+            if _eval(item, value, path, branch, budget):
+                local.extend(branch)
+                return True
+        return False
+    if key == "$not":
+        ok = not _eval(sub, value, path, [], budget)
+        if ok:
+            local.extend(_not_path(sub, path))
+        return ok
+    if key.startswith("$"):
+        ok = _test_operator(key, sub, value, budget)
+        if ok:
+            local.append(_where(path, key))
+        return ok
+    segments = tuple(key.split("."))
+    return _eval(sub, resolve_path(value, segments), (*path, *segments), local, budget)
 
 
 def evaluate_condition(

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, TypeVar
 
-from memlane.config import Settings
+from memlane.config import Settings, SettingsGroup
 from memlane.domain.clock import Clock
 from memlane.embed.base import Embedder
 from memlane.embed.factory import build_embedder
@@ -23,7 +24,7 @@ from memlane.llm.client import ChatClient
 from memlane.llm.limits import CallGate
 from memlane.rerank.factory import build_reranker
 from memlane.services.backlog import BacklogGate
-from memlane.services.conversation.wiring import ConversationServices, build_conversation
+from memlane.services.conversation.wiring import ConversationConfig, ConversationServices, build_conversation
 from memlane.services.embedding import EmbeddingService, embed_job_size
 from memlane.services.embedding_context import ContextConfig
 from memlane.services.erasure import ErasureService
@@ -33,8 +34,10 @@ from memlane.services.layers.expiry import ExpirySweeper
 from memlane.services.layers.routing import LayerClassifier, LLMClassifier, RuleClassifier
 from memlane.services.layers.service import LayeredMemoryService
 from memlane.services.lifecycle import Lifecycle, build_lifecycle
-from memlane.services.quotas import QuotaGuard
+from memlane.services.lifecycle.decay import DecayPolicy
+from memlane.services.quotas import QuotaGuard, QuotaPolicy
 from memlane.services.ranking.calibration import RelevanceScale
+from memlane.services.ranking.config import RankingConfig
 from memlane.services.reading import MemoryReader
 from memlane.services.recall.service import RecallService
 from memlane.services.retention import RetentionPolicy, RetentionService
@@ -48,7 +51,22 @@ from memlane.store import migrate
 from memlane.store.contracts import Store
 from memlane.store.knowledge import KnowledgeStore
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 log = logging.getLogger(__name__)
+
+C = TypeVar("C", bound="DataclassInstance")
+
+
+def from_settings(kind: type[C], group: SettingsGroup, *, prefix: str = "", **given: object) -> C:
+    """A service's own frozen config from one settings group: each field of the dataclass ``kind``
+    takes the setting named ``prefix + field`` when the group has one; the others keep their
+    defaults or come from ``given``. Services never read Settings (the import contracts in
+    pyproject.toml hold it): this is where settings become their values, so no field list is copied."""
+    names = type(group).model_fields
+    values = {f.name: getattr(group, prefix + f.name) for f in fields(kind) if prefix + f.name in names}
+    return kind(**(values | given))
 
 
 def build_store(settings: Settings, *, dimension: int) -> Store:
@@ -167,6 +185,7 @@ class Services:
         await self.embedder.aclose()
         if self.recall.reranker is not None:
             await self.recall.reranker.aclose()
+        await self.quotas.aclose()
         await self.store.close()
 
 
@@ -192,8 +211,15 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
     sweeper = _sweeper(core, kstore)
     knowledge = _knowledge(core, kstore)
     sync = _sync(core, kstore, knowledge)
-    recall = RecallService.from_settings(
-        store, core.reader, settings, clock=clock, dimension=embedder.dimension, reranker=build_reranker(settings)
+    recall = RecallService(
+        store,
+        core.reader,
+        clock=clock,
+        dimension=embedder.dimension,
+        ranking=from_settings(RankingConfig, settings.recall),
+        relevance=from_settings(RelevanceScale, settings.recall, prefix="relevance_"),
+        reranker=build_reranker(settings),
+        rerank_top_k=settings.rerank.top_k,
     )
     rules = RulesService(store, writes, clock=clock)
     conversation = _conversation(core)
@@ -211,7 +237,13 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         quotas=core.quotas,
         llm=core.llm,
         rules=rules,
-        lifecycle=build_lifecycle(store, writes, settings, clock=clock),
+        lifecycle=build_lifecycle(
+            store,
+            writes,
+            clock=clock,
+            decay=from_settings(DecayPolicy, settings.decay),
+            job_max_attempts=settings.worker.job_max_attempts,
+        ),
         conversation=conversation,
         layers=_layers(core, sweeper),
         knowledge=knowledge,
@@ -253,7 +285,7 @@ def _core(settings: Settings, store: Store, embedder: Embedder, clock: Clock) ->
         clock=clock,
         batch_size=512,
         context=ContextConfig(window=settings.embedding.context_window, speaker=settings.embedding.context_speaker),
-        relevance=RelevanceScale.from_settings(settings.recall),
+        relevance=from_settings(RelevanceScale, settings.recall, prefix="relevance_"),
         query_cache_size=settings.embedding.query_cache,
     )
     worker = Worker(
@@ -286,7 +318,7 @@ def _core(settings: Settings, store: Store, embedder: Embedder, clock: Clock) ->
         worker=worker,
         reader=MemoryReader(store, clock),
         writes=writes,
-        quotas=QuotaGuard(settings),
+        quotas=QuotaGuard(from_settings(QuotaPolicy, settings.quotas)),
         llm=build_llm(settings),
     )
 
@@ -331,7 +363,11 @@ def _conversation(core: _Core) -> ConversationServices:
         reader=core.reader,
         embedding=core.embedding,
         writes=core.writes,
-        settings=core.settings,
+        config=from_settings(
+            ConversationConfig,
+            core.settings.conversation,
+            job_max_attempts=core.settings.worker.job_max_attempts,
+        ),
         clock=core.clock,
         llm=core.llm,
         notify=core.worker.notify,
@@ -425,6 +461,6 @@ def _retention(core: _Core) -> RetentionService:
     return RetentionService(
         core.store,
         clock=core.clock,
-        policy=RetentionPolicy.from_settings(core.settings.retention),
+        policy=from_settings(RetentionPolicy, core.settings.retention),
         job_max_attempts=core.settings.worker.job_max_attempts,
     )

@@ -11,14 +11,14 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.aio.storage import Storage as AsyncStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
+from redis.asyncio import ConnectionPool
 
-from memlane.config import Settings
 from memlane.domain.errors import RateLimited
 from memlane.metrics import QUOTA_REJECTIONS
 
@@ -41,23 +41,50 @@ def bucket_item(rps: float, burst: int) -> RateLimitItem:
     return RateLimitItemPerSecond(burst, seconds)
 
 
+@dataclass(frozen=True, slots=True)
+class QuotaPolicy:
+    """Whether quotas hold, where the buckets live, and each bucket's rate and burst
+    (``TENANT_*_RATE_LIMIT_*``, ``MEMLANE_RATE_LIMIT_STORAGE``; the container reads them)."""
+
+    enabled: bool = False
+    rate_limit_storage: str = "memory://"
+    recall_rps: float = 50.0
+    recall_burst: int = 100
+    write_rps: float = 20.0
+    write_burst: int = 40
+    debug_embed_rps: float = 1.0
+    debug_embed_burst: int = 5
+
+
 class QuotaGuard:
-    def __init__(self, settings: Settings):
-        self.enabled = settings.quotas.enabled
-        url = settings.quotas.rate_limit_storage
+    def __init__(self, policy: QuotaPolicy):
+        self.enabled = policy.enabled
+        url = policy.rate_limit_storage
         if not url.startswith("async+"):
             url = "async+" + url
+        scheme = url.split("://", 1)[0]
         # redis-py's asyncio client (the ``redis`` package) rather than limits' default coredis.
-        options = {"implementation": "redispy"} if "redis" in url.split("://", 1)[0] else {}
+        options: dict[str, Any] = {"implementation": "redispy"} if "redis" in scheme else {}
+        # a plain Redis URL gets a connection pool of ours, so that aclose() can disconnect it
+        # (limits has no close; its connections would outlive the event loop that opened them)
+        self._pool: ConnectionPool | None = None
+        if scheme in ("async+redis", "async+rediss"):
+            self._pool = ConnectionPool.from_url(url.removeprefix("async+"))
+            options["connection_pool"] = self._pool
         self.storage = cast(AsyncStorage, storage_from_string(url, **options))
         self.limiter = MovingWindowRateLimiter(self.storage)
         self.buckets = {
-            "recall": Bucket("recall", bucket_item(settings.quotas.recall_rps, settings.quotas.recall_burst)),
-            "write": Bucket("write", bucket_item(settings.quotas.write_rps, settings.quotas.write_burst)),
+            "recall": Bucket("recall", bucket_item(policy.recall_rps, policy.recall_burst)),
+            "write": Bucket("write", bucket_item(policy.write_rps, policy.write_burst)),
             "debug_embeddings": Bucket(
-                "debug_embeddings", bucket_item(settings.quotas.debug_embed_rps, settings.quotas.debug_embed_burst)
+                "debug_embeddings", bucket_item(policy.debug_embed_rps, policy.debug_embed_burst)
             ),
         }
+
+    async def aclose(self) -> None:
+        """Disconnect the shared buckets' Redis connections (nothing to do for ``memory://``)."""
+        if self._pool is not None:
+            await self._pool.disconnect()
 
     async def hit(self, bucket: str, tenant_id: str) -> None:
         """Count one request; raise 429 with ``retry-after`` when the tenant's bucket is empty."""

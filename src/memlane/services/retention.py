@@ -23,7 +23,6 @@ from typing import NotRequired, Protocol
 
 from typing_extensions import TypedDict
 
-from memlane.config import RetentionSettings
 from memlane.domain.clock import Clock, iso
 from memlane.domain.model import Job
 from memlane.jobs.kinds import RETENTION_SWEEP
@@ -52,14 +51,6 @@ class RetentionPolicy:
     interval_sec: float = 3600.0
     recall_audit_days: float = 30.0
     job_days: float = 7.0
-
-    @classmethod
-    def from_settings(cls, settings: RetentionSettings) -> RetentionPolicy:
-        return cls(
-            interval_sec=settings.interval_sec,
-            recall_audit_days=settings.recall_audit_days,
-            job_days=settings.job_days,
-        )
 
 
 class RetentionStore(RetentionOps, JobSubmitOps, Protocol):

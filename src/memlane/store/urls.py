@@ -71,4 +71,3 @@ def _host_with_port(part: str) -> str:
     if not port.isdigit():
         raise ValueError(f"MEMLANE_DATABASE_URL: port {port!r} of host {host!r} is not a number")
     return f"{host}:{port}"
-

@@ -5,7 +5,7 @@ on the same machine reaches it too. This layer keeps such pages out, in one plac
 surface (graph, conversation, layers, tools, admin, ``/mcp``, ``/ui``):
 
 1. **Host** (DNS rebinding): a request whose ``Host`` is not one memlane answers to is refused,
-   ``421 host_not_allowed`` (``browser_policy.HostPolicy``). ``/health`` is exempt: probes
+   ``421 host_not_allowed`` (``domain/browser_policy.py``'s ``HostPolicy``). ``/health`` is exempt: probes
    (Kubernetes sends the pod's IP as ``Host``) must reach it, and it reads nothing of a tenant.
 2. **Origin** (cross-site requests): a state-changing request (any method but GET, HEAD,
    OPTIONS) that a browser marks as coming from another origin (``Origin``, or when that is
@@ -32,8 +32,8 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memlane.api.common.browser_policy import BrowserPolicy, OriginPolicy, same_origin
 from memlane.api.common.errors import render
+from memlane.domain.browser_policy import BrowserPolicy, OriginPolicy, same_origin
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 #: answered whatever the Host: liveness and readiness probes

@@ -121,50 +121,54 @@ def validation_response(request: Request, raw_errors: Sequence[Any]) -> JSONResp
     return render(request.url.path, 400, "invalid_request", message, {"errors": errors})
 
 
+def _domain_response(request: Request, exc: MemlaneError) -> JSONResponse:
+    headers: dict[str, str] = {}
+    retry_after = getattr(exc, "retry_after", None)
+    if isinstance(exc, RateLimited | UpstreamError | Overloaded | StoreUnavailable) and retry_after is not None:
+        headers["retry-after"] = str(max(1, round(float(retry_after))))
+    return render(request.url.path, exc.status, exc.code, exc.message, exc.details, headers, exc.retryable)
+
+
+async def _domain(request: Request, exc: MemlaneError) -> JSONResponse:
+    return _domain_response(request, exc)
+
+
+async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+    return validation_response(request, exc.errors())
+
+
+async def _refused(request: Request, exc: InputRefused) -> JSONResponse:
+    return validation_response(request, exc.errors)
+
+
+async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    code = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}.get(exc.status_code, "http_error")
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        # Starlette names only the first route matching the path; RFC 9110 wants them all
+        allowed = documented_methods(request.app, request.url.path)
+        if allowed:
+            headers = {k: v for k, v in headers.items() if k.lower() != "allow"}
+            headers["allow"] = ", ".join(allowed)
+    return render(request.url.path, exc.status_code, code, str(exc.detail), headers=headers or None)
+
+
+async def _driver_error(request: Request, exc: Exception) -> JSONResponse:
+    """A database error that did not pass the store's hooks (store/availability.py):
+    during a failover it is a 503, not a bug. Handled here, inside the app, so the
+    connection stays open; anything else goes on to ``_unexpected``."""
+    unavailable = as_store_unavailable(exc)
+    if unavailable is None:
+        raise exc
+    log.warning("%s %s: %s", request.method, request.url.path, unavailable.message)
+    return _domain_response(request, unavailable)
+
+
 def install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(MemlaneError)
-    async def _domain(request: Request, exc: MemlaneError) -> JSONResponse:
-        return _domain_response(request, exc)
-
-    def _domain_response(request: Request, exc: MemlaneError) -> JSONResponse:
-        headers: dict[str, str] = {}
-        retry_after = getattr(exc, "retry_after", None)
-        if isinstance(exc, RateLimited | UpstreamError | Overloaded | StoreUnavailable) and retry_after is not None:
-            headers["retry-after"] = str(max(1, round(float(retry_after))))
-        return render(request.url.path, exc.status, exc.code, exc.message, exc.details, headers, exc.retryable)
-
-    @app.exception_handler(RequestValidationError)
-    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return validation_response(request, exc.errors())
-
-    @app.exception_handler(InputRefused)
-    async def _refused(request: Request, exc: InputRefused) -> JSONResponse:
-        return validation_response(request, exc.errors)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}.get(
-            exc.status_code, "http_error"
-        )
-        headers = dict(exc.headers or {})
-        if exc.status_code == 405:
-            # Starlette names only the first route matching the path; RFC 9110 wants them all
-            allowed = documented_methods(request.app, request.url.path)
-            if allowed:
-                headers = {k: v for k, v in headers.items() if k.lower() != "allow"}
-                headers["allow"] = ", ".join(allowed)
-        return render(request.url.path, exc.status_code, code, str(exc.detail), headers=headers or None)
-
-    async def _driver_error(request: Request, exc: Exception) -> JSONResponse:
-        """A database error that did not pass the store's hooks (store/availability.py):
-        during a failover it is a 503, not a bug. Handled here, inside the app, so the
-        connection stays open; anything else goes on to ``_unexpected``."""
-        unavailable = as_store_unavailable(exc)
-        if unavailable is None:
-            raise exc
-        log.warning("%s %s: %s", request.method, request.url.path, unavailable.message)
-        return _domain_response(request, unavailable)
-
+    app.exception_handler(MemlaneError)(_domain)
+    app.exception_handler(RequestValidationError)(_validation)
+    app.exception_handler(InputRefused)(_refused)
+    app.exception_handler(StarletteHTTPException)(_http)
     for error_type in DRIVER_ERROR_TYPES:
         app.add_exception_handler(error_type, _driver_error)
 

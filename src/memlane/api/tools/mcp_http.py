@@ -25,9 +25,9 @@ from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from memlane.api.common.auth import principal_of
-from memlane.api.common.browser_policy import DEFAULT_PORTS, LOOPBACK_NAMES, BrowserPolicy
 from memlane.api.common.errors import render
 from memlane.api.common.route_labels import LabelledRoute
+from memlane.domain.browser_policy import DEFAULT_PORTS, LOOPBACK_NAMES, BrowserPolicy
 from memlane.domain.errors import MemlaneError, ServiceUnavailable
 from memlane.mcp.server import build_server
 from memlane.services.tools.context import ToolContext

@@ -210,18 +210,10 @@ def resolve_relative_date(text: str, at: datetime | None) -> str | None:
     m = RELATIVE.search(text)
     if not m:
         return None
-    rel = m.group(0).lower()
     if m.group("unit"):
         n = NUMBER_WORDS.get(m.group("num").lower()) or int(m.group("num"))
-        unit = m.group("unit").lower()
-        if unit == "day":
-            return _fmt_day(at - timedelta(days=n))
-        if unit == "week":
-            return f"the week of {_fmt_day(at - timedelta(weeks=n))}"
-        if unit == "month":
-            d = _shift_months(at, -n)
-            return f"{calendar.month_name[d.month]} {d.year}"
-        return str(at.year - n)
+        return _ago(n, m.group("unit").lower(), at)
+    rel = m.group(0).lower()
     if rel in ("yesterday", "last night"):
         return _fmt_day(at - timedelta(days=1))
     if rel in ("today", "tonight", "this morning", "this afternoon", "this evening"):
@@ -229,13 +221,34 @@ def resolve_relative_date(text: str, at: datetime | None) -> str | None:
     if rel == "tomorrow":
         return _fmt_day(at + timedelta(days=1))
     if rel.endswith("weekend"):
-        offset = {"last": -7, "this": 0, "next": 7}[rel.split()[0]]
-        saturday = at + timedelta(days=(5 - at.weekday()) + offset)
-        if rel.startswith("last") and at.weekday() >= 5:
-            saturday = at - timedelta(days=at.weekday() - 5)
-        return f"the weekend of {_fmt_day(saturday)}"
+        return _weekend(rel, at)
     which, unit = rel.split(None, 1)
-    step = {"last": -1, "this": 0, "next": 1}[which]
+    return _named_period({"last": -1, "this": 0, "next": 1}[which], unit, at)
+
+
+def _ago(n: int, unit: str, at: datetime) -> str:
+    """ "3 days ago", "two weeks ago", "a month ago", "5 years ago"."""
+    if unit == "day":
+        return _fmt_day(at - timedelta(days=n))
+    if unit == "week":
+        return f"the week of {_fmt_day(at - timedelta(weeks=n))}"
+    if unit == "month":
+        d = _shift_months(at, -n)
+        return f"{calendar.month_name[d.month]} {d.year}"
+    return str(at.year - n)
+
+
+def _weekend(rel: str, at: datetime) -> str:
+    """ "last/this/next weekend"; said on a weekend, "last weekend" is the one just begun."""
+    offset = {"last": -7, "this": 0, "next": 7}[rel.split()[0]]
+    saturday = at + timedelta(days=(5 - at.weekday()) + offset)
+    if rel.startswith("last") and at.weekday() >= 5:
+        saturday = at - timedelta(days=at.weekday() - 5)
+    return f"the weekend of {_fmt_day(saturday)}"
+
+
+def _named_period(step: int, unit: str, at: datetime) -> str:
+    """ "last/this/next" (``step`` -1, 0, 1) week, month, year, season or weekday."""
     if unit == "week":
         return f"the week of {_fmt_day(at + timedelta(weeks=step))}"
     if unit == "month":

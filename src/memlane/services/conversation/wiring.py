@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.jobs.conversation_kinds import (
     CONVERSATION_AGENT_MEMORY,
@@ -29,6 +28,20 @@ from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteService
 from memlane.store.batcher import BatcherStore
 from memlane.store.contracts import Store
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationConfig:
+    """The conversation features' limits: the conversation settings of the same names, which
+    the container reads (services never read Settings)."""
+
+    max_messages: int
+    recency_half_life_days: float
+    webhook_timeout_sec: float
+    webhook_allowed_hosts: str
+    batcher_batch_size: int
+    batcher_idle_timeout_sec: float
+    job_max_attempts: int
 
 
 @dataclass
@@ -56,7 +69,7 @@ def build_conversation(
     reader: MemoryReader,
     embedding: EmbeddingService,
     writes: WriteService,
-    settings: Settings,
+    config: ConversationConfig,
     clock: Clock,
     llm: ChatClient | None,
     notify: Callable[[], None] | None = None,
@@ -65,13 +78,13 @@ def build_conversation(
     concurrency cap and rate limit hold for the whole process); the offline extractor otherwise."""
     pipeline = LLMPipeline(llm) if llm is not None else None
     summarizer = Summarizer(clock=clock, pipeline=pipeline)
-    tasks = TaskService(store=store, clock=clock, max_attempts=settings.worker.job_max_attempts, notify=notify)
+    tasks = TaskService(store=store, clock=clock, max_attempts=config.job_max_attempts, notify=notify)
     callbacks = SummaryCallbacks(
         store=store,
         clock=clock,
         summarizer=summarizer,
-        timeout_sec=settings.conversation.webhook_timeout_sec,
-        targets=TargetPolicy.from_setting(settings.conversation.webhook_allowed_hosts),
+        timeout_sec=config.webhook_timeout_sec,
+        targets=TargetPolicy.from_setting(config.webhook_allowed_hosts),
     )
     return ConversationServices(
         intake=ConversationIntake(
@@ -79,7 +92,7 @@ def build_conversation(
             summarizer=summarizer,
             callbacks=callbacks,
             clock=clock,
-            max_messages=settings.conversation.max_messages,
+            max_messages=config.max_messages,
         ),
         ingestion=IngestionService(
             store=store, reader=reader, embedding=embedding, writes=writes, clock=clock, pipeline=pipeline
@@ -90,7 +103,7 @@ def build_conversation(
             embedding=embedding,
             writes=writes,
             clock=clock,
-            half_life_days=settings.conversation.recency_half_life_days,
+            half_life_days=config.recency_half_life_days,
         ),
         tasks=tasks,
         summarizer=summarizer,
@@ -99,9 +112,9 @@ def build_conversation(
             store=BatcherStore(store),
             tasks=tasks,
             clock=clock,
-            batch_size=settings.conversation.batcher_batch_size,
-            idle_timeout_sec=settings.conversation.batcher_idle_timeout_sec,
-            max_attempts=settings.worker.job_max_attempts,
-            max_messages=settings.conversation.max_messages,
+            batch_size=config.batcher_batch_size,
+            idle_timeout_sec=config.batcher_idle_timeout_sec,
+            max_attempts=config.job_max_attempts,
+            max_messages=config.max_messages,
         ),
     )

@@ -117,18 +117,18 @@ _GIVEN = ("id", "type", "layer", "title", "summary", "content", "status", "sever
           "metadata", "supersedes")  # fmt: skip
 
 
-def build_record(
-    tenant_id: str, raw: ItemInput, *, where: str = "item", limits: JsonLimits | None = None
-) -> KnowledgeRecord:
-    """The checked item; every way in (the API, Markdown documents, the knowledge folder)
-    comes through here. ``metadata`` is free-form JSON within ``limits`` (default: the
-    request's, domain/inputs.py)."""
+def _check_storable(raw: ItemInput, where: str) -> None:
+    """No given field holds text a backend cannot store (named by its path in the item)."""
     for name in _GIVEN:
         found = find_unstorable(getattr(raw, name), (name,))
         if found is not None:
             path, why = found
             field = where + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
             raise invalid(field, f"contains {why}, which memlane does not store")
+
+
+def _check_text_fields(raw: ItemInput, where: str) -> None:
+    """A well-formed id, a non-blank title, and string summary and content."""
     if not isinstance(raw.id, str) or not ID_PATTERN.match(raw.id):
         raise invalid(f"{where}.id", "must be 1-200 characters of letters, digits, '.', '_' or '-'")
     if not isinstance(raw.title, str) or not raw.title.strip():
@@ -136,22 +136,47 @@ def build_record(
     for name in ("summary", "content"):
         if not isinstance(getattr(raw, name), str):
             raise invalid(f"{where}.{name}", "must be a string")
-    tags = raw.tags or []
+
+
+def _tags(given: Any, where: str) -> list[str]:
+    tags = given or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise invalid(f"{where}.tags", "must be a list of strings")
-    constraints = raw.constraints or []
-    if not isinstance(constraints, list):
-        raise invalid(f"{where}.constraints", "must be a list")
-    metadata = raw.metadata or {}
+    return tags
+
+
+def _metadata(given: Any, where: str, limits: JsonLimits | None) -> dict[str, Any]:
+    """Free-form JSON within ``limits`` (default: the request's, domain/inputs.py)."""
+    metadata = given or {}
     if not isinstance(metadata, dict):
         raise invalid(f"{where}.metadata", "must be an object")
     problem = (limits or JSON_LIMITS.get()).problem(metadata)
     if problem is not None:
         raise invalid(f"{where}.metadata", problem)
+    return metadata
+
+
+def _check_supersedes(raw: ItemInput, where: str) -> None:
     if raw.supersedes is not None and not isinstance(raw.supersedes, str):
         raise invalid(f"{where}.supersedes", "must be an item id")
     if raw.supersedes == raw.id:
         raise invalid(f"{where}.supersedes", "an item cannot supersede itself")
+
+
+def build_record(
+    tenant_id: str, raw: ItemInput, *, where: str = "item", limits: JsonLimits | None = None
+) -> KnowledgeRecord:
+    """The checked item; every way in (the API, Markdown documents, the knowledge folder)
+    comes through here. ``metadata`` is free-form JSON within ``limits`` (default: the
+    request's, domain/inputs.py)."""
+    _check_storable(raw, where)
+    _check_text_fields(raw, where)
+    tags = _tags(raw.tags, where)
+    constraints = raw.constraints or []
+    if not isinstance(constraints, list):
+        raise invalid(f"{where}.constraints", "must be a list")
+    metadata = _metadata(raw.metadata, where, limits)
+    _check_supersedes(raw, where)
     summary = raw.summary.strip() or _first_paragraph(raw.content)
     rec = KnowledgeRecord(
         tenant_id=tenant_id,

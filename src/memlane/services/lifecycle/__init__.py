@@ -12,7 +12,6 @@ from typing import Any, Protocol, TypeVar
 
 from typing_extensions import TypedDict
 
-from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.model import Job
@@ -88,7 +87,9 @@ class Lifecycle:
         return {"scopes": reports}
 
 
-def build_lifecycle(store: Store, writes: WriteService, settings: Settings, *, clock: Clock) -> Lifecycle:
+def build_lifecycle(
+    store: Store, writes: WriteService, *, clock: Clock, decay: DecayPolicy, job_max_attempts: int
+) -> Lifecycle:
     return Lifecycle(
         store=store,
         clock=clock,
@@ -98,8 +99,8 @@ def build_lifecycle(store: Store, writes: WriteService, settings: Settings, *, c
             store,
             writes,
             clock=clock,
-            settings=DecayPolicy.from_settings(settings.decay),
-            job_max_attempts=settings.worker.job_max_attempts,
+            settings=decay,
+            job_max_attempts=job_max_attempts,
         ),
         consolidation=ConsolidationService(store, writes, clock=clock),
         compression=CompressionService(store, writes, clock=clock),

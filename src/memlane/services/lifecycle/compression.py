@@ -103,7 +103,11 @@ def _words(text: str) -> set[str]:
     return {w for w in tokens(text) if w not in _STOP and len(w) > 2}
 
 
-def _redundant(item: tuple[int, str, set[str]], picked: tuple[int, str, set[str]]) -> bool:
+#: a sentence of the texts: its place in reading order, its text, its words
+Sentence = tuple[int, str, set[str]]
+
+
+def _redundant(item: Sentence, picked: Sentence) -> bool:
     """A sentence that says what a picked one says: Dice >= 0.7 of their words, and no
     opposition between them ("is vegetarian" / "is not vegetarian" are two facts, not one)."""
     if 2 * len(item[2] & picked[2]) / (len(item[2]) + len(picked[2])) < 0.7:
@@ -113,23 +117,39 @@ def _redundant(item: tuple[int, str, set[str]], picked: tuple[int, str, set[str]
 
 def extractive_summary(texts: Sequence[str], *, max_sentences: int = 5, max_chars: int = 1200) -> str:
     """The most central, non-redundant sentences of ``texts``, in their original order."""
-    sentences: list[tuple[int, str, set[str]]] = []
+    sentences = _sentences(texts)
+    if not sentences:
+        return ""
+    picked = _pick(sentences, max_sentences=max_sentences, max_chars=max_chars)
+    out = []
+    for _, text, _ in sorted(picked, key=lambda s: s[0]):
+        out.append(text if text[-1:] in ".!?…" else text + ".")
+    return " ".join(out)
+
+
+def _sentences(texts: Sequence[str]) -> list[Sentence]:
+    """Every sentence with words, numbered in reading order, with its word set."""
+    sentences: list[Sentence] = []
     for text in texts:
         for part in _SENTENCE.split(text.strip()):
             part = part.strip()
             words = _words(part)
             if words:
                 sentences.append((len(sentences), part, words))
-    if not sentences:
-        return ""
+    return sentences
+
+
+def _pick(sentences: list[Sentence], *, max_sentences: int, max_chars: int) -> list[Sentence]:
+    """The most central sentences first (words many sentences share), skipping one a picked one
+    already says, within ``max_chars`` (the first one cut to fit when it alone is too long)."""
     df: Counter[str] = Counter()
     for _, _, words in sentences:
         df.update(words)
 
-    def score(item: tuple[int, str, set[str]]) -> float:
+    def score(item: Sentence) -> float:
         return sum(df[w] for w in item[2]) / math.sqrt(len(item[2]))
 
-    picked: list[tuple[int, str, set[str]]] = []
+    picked: list[Sentence] = []
     used = 0
     for item in sorted(sentences, key=lambda s: (-score(s), s[0])):
         if len(picked) >= max_sentences:
@@ -144,10 +164,7 @@ def extractive_summary(texts: Sequence[str], *, max_sentences: int = 5, max_char
             cost = len(item[1])
         picked.append(item)
         used += cost
-    out = []
-    for _, text, _ in sorted(picked, key=lambda s: s[0]):
-        out.append(text if text[-1:] in ".!?…" else text + ".")
-    return " ".join(out)
+    return picked
 
 
 def _event_text(n: Node) -> str:

@@ -311,6 +311,17 @@ def build_merge_group(
     return group, skipped
 
 
+def _by_dimension(nodes: list[Node], vectors: dict[str, np.ndarray]) -> list[list[Node]]:
+    """The embedded nodes grouped by vector length (only equal lengths compare), each group by id."""
+    by_dim: dict[int, list[Node]] = {}
+    for n in nodes:
+        if n.id in vectors:
+            by_dim.setdefault(len(vectors[n.id]), []).append(n)
+    for group in by_dim.values():
+        group.sort(key=lambda x: x.id)
+    return list(by_dim.values())
+
+
 class ConsolidationStore(ScopeScanOps, SearchOps, Protocol):
     """Whole scopes of nodes, and their vectors to compare."""
 
@@ -347,6 +358,14 @@ class ConsolidationService:
         )
         return report, by_id, existing_aliases(nodes)
 
+    async def _vectors(self, tenant_id: str, scope: str, nodes: list[Node]) -> dict[str, np.ndarray]:
+        """The stored embeddings of ``nodes``, read a page at a time (a node without one is absent)."""
+        vectors: dict[str, np.ndarray] = {}
+        for start in range(0, len(nodes), PAGE):
+            part = [n.id for n in nodes[start : start + PAGE]]
+            vectors.update(await self.store.get_embeddings(tenant_id, scope, part))
+        return vectors
+
     async def _candidate_pairs(
         self,
         tenant_id: str,
@@ -363,16 +382,8 @@ class ConsolidationService:
         total = len(eligible)
         done = 0
         for type_nodes in by_type.values():
-            vectors: dict[str, np.ndarray] = {}
-            for start in range(0, len(type_nodes), PAGE):
-                part = [n.id for n in type_nodes[start : start + PAGE]]
-                vectors.update(await self.store.get_embeddings(tenant_id, scope, part))
-            by_dim: dict[int, list[Node]] = {}
-            for n in type_nodes:
-                if n.id in vectors:
-                    by_dim.setdefault(len(vectors[n.id]), []).append(n)
-            for group in by_dim.values():
-                group.sort(key=lambda x: x.id)
+            vectors = await self._vectors(tenant_id, scope, type_nodes)
+            for group in _by_dimension(type_nodes, vectors):
                 raw = np.stack([vectors[n.id] for n in group]).astype(np.float32)
                 norms = np.linalg.norm(raw, axis=1, keepdims=True)
                 mat = (raw / np.where(norms > 0, norms, 1.0)).astype(np.float32)

@@ -29,7 +29,6 @@ from typing import Any, NotRequired, Protocol
 
 from typing_extensions import TypedDict
 
-from memlane.config import DecaySettings
 from memlane.domain.clock import Clock, iso
 from memlane.domain.hashing import canonical_json, sha256_hex
 from memlane.domain.model import TIER_RANK, CommitInfo, Job, Node
@@ -55,15 +54,6 @@ class DecayPolicy:
     warm_after_days: float = 7.0
     cold_after_days: float = 30.0
     archive_after_days: float = 90.0
-
-    @classmethod
-    def from_settings(cls, settings: DecaySettings) -> DecayPolicy:
-        return cls(
-            interval_sec=settings.interval_sec,
-            warm_after_days=settings.warm_after_days,
-            cold_after_days=settings.cold_after_days,
-            archive_after_days=settings.archive_after_days,
-        )
 
     @property
     def enabled(self) -> bool:

@@ -41,8 +41,6 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memlane.config import RecallSettings
-
 #: fitted for the local all-MiniLM-L6-v2 (bench/calibrate_relevance.py; the excess pair:
 #: bench/calibrate_background.py)
 DEFAULT_MIDPOINT = 0.22
@@ -133,13 +131,3 @@ class RelevanceScale:
         weight = k / (k + self.background_prior)
         excess = (cosine - median - self.excess_midpoint) / self.excess_scale
         return _sigmoid((1.0 - weight) * logit + weight * excess)
-
-    @classmethod
-    def from_settings(cls, settings: RecallSettings) -> RelevanceScale:
-        return cls(
-            midpoint=settings.relevance_midpoint,
-            scale=settings.relevance_scale,
-            excess_midpoint=settings.relevance_excess_midpoint,
-            excess_scale=settings.relevance_excess_scale,
-            background=settings.relevance_background,
-        )

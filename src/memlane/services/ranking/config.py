@@ -1,10 +1,9 @@
-"""Which ranking signals recall uses, and how strongly: one value object built from settings."""
+"""Which ranking signals recall uses, and how strongly: one value object (services/container.py
+fills it from the ``MEMLANE_RECALL_*`` settings of the same names)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from memlane.config import RecallSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,24 +55,3 @@ class RankingConfig:
     @property
     def question_aware(self) -> bool:
         return self.time_statement_boost > 0 or self.entity_link_weight > 0 or self.episode_weight > 0
-
-    @classmethod
-    def from_settings(cls, settings: RecallSettings) -> RankingConfig:
-        return cls(
-            keyword=settings.keyword,
-            graph=settings.graph,
-            time=settings.time,
-            entity=settings.entity,
-            fusion=settings.fusion,
-            rrf_k=settings.rrf_k,
-            dense_weight=settings.dense_weight,
-            keyword_weight=settings.keyword_weight,
-            candidates=settings.candidates,
-            graph_weight=settings.graph_weight,
-            entity_boost=settings.entity_boost,
-            time_boost=settings.time_boost,
-            time_scale_days=settings.time_scale_days,
-            time_statement_boost=settings.time_statement_boost,
-            episode_weight=settings.episode_weight,
-            entity_link_weight=settings.entity_link_weight,
-        )

@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.errors import InvalidRequest
 from memlane.domain.hashing import sha256_hex
@@ -76,29 +75,6 @@ class RecallService:
         self.rerank_top_k = rerank_top_k
         self.seed_search = SeedSearch(store, reader, self.ranking)
         self.audit_log = RecallAuditLog(store)
-
-    @classmethod
-    def from_settings(
-        cls,
-        store: RecallStore,
-        reader: MemoryReader,
-        settings: Settings,
-        *,
-        clock: Clock,
-        dimension: int,
-        reranker: Reranker | None = None,
-    ) -> RecallService:
-        """Ranking signals come from the ``MEMLANE_RECALL_*`` settings."""
-        return cls(
-            store,
-            reader,
-            clock=clock,
-            dimension=dimension,
-            ranking=RankingConfig.from_settings(settings.recall),
-            relevance=RelevanceScale.from_settings(settings.recall),
-            reranker=reranker,
-            rerank_top_k=settings.rerank.top_k,
-        )
 
     def check_dimension(self, vector: list[float] | Vector, field_name: str = "query_embedding") -> None:
         if len(vector) != self.dimension:

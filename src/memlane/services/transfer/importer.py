@@ -217,28 +217,55 @@ class Importer:
                 details={"line": line, "field": "tenant_id"},
             )
         if kind in (rec.COMMIT, rec.NODE, rec.EDGE):
-            key = (str(tenant or ""), str(d.get("scope") or ""))
-            if current is None or (current.tenant_id, current.scope) != key:
-                if current is not None:
-                    await self._flush_scope(current, report, actor)
-                current = _Scope(*key, admit=admit)
-                report.scopes.append(f"{key[0]}/{key[1]}")
-            if kind == rec.COMMIT:
-                self._queue_commit(current, rec.parse_commit(d, line), d, line)
-                if len(current.commits) >= PAGE:
-                    await self._flush_commits(current, report, actor)
-            elif kind == rec.NODE:
-                node, vector = rec.parse_node(d, line, header)
-                current.nodes.append((line, node, self._usable(node, vector, header)))
-                if len(current.nodes) >= PAGE:
-                    await self._flush_nodes(current, report, actor)
-            else:
-                edge = rec.parse_edge(d, line)
+            current = await self._scope_of(d, current, report, actor, admit)
+            await self._graph_record(kind, d, line, header, current, report, actor)
+        else:
+            self._side_record(kind, d, line, pending)
+        return current
+
+    async def _scope_of(
+        self, d: dict[str, Any], current: _Scope | None, report: ImportReport, actor: str, admit: Admission | None
+    ) -> _Scope:
+        """The scope a graph record belongs to: the current one, or a new one once the file moves
+        on (the previous scope written out first)."""
+        key = (str(d.get("tenant_id") or ""), str(d.get("scope") or ""))
+        if current is not None and (current.tenant_id, current.scope) == key:
+            return current
+        if current is not None:
+            await self._flush_scope(current, report, actor)
+        report.scopes.append(f"{key[0]}/{key[1]}")
+        return _Scope(*key, admit=admit)
+
+    async def _graph_record(
+        self,
+        kind: object,
+        d: dict[str, Any],
+        line: int,
+        header: HeaderRecord,
+        current: _Scope,
+        report: ImportReport,
+        actor: str,
+    ) -> None:
+        """Queue a commit, node or edge of ``current``, writing a batch once it is full."""
+        if kind == rec.COMMIT:
+            self._queue_commit(current, rec.parse_commit(d, line), d, line)
+            if len(current.commits) >= PAGE:
+                await self._flush_commits(current, report, actor)
+        elif kind == rec.NODE:
+            node, vector = rec.parse_node(d, line, header)
+            current.nodes.append((line, node, self._usable(node, vector, header)))
+            if len(current.nodes) >= PAGE:
                 await self._flush_nodes(current, report, actor)
-                current.edges.append((line, edge))
-                if len(current.edges) >= PAGE:
-                    await self._flush_edges(current, report, actor)
-        elif kind == rec.BATCHER_BUFFER:
+        else:
+            edge = rec.parse_edge(d, line)
+            await self._flush_nodes(current, report, actor)
+            current.edges.append((line, edge))
+            if len(current.edges) >= PAGE:
+                await self._flush_edges(current, report, actor)
+
+    def _side_record(self, kind: object, d: dict[str, Any], line: int, pending: _Pending) -> None:
+        """Batcher buffers and knowledge items and sync states, written after the graph."""
+        if kind == rec.BATCHER_BUFFER:
             pending.buffers.append(rec.parse_buffer(d, line))
         elif kind == rec.KNOWLEDGE_ITEM:
             item = rec.parse_knowledge(d, line, self.json_limits)
@@ -248,7 +275,6 @@ class Importer:
             pending.syncs.setdefault(t, []).append(state)
         else:
             raise rec.record_error(line, "record", f"unknown record kind {kind!r} (one of {', '.join(rec.KINDS)})")
-        return current
 
     def _queue_commit(self, scope: _Scope, commit: CommitRecord, d: dict[str, Any], line: int) -> None:
         """A scope's commits come oldest first, each id once: ``seq`` must grow."""

@@ -12,7 +12,7 @@ off nor a loopback binding stops by itself:
   is refused unless the operator named that origin.
 
 The rules are data here (parsed once from the settings, a bad entry stops start-up); the ASGI
-layer that applies them is ``browser_boundary.py`` and the MCP SDK's transport security gets
+layer that applies them is ``api/common/browser_boundary.py`` and the MCP SDK's transport security gets
 the same lists (``api/tools/mcp_http.py``). This module imports nothing of memlane: ``config.py``
 validates the settings with it.
 """

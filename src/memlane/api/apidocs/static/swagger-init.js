@@ -1,5 +1,5 @@
 // Starts Swagger UI on /docs. A file of its own, not an inline script: the page's
-// Content-Security-Policy runs scripts of this origin only (memlane/apidocs/router.py).
+// Content-Security-Policy runs scripts of this origin only (memlane/api/apidocs/routes.py).
 "use strict";
 (function () {
   var root = document.getElementById("swagger-ui");

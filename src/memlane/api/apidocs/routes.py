@@ -93,7 +93,7 @@ def mount_docs(app: FastAPI) -> None:
     ``/openapi.json``, a plain Starlette route of FastAPI's, is relabelled so its requests are
     counted under their own route (route_labels.py)."""
     app.include_router(router)
-    files = StaticFiles(packages=[("memlane.apidocs", "static"), ("fastapi_offline", "static")])
+    files = StaticFiles(packages=[("memlane.api.apidocs", "static"), ("fastapi_offline", "static")])
     app.router.routes.append(LabelledMount(ASSETS, files, name="docs-assets"))
     for i, route in enumerate(app.router.routes):
         if isinstance(route, Route) and not isinstance(route, LabelledRoute) and route.path == app.openapi_url:
