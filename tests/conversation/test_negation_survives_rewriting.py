@@ -61,6 +61,12 @@ def test_the_stored_note_still_states_the_negation(said: str, written: str) -> N
 def test_a_plural_subject_with_the_speaker_keeps_a_plural_verb() -> None:
     assert lang.third_person("Tariq and I go climbing.", "Lina") == "Tariq and Lina go climbing."
     assert lang.third_person("I and my brother are twins.", "Lina") == "Lina and Lina's brother are twins."
+    assert lang.third_person("My husband and I don't drink.", "Lina") == "Lina's husband and Lina don't drink."
+
+
+def test_a_clause_of_its_own_after_and_still_speaks_of_the_speaker_alone() -> None:
+    assert lang.third_person("We met and I fall for him daily.", "Lina") == "We met and Lina falls for him daily."
+    assert lang.third_person("She left and I don't miss her.", "Lina") == "She left and Lina doesn't miss her."
 
 
 def test_a_later_negation_closes_the_note_it_negates(api: httpx.Client) -> None:

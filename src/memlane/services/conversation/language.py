@@ -265,8 +265,9 @@ def _named_period(step: int, unit: str, at: datetime) -> str:
     return _fmt_day(at + timedelta(days=(target - at.weekday()) % 7 or 7))
 
 
-#: "Tariq and I", "I and my brother": a plural subject, whose verb is not conjugated
-_COMPOUND_I = re.compile(r"(?<=\band )I\b|(?<=\bnor )I\b|\bI(?= and\b)")
+#: "Tariq and I", "my husband and I", "I and my brother": a plural subject, whose verb is not
+#: conjugated (not "we met and I fell", where "I" begins a clause of its own)
+_COMPOUND_I = re.compile(r"\b(?P<other>(?:[A-Z][a-z]+|[Mm]y \w+) and )I\b|\bI(?= and (?:[A-Z][a-z]+|my \w+)\b)")
 #: "I" before a negative contraction, as the third person says it: the negation is kept whole
 #: ("I haven't" -> "has not" would do too, but the speaker's own word reads better)
 _NEGATIVE_REWRITES: list[tuple[re.Pattern[str], str]] = [
@@ -324,7 +325,7 @@ def third_person(text: str, name: str) -> str:
     """Rewrite what a speaker says about themself as a statement about them:
     "I love my dog" said by Caroline -> "Caroline loves Caroline's dog". Crude grammar, but a
     note must stand on its own when it is recalled out of the conversation."""
-    out = _COMPOUND_I.sub(name, text)
+    out = _COMPOUND_I.sub(lambda m: f"{m.group('other') or ''}{name}", text)
     for pattern, repl in _FIRST_PERSON_REWRITES:
         out = pattern.sub(repl.replace("{N}", name), out)
 
