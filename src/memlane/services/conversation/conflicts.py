@@ -176,66 +176,108 @@ def draft_facts(draft: NoteDraft) -> list[tuple[int, fx.Fact]]:
     return fx.indexed(draft.facts)
 
 
-def _closings(draft: NoteDraft, candidates: list[Candidate]) -> tuple[list[_Closing], set[int]]:
-    """Which candidates the draft's facts close, and which of its facts are already stored."""
-    closings: dict[str, _Closing] = {}
-    repeated: set[int] = set()
-    mine = draft_facts(draft)
+@dataclass(slots=True)
+class _Ledger:
+    """The closings a draft makes, built up step by step, and which of its facts are repeats."""
 
-    def close(cand: Candidate, status: str, reason: str, ended: Iterable[int]) -> _Closing:
-        c = closings.get(cand.id)
+    closings: dict[str, _Closing] = field(default_factory=dict)
+    repeated: set[int] = field(default_factory=set)
+
+    def close(self, cand: Candidate, status: str, reason: str, ended: Iterable[int]) -> _Closing:
+        """Record that ``cand`` is closed; a later replacement outranks an earlier refutation."""
+        c = self.closings.get(cand.id)
         if c is None:
-            c = closings[cand.id] = _Closing(cand, status, reason)
+            c = self.closings[cand.id] = _Closing(cand, status, reason)
         elif status == SUPERSEDED and c.status == CONTRADICTED:
             c.status, c.reason = status, reason  # a new value given: replaced, not only refuted
         c.ended.update(ended)
         return c
 
+
+def _closings(draft: NoteDraft, candidates: list[Candidate]) -> tuple[list[_Closing], set[int]]:
+    """Which candidates the draft's facts close, and which of its facts are already stored."""
+    ledger = _Ledger()
+    mine = draft_facts(draft)
     for k, (_, fact) in enumerate(mine):
         for cand in candidates:
-            if fact.kind == fx.CORRECTION and not fact.old_value:
-                continue  # a retyped value: which note it corrects is decided below
-            if fact.kind == fx.CORRECTION:
-                if _holds_word(cand.content, fact.old_value) and not _holds_word(cand.content, fact.value):
-                    c = close(cand, SUPERSEDED, f"corrected: {fact.value!r}, not {fact.old_value!r}", [])
-                    c.corrected = (fact.old_value, fact.value)
-                    c.ended.update(i for i, _ in cand.facts)
+            if _close_by_kind(ledger, fact, cand):
                 continue
-            if fact.relation == ANAPHORIC:
-                continue  # "we scrapped it": which plan is decided below
-            if fact.kind == fx.CANCEL:
-                # a plan called off, or what the person named stopped ("no longer going to Iron Works")
-                if (cand.is_plan and _cancels(fact, cand)) or (fact.specific and fx.holds(cand.content, fact.value)):
-                    close(cand, CONTRADICTED, "called off by a newer message", (i for i, _ in cand.facts))
-                continue
-            for i, old in cand.facts:
-                verdict = fx.relate(fact, old)
-                if verdict == fx.REPEATS:
-                    repeated.add(k)
-                elif verdict == fx.CONTRADICTS:
-                    close(cand, CONTRADICTED, f"contradicted by a newer statement ({fact.relation})", [i])
-                elif verdict == fx.REPLACES:
-                    close(cand, SUPERSEDED, f"replaced by a newer value ({fact.relation})", [i])
-            if fact.relation == "switch" and not fact.old_value and not any(c for c in closings.values()):
-                target = _switched_from(fact, candidates)
-                if target is not None:
-                    close(target, SUPERSEDED, "replaced: switched to something else", (i for i, _ in target.facts))
-    for fact in (f for _, f in mine if f.kind == fx.CORRECTION and not f.old_value):
+            _close_by_relation(ledger, k, fact, cand)
+            _close_switched_from(ledger, fact, candidates)
+    _close_retyped(ledger, draft, [f for _, f in mine], candidates)
+    _close_spoken_plans(ledger, [f for _, f in mine], candidates)
+    _close_fulfilled_plans(ledger, draft, candidates)
+    return list(ledger.closings.values()), ledger.repeated
+
+
+def _close_by_kind(ledger: _Ledger, fact: fx.Fact, cand: Candidate) -> bool:
+    """A correction naming the old value, or a cancellation: what it closes of ``cand``. True
+    when the fact is of a kind decided here or later (so it is not compared fact by fact)."""
+    if fact.kind == fx.CORRECTION and not fact.old_value:
+        return True  # a retyped value: which note it corrects is decided in _close_retyped
+    if fact.kind == fx.CORRECTION:
+        if _holds_word(cand.content, fact.old_value) and not _holds_word(cand.content, fact.value):
+            c = ledger.close(cand, SUPERSEDED, f"corrected: {fact.value!r}, not {fact.old_value!r}", [])
+            c.corrected = (fact.old_value, fact.value)
+            c.ended.update(i for i, _ in cand.facts)
+        return True
+    if fact.relation == ANAPHORIC:
+        return True  # "we scrapped it": which plan is decided in _close_spoken_plans
+    if fact.kind == fx.CANCEL:
+        # a plan called off, or what the person named stopped ("no longer going to Iron Works")
+        if (cand.is_plan and _cancels(fact, cand)) or (fact.specific and fx.holds(cand.content, fact.value)):
+            ledger.close(cand, CONTRADICTED, "called off by a newer message", (i for i, _ in cand.facts))
+        return True
+    return False
+
+
+def _close_by_relation(ledger: _Ledger, k: int, fact: fx.Fact, cand: Candidate) -> None:
+    """The draft's ``k``-th fact against each fact of ``cand``: a repeat, a contradiction or a
+    replacement (facts.relate)."""
+    for i, old in cand.facts:
+        verdict = fx.relate(fact, old)
+        if verdict == fx.REPEATS:
+            ledger.repeated.add(k)
+        elif verdict == fx.CONTRADICTS:
+            ledger.close(cand, CONTRADICTED, f"contradicted by a newer statement ({fact.relation})", [i])
+        elif verdict == fx.REPLACES:
+            ledger.close(cand, SUPERSEDED, f"replaced by a newer value ({fact.relation})", [i])
+
+
+def _close_switched_from(ledger: _Ledger, fact: fx.Fact, candidates: list[Candidate]) -> None:
+    """ "I switched to oat milk" with nothing closed yet: the note of what was switched from."""
+    if fact.relation == "switch" and not fact.old_value and not any(c for c in ledger.closings.values()):
+        target = _switched_from(fact, candidates)
+        if target is not None:
+            ledger.close(target, SUPERSEDED, "replaced: switched to something else", (i for i, _ in target.facts))
+
+
+def _close_retyped(ledger: _Ledger, draft: NoteDraft, facts: list[fx.Fact], candidates: list[Candidate]) -> None:
+    """A correction with no "not X" ("Typo earlier: it's 24 Elm Street"): the note it retypes."""
+    for fact in (f for f in facts if f.kind == fx.CORRECTION and not f.old_value):
         found = _retyped_note(draft, fact, candidates)
         if found is not None:
             cand, old_value, new_value = found
-            c = close(cand, SUPERSEDED, f"corrected: {new_value!r}, not {old_value!r}", (i for i, _ in cand.facts))
+            reason = f"corrected: {new_value!r}, not {old_value!r}"
+            c = ledger.close(cand, SUPERSEDED, reason, (i for i, _ in cand.facts))
             c.corrected = (old_value, new_value)
-    for fact in (f for _, f in mine if f.relation == ANAPHORIC):
-        target = _spoken_plan(fact, candidates, closings)
+
+
+def _close_spoken_plans(ledger: _Ledger, facts: list[fx.Fact], candidates: list[Candidate]) -> None:
+    """ "We scrapped it": the plan the conversation was speaking of is called off."""
+    for fact in (f for f in facts if f.relation == ANAPHORIC):
+        target = _spoken_plan(fact, candidates, ledger.closings)
         if target is not None:
-            close(target, CONTRADICTED, "called off by a newer message", (i for i, _ in target.facts))
-    plans = [c for c in candidates if c.node is not None and c.id not in closings]
+            ledger.close(target, CONTRADICTED, "called off by a newer message", (i for i, _ in target.facts))
+
+
+def _close_fulfilled_plans(ledger: _Ledger, draft: NoteDraft, candidates: list[Candidate]) -> None:
+    """A plan still open that a sentence of the draft says took place is superseded by it."""
+    plans = [c for c in candidates if c.node is not None and c.id not in ledger.closings]
     for sentence in lang.sentences(draft.content) if plans else []:
         for cand in plans:
             if _fulfils(sentence, cand):
-                close(cand, SUPERSEDED, "the plan took place", (i for i, _ in cand.facts))
-    return list(closings.values()), repeated
+                ledger.close(cand, SUPERSEDED, "the plan took place", (i for i, _ in cand.facts))
 
 
 def _value_type(token: str) -> str:

@@ -122,6 +122,51 @@ def split_facts(sentence: str) -> list[str]:
     return [p[:1].upper() + p[1:] + ("" if p[-1:] in ".!" else end) for p in parts]
 
 
+#: what a person speaks of as theirs without saying "my": "New number is ...", "Flight's at 6am"
+_OWNED = lang.wordset(
+    """number phone mobile email address postcode flight train bus appointment dentist doctor meeting interview
+    shift class lesson birthday anniversary wedding party job office boss manager salary rent flat house car
+    bike landlord gym school deadline exam surname budget holiday trip commute team hours schedule contract
+    lease partner dog cat plan plans"""
+)
+_OWNING_ADJECTIVES = lang.wordset("new old current next latest usual")
+#: a subjectless statement: an optional "new"/"old", one noun, then a verb that states its value
+_FRAGMENT = re.compile(
+    r"^(?P<adj>(?i:new|old|current|next|latest|usual)\s+)?(?P<noun>[A-Za-z]+)"
+    r"(?P<verb>['\u2019]s|\s+(?:is|are|was|were|moved|changed|got|will be))\s+(?P<rest>.+)$"
+)
+#: words that make a weekday a fact in itself ("Saturday's off")
+_DAY_STATES = re.compile(r"^(?:off|on|cancelled|canceled|postponed|free|booked|busy)\b", re.IGNORECASE)
+
+
+def _carries_value(rest: str) -> bool:
+    """A number, a date or a name in what a fragment says: something a note can hold."""
+    if re.search(r"\d", rest) or re.search(r"\s[A-Z][a-z]", " " + rest):
+        return True
+    return any(w in lang.WEEKDAYS or w in lang.MONTHS for w in lang.words(rest.lower()))
+
+
+def with_owner(sentence: str) -> str:
+    """A subjectless fragment that states a value of the speaker's, as the speaker's own
+    statement ("New number is 07700 900456." -> "My new number is 07700 900456."; "Saturday's
+    off, sadly." -> "My Saturday is off, sadly."). Anything else is returned as it is: a
+    greeting, a question, a named person ("Felix is turning six") or a fragment with no value."""
+    m = _FRAGMENT.match(sentence.strip())
+    if m is None or sentence.rstrip().endswith("?"):
+        return sentence
+    noun, rest = m.group("noun"), m.group("rest")
+    adj = (m.group("adj") or "").strip().lower()
+    if noun.lower() in lang.WEEKDAYS:
+        owned = _DAY_STATES.match(rest) is not None
+    else:
+        owned = (noun.lower() in _OWNED or (adj in _OWNING_ADJECTIVES and noun.islower())) and _carries_value(rest)
+    if not owned:
+        return sentence
+    verb = " is" if m.group("verb")[:1] in "'\u2019" else m.group("verb")
+    head = noun.capitalize() if noun.lower() in lang.WEEKDAYS else noun.lower()
+    return f"My {adj} {head}{verb} {rest}" if adj else f"My {head}{verb} {rest}"
+
+
 #: fact kinds that change what a note holds: a sentence that states one is worth keeping
 _CHANGES = frozenset({fx.CANCEL, fx.CORRECTION})
 
@@ -174,8 +219,11 @@ def draft_from_message(message: Message, user_name: str | None = None) -> NoteDr
     if role in NON_FACT_ROLES:
         return None
     bar = KEEP_SCORE + (ASSISTANT_EXTRA if role in ASSISTANT_ROLES else 0.0)
-    said = [part for s in lang.sentences(message.content) for part in split_facts(_without_name(s))]
-    scored = [score_sentence(s, message) for s in said if s]
+    said = [part for s in lang.sentences(message.content) for part in split_facts(_without_name(s)) if part]
+    # what a person says of their own things without "my" is read as if they had said it
+    read = said if role in ASSISTANT_ROLES else [with_owner(s) for s in said]
+    scored = [score_sentence(s, message) for s in read]
+    verbatim = {id(sc): text for sc, text in zip(scored, said, strict=True)}
     kept = [s for s in scored if s.score >= bar]
     if not kept:
         return None
@@ -196,7 +244,7 @@ def draft_from_message(message: Message, user_name: str | None = None) -> NoteDr
     ents = lang.entities(" ".join(s.text for s in kept))
     if role not in GENERIC_ROLES and speaker not in ents:
         ents.insert(0, speaker)
-    excerpt = " ".join(s.text for s in kept)
+    excerpt = " ".join(verbatim[id(s)].strip() for s in kept)
     return NoteDraft(
         content=content,
         category=_category(kept),

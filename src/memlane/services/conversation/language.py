@@ -46,7 +46,8 @@ FILLER = wordset(
 )
 NEGATIONS = wordset(
     """not no never nobody nothing neither nor none cannot can't don't doesn't didn't isn't aren't wasn't
-    weren't won't wouldn't shouldn't haven't hasn't hadn't anymore"""
+    weren't won't wouldn't shouldn't couldn't mustn't needn't mightn't ain't shan't haven't
+    hasn't hadn't anymore"""
 )
 CHANGE_CUES = wordset("now anymore instead switched moved changed new recently longer became become quit started")
 PREFERENCE = re.compile(
@@ -264,12 +265,23 @@ def _named_period(step: int, unit: str, at: datetime) -> str:
     return _fmt_day(at + timedelta(days=(target - at.weekday()) % 7 or 7))
 
 
+#: "Tariq and I", "my husband and I", "I and my brother": a plural subject, whose verb is not
+#: conjugated (not "we met and I fell", where "I" begins a clause of its own)
+_COMPOUND_I = re.compile(r"\b(?P<other>(?:[A-Z][a-z]+|[Mm]y \w+) and )I\b|\bI(?= and (?:[A-Z][a-z]+|my \w+)\b)")
+#: "I" before a negative contraction, as the third person says it: the negation is kept whole
+#: ("I haven't" -> "has not" would do too, but the speaker's own word reads better)
+_NEGATIVE_REWRITES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\bI\s+(?:don['\u2019]t|do not)\b", re.IGNORECASE), "{N} doesn't"),
+    (re.compile(r"\bI\s+haven['\u2019]t\b", re.IGNORECASE), "{N} hasn't"),
+    (re.compile(r"\bI\s+(?:aren|ain)['\u2019]t\b", re.IGNORECASE), "{N} isn't"),
+    (re.compile(r"\bI\s+weren['\u2019]t\b", re.IGNORECASE), "{N} wasn't"),
+]
 _FIRST_PERSON_REWRITES: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\bI'm\b|\bI am\b", re.IGNORECASE), "{N} is"),
-    (re.compile(r"\bI've\b|\bI have\b", re.IGNORECASE), "{N} has"),
-    (re.compile(r"\bI'd\b", re.IGNORECASE), "{N} would"),
-    (re.compile(r"\bI'll\b", re.IGNORECASE), "{N} will"),
-    (re.compile(r"\bI don't\b|\bI do not\b", re.IGNORECASE), "{N} doesn't"),
+    *_NEGATIVE_REWRITES,
+    (re.compile(r"\bI['\u2019]m\b|\bI am\b", re.IGNORECASE), "{N} is"),
+    (re.compile(r"\bI['\u2019]ve\b|\bI have\b", re.IGNORECASE), "{N} has"),
+    (re.compile(r"\bI['\u2019]d\b", re.IGNORECASE), "{N} would"),
+    (re.compile(r"\bI['\u2019]ll\b", re.IGNORECASE), "{N} will"),
     (re.compile(r"\bI do\b", re.IGNORECASE), "{N} does"),
     (re.compile(r"\bI was\b", re.IGNORECASE), "{N} was"),
     (re.compile(r"\bmyself\b", re.IGNORECASE), "{N}"),
@@ -280,7 +292,7 @@ _FIRST_PERSON_REWRITES: list[tuple[re.Pattern[str], str]] = [
 _I_VERB = re.compile(
     r"\bI\s+((?:(?:really|also|just|usually|always|often|still|now|never|actually|finally|recently|mostly|"
     r"sometimes|rarely|even|already|only|currently|honestly|definitely|totally|barely|hardly|no longer|"
-    r"seldom|normally|generally|mainly|basically|literally|probably)\s+)*)([a-z]+)\b"
+    r"seldom|normally|generally|mainly|basically|literally|probably)\s+)*)([a-z]+)\b(?!['\u2019])"
 )
 _LONE_I = re.compile(r"\bI\b")
 #: words after "I" that are not a present-tense verb to conjugate: modals, past forms, conjunctions
@@ -313,7 +325,7 @@ def third_person(text: str, name: str) -> str:
     """Rewrite what a speaker says about themself as a statement about them:
     "I love my dog" said by Caroline -> "Caroline loves Caroline's dog". Crude grammar, but a
     note must stand on its own when it is recalled out of the conversation."""
-    out = text
+    out = _COMPOUND_I.sub(lambda m: f"{m.group('other') or ''}{name}", text)
     for pattern, repl in _FIRST_PERSON_REWRITES:
         out = pattern.sub(repl.replace("{N}", name), out)
 
