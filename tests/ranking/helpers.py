@@ -24,6 +24,7 @@ from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import Services
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.recall.model import RecallOutcome, RecallParams
+from memlane.services.recall.query import query_vector as recall_query_vector
 from memlane.services.recall.service import RecallService
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec
 from tests.support import memory_api
@@ -128,7 +129,7 @@ class Ranking:
         recall = RecallService(
             self.services.store, self.services.reader, clock=self.services.clock, dimension=DIM, ranking=config
         )
-        vector = await self.services.embedding.query_vector(query)
+        vector = await recall_query_vector(self.services.embedding, query, config)
         params = RecallParams(
             viewer=Viewer(tenant_id="default"),
             scope=scope,
