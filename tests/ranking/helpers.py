@@ -31,7 +31,8 @@ from tests.support import memory_api
 from tests.support.settings import DIM
 
 FULL = RankingConfig()
-#: every signal on, and each one switched off (or, for entity links, on) alone; the names of
+#: every signal on, and each one switched off (or, for entity links and query rewriting, on)
+#: alone; the names of
 #: the MEMLANE_RECALL_* settings each stands for are in test_recall_http.py's wiring test
 SWITCHES: dict[str, RankingConfig] = {
     "full": FULL,
@@ -43,6 +44,7 @@ SWITCHES: dict[str, RankingConfig] = {
     "no-time-statement": RankingConfig(time_statement_boost=0),
     "no-episode": RankingConfig(episode_weight=0),
     "entity-links": RankingConfig(entity_link_weight=0.3),
+    "query-rewrite": RankingConfig(query_rewrite_weight=0.5),
 }
 
 

@@ -9,8 +9,10 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
+from memlane.services.container import from_settings
 from memlane.services.ranking.config import RankingConfig
 from tests.ranking.helpers import Ranking, query_vector
+from tests.support.settings import make_settings
 
 DENSE_ONLY = RankingConfig(keyword=False, graph=False, time=False, entity=False, episode_weight=0)
 
@@ -53,3 +55,10 @@ async def test_feedback_without_candidates_recalls_nothing_and_does_not_fail(ran
     scope, _ = await ranking.write([])
     out = await ranking.recall(scope, "anything at all", config=replace(DENSE_ONLY, prf_seeds=3), limit=5)
     assert out.seeds == []
+
+
+def test_the_feedback_settings_reach_the_ranking_config() -> None:
+    # not in helpers.SWITCHES: the tie test there needs cosines equal to the last bit, which the
+    # store's search gives for the embedder's query vector but not for every moved vector
+    settings = make_settings("sqlite:///unused.db", MEMLANE_RECALL_PRF_SEEDS=5, MEMLANE_RECALL_PRF_WEIGHT=0.2)
+    assert from_settings(RankingConfig, settings.recall) == RankingConfig(prf_seeds=5, prf_weight=0.2)
