@@ -24,13 +24,15 @@ from memlane.embed.hashing import HashingEmbedder
 from memlane.services.container import Services
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.recall.model import RecallOutcome, RecallParams
+from memlane.services.recall.query import query_vector as recall_query_vector
 from memlane.services.recall.service import RecallService
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec
 from tests.support import memory_api
 from tests.support.settings import DIM
 
 FULL = RankingConfig()
-#: every signal on, and each one switched off (or, for entity links, on) alone; the names of
+#: every signal on, and each one switched off (or, for entity links and query rewriting, on)
+#: alone; the names of
 #: the MEMLANE_RECALL_* settings each stands for are in test_recall_http.py's wiring test
 SWITCHES: dict[str, RankingConfig] = {
     "full": FULL,
@@ -42,6 +44,7 @@ SWITCHES: dict[str, RankingConfig] = {
     "no-time-statement": RankingConfig(time_statement_boost=0),
     "no-episode": RankingConfig(episode_weight=0),
     "entity-links": RankingConfig(entity_link_weight=0.3),
+    "query-rewrite": RankingConfig(query_rewrite_weight=0.5),
 }
 
 
@@ -128,7 +131,7 @@ class Ranking:
         recall = RecallService(
             self.services.store, self.services.reader, clock=self.services.clock, dimension=DIM, ranking=config
         )
-        vector = await self.services.embedding.query_vector(query)
+        vector = await recall_query_vector(self.services.embedding, query, config)
         params = RecallParams(
             viewer=Viewer(tenant_id="default"),
             scope=scope,

@@ -38,6 +38,7 @@ SETTINGS_OF: dict[str, dict[str, Any]] = {
     "no-time-statement": {"MEMLANE_RECALL_TIME_STATEMENT_BOOST": 0},
     "no-episode": {"MEMLANE_RECALL_EPISODE_WEIGHT": 0},
     "entity-links": {"MEMLANE_RECALL_ENTITY_LINK_WEIGHT": 0.3},
+    "query-rewrite": {"MEMLANE_RECALL_QUERY_REWRITE_WEIGHT": 0.5},
 }
 
 

@@ -31,6 +31,7 @@ from memlane.api.graph.write import write_command, write_response, writer_of
 from memlane.api.rules.routes import recall_rules_context
 from memlane.domain.visibility import Viewer
 from memlane.services.recall.model import RecallOutcome, RecallParams
+from memlane.services.recall.query import query_vector
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/v1/memory", tags=["graph memory"], dependencies=[Depends(authenticated)]
@@ -149,7 +150,7 @@ async def recall_text(
 ) -> g.RecallTextReply:
     p = await _params(body, request, debug, "recall_text", body.query_text)
     rules_context = recall_rules_context(request, p.tenant_id, body)
-    vector = await svc.embedding.query_vector(body.query_text)
+    vector = await query_vector(svc.embedding, body.query_text, svc.recall.ranking)
     out = await svc.recall.recall(vector, p)
     response = await _answer(svc, body, p, out, rules_context)
     return {**response, "query": {"text": body.query_text, "embedding_provider": svc.embedder.provider}}

@@ -19,6 +19,7 @@ from memlane.services.layers.service import is_layered
 from memlane.services.ranking.calibration import DEFAULT_CUT
 from memlane.services.ranking.query_text import keyword_query, words
 from memlane.services.recall.model import RecallParams
+from memlane.services.recall.query import query_vector
 from memlane.services.tools.memory import KIND as TOOL_KIND
 from memlane.services.tools.memory import KNOWLEDGE_KIND
 from memlane.services.tools.schemas import MEMORY_LAYERS
@@ -119,7 +120,7 @@ async def search(
 ) -> SearchResults:
     """``recall_text`` as the API runs it, with each seed's ranking signals; only the seeds whose
     relevance reaches ``cut`` are kept (the threshold ``memory_search`` applies by default)."""
-    vector = await svc.embedding.query_vector(text)
+    vector = await query_vector(svc.embedding, text, svc.recall.ranking)
     out = await svc.recall.recall(
         vector,
         RecallParams(viewer=viewer, scope=scope, limit=limit, query_text=text, endpoint="ui_search", explain=True),

@@ -43,6 +43,14 @@ class RankingConfig:
     #: a node's own weight in its score (``score = activation x node_weight``): the share of
     #: its salience and of its confidence (each 0..1); the rest of the weight is fixed, so a
     #: node of salience and confidence 0 keeps 0.75 of its activation
+    #: the dense query (ranking/rewrite.py, recall/query.py): the share of the question's
+    #: statement form in the query vector (0 = the question as asked, 1 = the statement alone)
+    query_rewrite_weight: float = 0.0
+    #: dense pseudo-relevance feedback (recall/seeds.py): the query vector moves toward the mean
+    #: of the first pass's ``prf_seeds`` best candidates by ``prf_weight``, and the dense search
+    #: runs again with it; 0 seeds = off
+    prf_seeds: int = 0
+    prf_weight: float = 0.3
     salience_weight: float = 0.15
     confidence_weight: float = 0.10
 

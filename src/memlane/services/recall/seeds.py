@@ -34,6 +34,7 @@ from memlane.services.ranking.signals import QuerySignals
 from memlane.services.reading import MemoryReader
 from memlane.services.recall.model import RecallParams, Seed
 from memlane.services.recall.neighbourhood import seedable
+from memlane.services.recall.query import mix
 from memlane.store.base import Vector
 from memlane.store.contracts.graph_reads import SearchOps
 
@@ -116,6 +117,8 @@ class SeedSearch:
     async def find(self, query: Vector, p: RecallParams) -> Seeds:
         q = SeedQuery.of(p, self.ranking)
         dense_hits, keyword_hits = await self._candidates(query, p, q)
+        if self.ranking.prf_seeds > 0 and self.ranking.prf_weight > 0:
+            query, dense_hits = await self._feedback(query, p, q, dense_hits, keyword_hits)
         sims = {h.id: h.score for h in dense_hits}
         pool = DensePool(dict(sims), len(dense_hits) < q.depth)
         fused = self._fuse(q, dense_hits, keyword_hits)
@@ -158,6 +161,26 @@ class SeedSearch:
                 with contextlib.suppress(BaseException):
                     await keyword_task
         return dense_hits, keyword_hits
+
+    async def _feedback(
+        self, query: Vector, p: RecallParams, q: SeedQuery, dense_hits: list[ScoredId], keyword_hits: list[ScoredId]
+    ) -> tuple[Vector, list[ScoredId]]:
+        """Dense pseudo-relevance feedback (Rocchio): the query vector moved toward the mean of the
+        first pass's best fused candidates, and the dense list searched again with it; the keyword
+        list stands. The moved vector is the query from here on (seeds report their cosine to it)."""
+        fused = self._fuse(q, dense_hits, keyword_hits)
+        sims = {h.id: h.score for h in dense_hits}
+        best = sorted(fused, key=lambda nid: (-fused[nid], -sims.get(nid, 0.0), nid))[: self.ranking.prf_seeds]
+        vectors = [
+            v for v in (await self.store.get_embeddings(p.tenant_id, p.scope, best)).values() if len(v) == len(query)
+        ]
+        if not vectors:
+            return query, dense_hits
+        centroid = np.mean([v / n for v in vectors if (n := float(np.linalg.norm(v))) > 0], axis=0).astype(np.float32)
+        moved = mix(query, centroid, self.ranking.prf_weight)
+        with recall_stage("vector"):
+            again = await self.reader.nearest(p.viewer, p.scope, moved, q.depth, p.when, tiers=ACTIVE_TIERS)
+        return moved, again
 
     async def _keyword(self, p: RecallParams, text: str, depth: int) -> list[ScoredId]:
         with recall_stage("keyword"):
