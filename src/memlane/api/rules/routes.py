@@ -11,13 +11,13 @@ context that cannot carry one would let the caller see every private rule.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi import APIRouter, Depends, Request
 
 from memlane.api.common.auth import principal_of
 from memlane.api.common.body import JsonBodyRoute
-from memlane.api.common.deps import ServicesDep, authenticated, quota, resolve_scope, resolve_tenant
+from memlane.api.common.deps import Bucket, ServicesDep, authenticated, quota, resolve_scope, resolve_tenant
 from memlane.api.common.identity import Claims, viewer_of
 from memlane.api.rules import responses as r
 from memlane.api.rules.requests import (
@@ -109,6 +109,24 @@ def _actor(request: Request, actor: str | None) -> str | None:
     return actor or principal_of(request).agent_id
 
 
+class PlannerRequest(Protocol):
+    """What every planner-context request names: a tenant, a scope and the context."""
+
+    tenant_id: str | None
+    scope: str | None
+    context: Any
+
+
+async def planner_call(request: Request, body: PlannerRequest, bucket: Bucket) -> tuple[str, str, Any, Viewer]:
+    """The tenant, scope, filled-in context and viewer of a planner-context request, once its
+    quota ``bucket`` has admitted it (the same steps, in this order, for every such route)."""
+    tenant = resolve_tenant(request, body.tenant_id)
+    scope = resolve_scope(request, body.scope)
+    context, viewer = context_viewer(request, tenant, body.context)
+    await quota(request, bucket, tenant)
+    return tenant, scope, context, viewer
+
+
 # --- recall's ``rules`` block (used by api/graph/routes.py) ---------------------------------
 def recall_rules_context(request: Request, tenant: str, body: RecallRulesIn) -> tuple[Any, Viewer] | None:
     """The rules context of a recall with identity filled in, and the rules' viewer; None when
@@ -137,10 +155,7 @@ def recall_rules_context(request: Request, tenant: str, body: RecallRulesIn) -> 
     "/rules/evaluate", response_model=r.EvaluateReply, summary="Evaluate SHADOW/ACTIVE rules against a planner context"
 )
 async def rules_evaluate(body: EvaluateRequest, request: Request, svc: ServicesDep) -> r.EvaluateReply:
-    tenant = resolve_tenant(request, body.tenant_id)
-    scope = resolve_scope(request, body.scope)
-    context, viewer = context_viewer(request, tenant, body.context)
-    await quota(request, "recall", tenant)
+    tenant, scope, context, viewer = await planner_call(request, body, "recall")
     ev = await svc.rules.evaluate(viewer, scope, context, include_shadow=body.include_shadow, limit=body.limit)
     return {"tenant_id": tenant, "scope": scope, **ev.as_response()}
 
@@ -149,10 +164,7 @@ async def rules_evaluate(body: EvaluateRequest, request: Request, svc: ServicesD
     "/tools/select", response_model=r.ToolsSelectReply, summary="Apply ACTIVE rule tool policy to candidate tools"
 )
 async def tools_select(body: ToolsSelectRequest, request: Request, svc: ServicesDep) -> r.ToolsSelectReply:
-    tenant = resolve_tenant(request, body.tenant_id)
-    scope = resolve_scope(request, body.scope)
-    context, viewer = context_viewer(request, tenant, body.context)
-    await quota(request, "recall", tenant)
+    tenant, scope, context, viewer = await planner_call(request, body, "recall")
     out = await svc.rules.select_tools(
         viewer,
         scope,
@@ -190,10 +202,7 @@ async def tools_select(body: ToolsSelectRequest, request: Request, svc: Services
     summary="Attribute a tool decision's outcome to the rules behind it",
 )
 async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: ServicesDep) -> r.ToolsFeedbackReply:
-    tenant = resolve_tenant(request, body.tenant_id)
-    scope = resolve_scope(request, body.scope)
-    context, viewer = context_viewer(request, tenant, body.context)
-    await quota(request, "write", tenant)
+    tenant, scope, context, viewer = await planner_call(request, body, "write")
     result = await svc.rules.tools_feedback(
         viewer,
         scope,
