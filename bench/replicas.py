@@ -224,7 +224,7 @@ class Memlane:
 
     def read_counters(self) -> dict[str, float]:
         """``memlane_read_after_total`` and ``memlane_reads_total`` summed over both APIs."""
-        totals: dict[str, float] = collections.Counter()
+        totals: dict[str, float] = collections.defaultdict(float)
         for api in self.apis:
             with contextlib.suppress(httpx.HTTPError):
                 text = httpx.get(f"{api}/metrics", timeout=5).text

@@ -146,7 +146,7 @@ class PgNode:
         for child in psutil.Process(pid).children():
             with contextlib.suppress(psutil.Error):
                 if "walreceiver" in " ".join(child.cmdline()):
-                    return child.pid
+                    return int(child.pid)
         return None
 
     def execute(self, *statements: str, database: str = "postgres") -> None:
