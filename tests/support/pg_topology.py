@@ -117,16 +117,17 @@ class PgNode:
         with contextlib.suppress(RuntimeError, subprocess.TimeoutExpired):
             _run(self.bin_dir, "pg_ctl", "-w", "-D", str(self.data), "-m", mode, "stop", timeout=60)
 
-    def conninfo(self) -> str:
-        """libpq's keyword spelling, as ``primary_conninfo`` and ``pg_rewind`` take it."""
-        return f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres"
+    def conninfo(self, port: int | None = None) -> str:
+        """libpq's keyword spelling, as ``primary_conninfo`` and ``pg_rewind`` take it (``port``:
+        another way to this node, such as a relay)."""
+        return f"host=127.0.0.1 port={port or self.port} user=postgres dbname=postgres"
 
-    def follow(self, primary: PgNode) -> None:
+    def follow(self, primary: PgNode, port: int | None = None) -> None:
         """Point this standby at ``primary`` (after a failover): ``primary_conninfo`` is
         reloadable, so the WAL receiver reconnects without a restart and follows the newest
         timeline (``recovery_target_timeline = 'latest'``, the default). A standby that replayed
         WAL the new primary never had cannot follow it; ``rewind`` it."""
-        self.execute(f"ALTER SYSTEM SET primary_conninfo = '{primary.conninfo()}'", "SELECT pg_reload_conf()")
+        self.execute(f"ALTER SYSTEM SET primary_conninfo = '{primary.conninfo(port)}'", "SELECT pg_reload_conf()")
 
     def rewind(self, source: PgNode) -> str:
         """Turn this stopped node (an old primary killed mid-flight, or a standby that went past
@@ -138,16 +139,6 @@ class PgNode:
             self.bin_dir, "pg_rewind", "-R", f"--target-pgdata={self.data}", f"--source-server={source.conninfo()}",
             timeout=300,
         )  # fmt: skip
-
-    def walreceiver_pid(self) -> int | None:
-        import psutil
-
-        pid = int((self.data / "postmaster.pid").read_text().split()[0])
-        for child in psutil.Process(pid).children():
-            with contextlib.suppress(psutil.Error):
-                if "walreceiver" in " ".join(child.cmdline()):
-                    return int(child.pid)
-        return None
 
     def execute(self, *statements: str, database: str = "postgres") -> None:
         import asyncpg
