@@ -13,7 +13,8 @@ share libpq's host-list URL (``target_session_attrs=read-write``). Steps:
    every write is read back at once through the other API with ``X-Memlane-Read-After``.
    Counted: each read's ``X-Memlane-Read-Source``, the read-after outcomes from ``/metrics``,
    reads that missed their own write, and the standbys' lag (``pg_stat_replication``, and
-   ``/health``).
+   ``/health``). A last phase delays both standbys' replay by ``--delay-ms``
+   (``recovery_min_apply_delay``), so that read-afters wait for them or fall back to the primary.
 2. **failover**: under the same load, ``pg_ctl promote`` the synchronous standby and half a
    second later kill -9 every process of the old primary. Counted: the time from the last
    success before the kill to the first success after it, answers other than 200 or 503 with
@@ -395,8 +396,11 @@ def seed(memlane: Memlane, notes: int) -> list[str]:
     return [f"what about the {WORDS[i]} note" for i in range(len(WORDS))]
 
 
-def read_phase(memlane: Memlane, replicas: int, queries: list[str], args: argparse.Namespace) -> dict[str, Any]:
-    memlane.start_apis(replicas)
+def read_phase(
+    memlane: Memlane, replicas: int, queries: list[str], args: argparse.Namespace, *, restart: bool = True
+) -> dict[str, Any]:
+    if restart:
+        memlane.start_apis(replicas)
     if replicas and not memlane.knows_read_replicas():
         return {"replicas": replicas, "skipped": "the server does not know MEMLANE_DATABASE_READ_URLS"}
     load = Load(memlane.apis, queries)
@@ -423,6 +427,24 @@ def read_phase(memlane: Memlane, replicas: int, queries: list[str], args: argpar
         "wrong_answers": len(load.wrong),
         "wrong_examples": load.wrong[:3],
     }
+
+
+def delayed_phase(memlane: Memlane, queries: list[str], args: argparse.Namespace) -> dict[str, Any]:
+    """Both standbys serve reads and replay ``--delay-ms`` late (``recovery_min_apply_delay``):
+    a read-after waits for one of them, or falls back to the primary when the delay outlasts
+    ``MEMLANE_READ_AFTER_WAIT_MS``; a read without it may miss the newest writes."""
+    standbys = (memlane.cluster.sync, memlane.cluster.async_)
+    for standby in standbys:
+        standby.execute(f"ALTER SYSTEM SET recovery_min_apply_delay = '{args.delay_ms}ms'", "SELECT pg_reload_conf()")
+    try:
+        if memlane.apis and memlane.knows_read_replicas() and len(memlane.health()["replicas"]) == 2:
+            result = read_phase(memlane, 2, queries, args, restart=False)
+        else:
+            result = read_phase(memlane, 2, queries, args)
+    finally:
+        for standby in standbys:
+            standby.execute("ALTER SYSTEM RESET recovery_min_apply_delay", "SELECT pg_reload_conf()")
+    return {"replay_delay_ms": args.delay_ms, **result}
 
 
 def gap(successes: list[tuple[float, float]], killed_at: float) -> float | None:
@@ -628,6 +650,18 @@ def report(name: str, result: dict[str, Any], out: dict[str, Any]) -> None:
     log(f"{name}: {json.dumps(result, default=str)}")
 
 
+def failover_steps(memlane: Memlane, queries: list[str], args: argparse.Namespace, out: dict[str, Any]) -> None:
+    cluster = memlane.cluster
+    if args.phases[-1:] != [2]:
+        memlane.start_apis(2)  # the failover with both standbys in the read URLs
+    report("failover", failover(memlane, queries, args), out)
+    report("repoint_standby2", repoint(cluster.sync, cluster.async_, memlane), out)
+    if not args.no_rewind:
+        report("rewind_old_primary", rewind_old_primary(cluster.primary, cluster.sync, memlane), out)
+    if args.async_pause > 0 and out["repoint_standby2"].get("follows"):
+        report("async_loss", async_loss(memlane, queries, args), out)
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"machine": machine_line(machine_facts()), "load_avg_start": os.getloadavg()}
     logs = Path(tempfile.mkdtemp(prefix="memlane-replicas-"))
@@ -641,14 +675,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             queries = seed(memlane, args.seed)
             for replicas in args.phases:
                 report(f"reads_{replicas}_replicas", read_phase(memlane, replicas, queries, args), out)
-            if args.phases[-1:] != [2]:
-                memlane.start_apis(2)  # the failover with both standbys in the read URLs
-            report("failover", failover(memlane, queries, args), out)
-            report("repoint_standby2", repoint(cluster.sync, cluster.async_, memlane), out)
-            if not args.no_rewind:
-                report("rewind_old_primary", rewind_old_primary(cluster.primary, cluster.sync, memlane), out)
-            if args.async_pause > 0 and out["repoint_standby2"].get("follows"):
-                report("async_loss", async_loss(memlane, queries, args), out)
+            if args.delay_ms:
+                report("reads_2_replicas_delayed", delayed_phase(memlane, queries, args), out)
+            if not args.reads_only:
+                failover_steps(memlane, queries, args, out)
         finally:
             memlane.stop()
             for node_log in topo.root.glob("*.log"):
@@ -667,6 +697,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=300, help="notes in the scope before the reads")
     parser.add_argument("--settle", type=float, default=3, help="load before the promotion and after recovery")
     parser.add_argument("--async-pause", type=float, default=2, help="seconds standby2 receives nothing (0: skip)")
+    parser.add_argument("--delay-ms", type=int, default=200,
+                        help="a last read phase with both standbys replaying this late (0: skip)")  # fmt: skip
+    parser.add_argument("--reads-only", action="store_true", help="stop after the read phases")
     parser.add_argument("--no-rewind", action="store_true", help="leave the old primary dead")
     parser.add_argument("--json", type=Path, help="write every figure here")
     args = parser.parse_args()
