@@ -42,7 +42,9 @@ from __future__ import annotations
 
 import argparse
 import collections
+import concurrent.futures
 import contextlib
+import functools
 import json
 import os
 import random
@@ -53,7 +55,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -337,17 +339,22 @@ class Load:
 
 
 @contextlib.contextmanager
-def running(load: Load, *, readers: int, writers: int) -> Iterator[None]:
-    threads = [threading.Thread(target=load.reader, args=(k,), daemon=True) for k in range(readers)]
-    threads += [threading.Thread(target=load.writer, args=(k,), daemon=True) for k in range(writers)]
-    for t in threads:
-        t.start()
-    try:
-        yield
-    finally:
-        load.stop.set()
-        for t in threads:
-            t.join(timeout=90)
+def in_threads(stop: threading.Event, *targets: Callable[[], None]) -> Iterator[None]:
+    """``targets`` run in threads of their own until the block ends; then ``stop`` is set and
+    they are waited for."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(targets)) as pool:
+        for target in targets:
+            pool.submit(target)
+        try:
+            yield
+        finally:
+            stop.set()
+
+
+def running(load: Load, *, readers: int, writers: int) -> contextlib.AbstractContextManager[None]:
+    clients = [functools.partial(load.reader, k) for k in range(readers)]
+    clients += [functools.partial(load.writer, k) for k in range(writers)]
+    return in_threads(load.stop, *clients)
 
 
 @contextlib.contextmanager
@@ -367,13 +374,8 @@ def lag_sampler(node: PgNode, memlane: Memlane, every: float = 0.5) -> Iterator[
                 for replica in memlane.health().get("replicas", []):
                     samples[f"{replica['name']} memlane lag_ms"].append(float(replica.get("lag_ms") or 0.0))
 
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    try:
+    with in_threads(stop, loop):
         yield samples
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 # --- steps ---------------------------------------------------------------------------------
@@ -454,6 +456,15 @@ def gap(successes: list[tuple[float, float]], killed_at: float) -> float | None:
     return None if before is None or after is None else round(after - before, 2)
 
 
+def wait_acknowledged(load: Load, writes: int = 3, timeout: float = 60) -> None:
+    """Some writes through the load before the switch, so that "the last one before" exists."""
+    deadline = time.monotonic() + timeout
+    while len(load.write_ok) < writes:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"fewer than {writes} writes acknowledged before the switch")
+        time.sleep(0.05)
+
+
 def wait_recovered(load: Load, killed_at: float, timeout: float = 90) -> None:
     deadline = time.monotonic() + timeout
     while not any(sent > killed_at for sent, _ in load.write_ok):
@@ -468,6 +479,7 @@ def failover(memlane: Memlane, queries: list[str], args: argparse.Namespace) -> 
     load = Load(memlane.apis, queries)
     with running(load, readers=args.readers, writers=args.writers):
         time.sleep(args.settle)
+        wait_acknowledged(load)
         before = replication(cluster.primary)
         cluster.sync.promote()
         time.sleep(0.5)  # both accept connections; commits on the old primary wait for standby1
@@ -619,6 +631,7 @@ def async_loss(memlane: Memlane, queries: list[str], args: argparse.Namespace) -
     load = Load(memlane.apis, queries)
     with running(load, readers=1, writers=args.writers):
         time.sleep(2)
+        wait_acknowledged(load)
         link.hold()
         paused_at = time.monotonic()
         time.sleep(args.async_pause)
