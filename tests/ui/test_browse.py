@@ -127,7 +127,9 @@ def test_a_next_page_link_serves_only_the_caller_it_was_made_for(secured: LiveSe
         assert second.status_code == 200 and second.text.count("Heron ") == 2 and "Alice&#39;s nest" in second.text
         assert 'id="browse-end"' in second.text
 
-        for headers, changed in ((bob, query), (alice, query + "&type=event"), (alice, query[:-2] + "xx")):
+        made_up = f"scope={scope}&cursor={'A' * 600}.{'B' * 43}"
+        for headers, changed in ((bob, query), (alice, query + "&type=event"), (alice, query[:-2] + "xx"),
+                                 (alice, made_up)):  # fmt: skip
             refused = c.get(f"/ui/part/browse?{changed}", headers=headers)
             assert refused.status_code == 400, refused.text
             assert 'role="alert"' in refused.text and "400 invalid_cursor" in refused.text

@@ -261,8 +261,8 @@ class BrowseQuery(BaseModel):
     since: str = Field("", max_length=40)
     until: str = Field("", max_length=40)
     #: the opaque cursor of a next page (``MemoryReader.browse``); checked there, so a bad one
-    #: is a 400 fragment naming the field
-    cursor: str = Field("", max_length=MAX_CURSOR_LENGTH)
+    #: is a 400 fragment naming the field (this bound only keeps a huge one from being read)
+    cursor: str = Field("", max_length=4 * MAX_CURSOR_LENGTH)
 
     def instant(self, name: str) -> datetime | None:
         """A date or datetime field as an aware instant (a date is its midnight UTC); a value
