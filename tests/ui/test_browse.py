@@ -4,11 +4,13 @@ another agent's private memory never shows."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
 import httpx
 
+from tests.support import memory_api
 from tests.support.memory_api import new_scope
 from tests.support.server import LiveServer
 from tests.ui.helpers import ALICE, BOB, loaded, screenshot, use, write
@@ -96,3 +98,39 @@ def test_browsing_shows_only_what_the_caller_may_read(secured: LiveServer, page:
     )
     assert listed(page) == ["Shared note"]
     screenshot(page, "browse-as-bob")
+
+
+def next_link(html: str) -> str:
+    """The query of the page's *Next page* link (the HTML escapes its ``&``)."""
+    found = re.search(r'id="browse-next" href="/ui/browse\?([^"]+)"', html)
+    assert found, html
+    return found.group(1).replace("&amp;", "&")
+
+
+def test_a_next_page_link_serves_only_the_caller_it_was_made_for(secured: LiveServer) -> None:
+    """The link carries an opaque cursor sealed to the caller, scope and filters: the caller
+    pages on with it; another caller, a changed filter or a changed cursor get a 400 in the
+    panel, never another's position in the scope."""
+    scope = new_scope()
+    alice, bob = {"X-API-Key": ALICE}, {"X-API-Key": BOB}
+    herons = [{"type": "event", "title": f"Heron {i:02d}", "text_summary": f"a heron seen {i}"} for i in range(52)]
+    nest = {"type": "event", "title": "Alice's nest", "text_summary": "the nest is here"}
+    with httpx.Client(base_url=secured.url, timeout=30, headers=alice) as c:
+        memory_api.write(c, scope, herons)
+        hidden = [n["id"] for n in memory_api.write(c, scope, [nest], memory_lane="private")["nodes"]]
+    with httpx.Client(base_url=secured.url, timeout=30) as c:
+        first = c.get("/ui/part/browse", params={"scope": scope}, headers=alice)
+        assert first.status_code == 200 and first.text.count("Heron ") == 50
+        query = next_link(first.text)
+        assert "after=" not in query and hidden[0] not in query
+        second = c.get(f"/ui/part/browse?{query}", headers=alice)
+        assert second.status_code == 200 and second.text.count("Heron ") == 2 and "Alice&#39;s nest" in second.text
+        assert 'id="browse-end"' in second.text
+
+        made_up = f"scope={scope}&cursor={'A' * 600}.{'B' * 43}"
+        for headers, changed in ((bob, query), (alice, query + "&type=event"), (alice, query[:-2] + "xx"),
+                                 (alice, made_up)):  # fmt: skip
+            refused = c.get(f"/ui/part/browse?{changed}", headers=headers)
+            assert refused.status_code == 400, refused.text
+            assert 'role="alert"' in refused.text and "400 invalid_cursor" in refused.text
+            assert "cursor: not a cursor of this listing" in refused.text and "Heron" not in refused.text

@@ -7,6 +7,7 @@
 
 import { MemlaneTimeoutError } from "./errors.js";
 import type * as api from "./openapi.js";
+import { WritePositions } from "./positions.js";
 import { RetryPolicy, type RetryOptions } from "./retry.js";
 import type * as tr from "./tool-results.js";
 import { type Body, type Fetch, type Query, Transport } from "./transport.js";
@@ -36,6 +37,10 @@ export interface ClientOptions {
   headers?: Record<string, string> | undefined;
   /** Your own `fetch` (proxies, TLS, tracing); the global `fetch` by default. */
   fetch?: Fetch | undefined;
+  /** Read-your-writes with read replicas (on by default): the position the server answers this
+   * client's writes with (`X-Memlane-Position`, PostgreSQL only) is sent back on later calls as
+   * `X-Memlane-Read-After`, so no read is served by a replica that has not replayed them. */
+  readYourWrites?: boolean | undefined;
 }
 
 /** Options of the calls that queue a task: the `Idempotency-Key` (a new one per call by default). */
@@ -247,7 +252,14 @@ export class MemlaneClient {
     Object.assign(headers, options.headers);
     const retry = options.retry instanceof RetryPolicy ? options.retry : new RetryPolicy(options.retry);
     const fetchImpl: Fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
-    this.t = new Transport(baseUrl, fetchImpl, retry, headers, options.timeoutMs ?? 30_000);
+    this.t = new Transport(
+      baseUrl,
+      fetchImpl,
+      retry,
+      headers,
+      options.timeoutMs ?? 30_000,
+      new WritePositions(options.readYourWrites ?? true),
+    );
     this.layers = new Layers(this.t);
     this.tools = new Tools(this.t);
     this.knowledge = new Knowledge(this.t);

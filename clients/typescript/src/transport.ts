@@ -8,6 +8,7 @@
 import { MemlaneConnectionError, MemlaneError, MemlaneRedirectError, errorFrom } from "./errors.js";
 import type { OperationKey, Operations } from "./openapi.js";
 import type { SdkOperation } from "./operations.js";
+import { WritePositions } from "./positions.js";
 import { RetryPolicy, parseRetryAfter } from "./retry.js";
 
 /** The `fetch` the client calls: the global one, or yours (proxies, TLS, tracing). It must
@@ -68,6 +69,7 @@ export class Transport {
     private readonly retry: RetryPolicy,
     private readonly headers: Record<string, string>,
     private readonly timeoutMs: number,
+    private readonly positions: WritePositions = new WritePositions(),
   ) {}
 
   /** Operation `key` of the OpenAPI document ("METHOD /path/{param}"), one of the SDK's
@@ -117,7 +119,12 @@ export class Transport {
   async send(call: Call): Promise<Answer> {
     const url = this.url(call);
     const hasBody = call.body !== undefined;
-    const headers: Record<string, string> = { accept: "application/json", ...this.headers, ...call.headers };
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      ...this.headers,
+      ...this.positions.headers(),
+      ...call.headers,
+    };
     if (hasBody) headers["content-type"] = "application/json";
     const payload = hasBody ? JSON.stringify(call.body) : undefined;
     const timeoutMs = call.timeoutMs ?? this.timeoutMs;
@@ -149,6 +156,7 @@ export class Transport {
         }
         throw errorFrom(status, text, response.statusText, retryAfterMs);
       }
+      this.positions.note(response.headers);
       return { status, text };
     }
   }

@@ -22,11 +22,13 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from memlane.domain.clock import Clock
-from memlane.domain.filters import TRUE, Term, all_of, compiled
+from memlane.domain.cursors import Listing, PageCursors
+from memlane.domain.filters import TRUE, Cmp, Term, all_of, compiled
 from memlane.domain.model import Edge, Node, NodeBrief, ScoredId, SeedFilter
 from memlane.domain.validity import CURRENT, ValidTime, current_term, unexpired_term, valid_term
 from memlane.domain.visibility import Viewer, Visibility, visibility_of
 from memlane.store.base import Vector
+from memlane.store.contracts.erasure import SecretOps
 from memlane.store.contracts.graph_reads import EdgeReadOps, NodeReadOps, SearchOps
 from memlane.store.contracts.maintenance import ScopeScanOps
 
@@ -37,14 +39,31 @@ class Lookup:
     hidden_layer: str | None = None
 
 
-class ReadStore(NodeReadOps, SearchOps, EdgeReadOps, ScopeScanOps, Protocol):
-    """Every read of the graph a caller can ask for, each filtered here by what the caller may see."""
+class ReadStore(NodeReadOps, SearchOps, EdgeReadOps, ScopeScanOps, SecretOps, Protocol):
+    """Every read of the graph a caller can ask for, each filtered here by what the caller may
+    see, and the server secret its page cursors are sealed with."""
+
+
+#: the ``server_secrets`` row holding the key page cursors are sealed with
+CURSOR_KEY_SECRET = "page_cursor_key"
+
+
+def written_term(written_from: datetime | None, written_before: datetime | None) -> Term:
+    """Nodes written at or after ``written_from`` and before ``written_before`` (a node with no
+    creation time is in no bounded range)."""
+    parts: list[Term] = []
+    if written_from is not None:
+        parts.append(Cmp("created_at", ">=", written_from))
+    if written_before is not None:
+        parts.append(Cmp("created_at", "<", written_before))
+    return all_of(*parts)
 
 
 class MemoryReader:
     def __init__(self, store: ReadStore, clock: Clock):
         self.store = store
         self.clock = clock
+        self._cursors: PageCursors | None = None
 
     @staticmethod
     def visibility(viewer: Viewer) -> Visibility:
@@ -163,22 +182,43 @@ class MemoryReader:
         admitted = compiled(self._by_id(viewer, CURRENT))
         return [n for n in page if admitted(n)], (page[-1].id if page else None)
 
+    async def cursors(self) -> PageCursors:
+        """The sealer of page cursors, keyed with the server secret every replica shares (made
+        by the first process to ask, like the erasure receipt's key)."""
+        if self._cursors is None:
+            self._cursors = PageCursors((await self.store.server_secret(CURSOR_KEY_SECRET)).encode("utf-8"))
+        return self._cursors
+
     async def browse(
         self,
         viewer: Viewer,
         scope: str,
         *,
-        after_id: str | None,
+        cursor: str | None,
         limit: int,
         when: ValidTime = CURRENT,
+        written_from: datetime | None = None,
+        written_before: datetime | None = None,
+        field: str = "cursor",
         **attrs: Any,
     ) -> tuple[list[Node], str | None]:
-        """``scan`` kept to what ``find`` with the same arguments returns (the viewer's reach,
-        facts valid and not expired at ``when``, SeedFilter's ``attrs``), so a listing can page
-        through a whole scope with any filter: ``(page, last_id_read)``, None at the end."""
-        page = await self.store.scan_nodes(viewer.tenant_id, scope, after_id=after_id, limit=limit)
-        admitted = compiled(self.filter(viewer, when, **attrs).term())
-        return [n for n in page if admitted(n)], (page[-1].id if page else None)
+        """A page of what ``find`` with the same arguments returns (the viewer's reach, facts
+        valid and not expired at ``when``, SeedFilter's ``attrs``), written in
+        ``[written_from, written_before)``, in id order (memlane's ids are time-ordered), so a
+        listing can page through a whole scope with any filter: ``(page, next_cursor)``, None
+        at the end. The filter is applied in the query, so a page ends on a row it shows and
+        ``next_cursor`` (domain/cursors.py) carries only that row, sealed to this viewer, scope
+        and filter; a cursor that is not is ``400 invalid_cursor`` naming ``field``."""
+        filters = {"when": repr(when), "from": repr(written_from), "before": repr(written_before)}
+        listing = Listing("browse", viewer, scope, {**filters, **{k: repr(v) for k, v in sorted(attrs.items())}})
+        seal = await self.cursors()
+        after = seal.open(listing, cursor, field=field)[-1] if cursor else None
+        term = all_of(self.filter(viewer, when, **attrs).term(), written_term(written_from, written_before))
+        page = await self.store.scan_nodes(viewer.tenant_id, scope, after_id=after, limit=limit + 1, where=term)
+        admitted = compiled(term)  # applied by the query; checked again on the rows, as every read is
+        shown = [n for n in page[:limit] if admitted(n)]
+        more = len(page) > limit and bool(shown)
+        return shown, (seal.seal(listing, [shown[-1].id]) if more else None)
 
     async def edges(self, viewer: Viewer, scope: str, nodes: Sequence[Node], *, limit: int = 1 << 30) -> list[Edge]:
         """Every edge touching ``nodes`` (nodes this reader returned) whose both ends the

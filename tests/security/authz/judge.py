@@ -31,6 +31,8 @@ from tests.security.authz.world import Target, World
 
 #: operations that write a node by the target's id: in another tenant, a node of its own
 WRITES_BY_ID = ("graph.write_over", "rules.edit")
+#: how a /ui fragment states a refusal: its status and code (templates/part_error.html)
+UI_ERROR = re.compile(r'role="alert"><strong>\d{3} ([a-z_]+)</strong>')
 #: the tools surface names any failure without a tool-specific code by its status
 TOOL_CODES = {400: "INVALID_INPUT", 401: "UNAUTHORIZED", 403: "UNAUTHORIZED", 404: "NOT_FOUND"}
 
@@ -57,13 +59,16 @@ def code_of(obs: Observation) -> str | None:
         return p.get("error_type")
     if obs.surface in ("tools", "mcp"):
         return p.get("errorCode")
-    return None  # conversation: {"detail": message}; /ui: an HTML fragment with the status
+    if obs.surface == "ui":
+        shown = UI_ERROR.search(obs.text)
+        return shown.group(1) if shown else None
+    return None  # conversation: {"detail": message}
 
 
 def expected_code(obs: Observation, refusal: Refusal) -> str | None:
     if obs.surface in ("tools", "mcp"):
         return refusal.code if refusal.code.isupper() else TOOL_CODES[refusal.status]
-    if obs.surface in ("conversation", "ui"):
+    if obs.surface == "conversation":
         return None
     return refusal.code
 

@@ -11,16 +11,22 @@ API documentation, so that a caller allowed to see a memory is shown to find it.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import itertools
 import json
+import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qs
 
 import httpx
 
 from tests.security.authz.model import Refusal, Who, may_govern, may_see
 from tests.security.authz.world import (
+    ACME,
     GRAPH,
     IDEMPOTENCY_KEY,
     LAYERS,
@@ -731,6 +737,196 @@ def ui_notes(a: Attempt) -> Observation:
     return _html(a, "/ui/part/notes", {"scope": a.target.scope})
 
 
+#: pages of a scope ``/ui/part/browse`` is followed through at most (50 memories a page)
+BROWSE_PAGES = 40
+_NEXT = re.compile(r'id="browse-next" href="/ui/browse\?([^"]+)"')
+
+
+def _browse_params(a: Attempt) -> dict[str, Any]:
+    """The target's scope; one attempt in three reads every interval, one its type only (not
+    from a foreign cursor: the owner's first page must have a next one)."""
+    params: dict[str, Any] = {"scope": a.target.scope}
+    if a.variant % 3 == 1:
+        params["validity"] = "history"
+    elif a.variant % 3 == 2 and a.target.node_type and not foreign_cursor(a):
+        params["type"] = a.target.node_type
+    return params
+
+
+def _cursor_of(html: str) -> str | None:
+    """The cursor of the page's *Next page* link (None: the last page)."""
+    found = _NEXT.search(html)
+    if not found:
+        return None
+    return str(parse_qs(found.group(1).replace("&amp;", "&")).get("cursor", [""])[0]) or None
+
+
+def _carried(cursor: str) -> str:
+    """What a cursor's readable part holds (docs/security.md: base64url JSON of the position,
+    then its MAC), so the judge looks for hidden memories there too."""
+    body = cursor.partition(".")[0]
+    try:
+        return base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode("utf-8", "replace")
+    except ValueError:
+        return ""
+
+
+def foreign_cursor(a: Attempt) -> bool:
+    """One attempt in four continues from a cursor the caller was not handed: the next page
+    of the target's owner (graph scope: the fillers give it one), elsewhere a made-up one."""
+    return a.variant % 4 == 3
+
+
+def _start(a: Attempt, params: dict[str, Any]) -> str | None:
+    """The cursor the attempt starts from: none, the owner's (got as the owner), or made up."""
+    if not foreign_cursor(a):
+        return None
+    if a.target.scope != GRAPH:
+        return "WyJ6eiJd.bm90LWEtbWFj"  # ["zz"] and no valid MAC
+    owner = a.world.caller(a.target.owner)
+    r = a.world.http.get("/ui/part/browse", params=params, headers=owner.auth())
+    cursor = _cursor_of(r.text) if r.status_code == 200 else None
+    assert cursor, (owner.name, r.status_code, r.text[:500])
+    return cursor
+
+
+def ui_browse(a: Attempt) -> Observation:
+    """Every page of the target's scope, following the *Next page* links (their cursors)."""
+    params = _browse_params(a)
+    cursor = _start(a, params)
+    texts: list[str] = []
+    obs = _get(a, "/ui/part/browse", {**params, **({"cursor": cursor} if cursor else {})}, "ui")
+    for _ in range(BROWSE_PAGES):
+        texts.append(obs.text)
+        cursor = _cursor_of(obs.text) if obs.status == 200 else None
+        if cursor is None:
+            break
+        texts.append(_carried(cursor))
+        obs = _get(a, "/ui/part/browse", {**params, "cursor": cursor}, "ui")
+    assert cursor is None or obs.status != 200, f"{a.target.scope}: more than {BROWSE_PAGES} pages"
+    obs.text = "\n".join(texts)
+    obs.found = obs.status == 200 and str(a.target.id) in obs.text
+    return obs
+
+
+def browsed(t: Target, who: Who, a: Attempt) -> bool:
+    """Every memory of the scope the caller may see is on one of its pages (not checked from a
+    foreign cursor, which starts after the owner's first page)."""
+    return not foreign_cursor(a) and (a.variant % 3 != 2 or t.node_type is not None)
+
+
+def cursor_bound(a: Attempt, who: Who) -> Refusal | None:
+    """docs/security.md: a cursor serves only the caller (tenant, agent, team, user, session,
+    role), scope and filters it was issued to; any other is ``400 invalid_cursor``."""
+    if not foreign_cursor(a):
+        return None
+    issued_to = a.world.caller(a.target.owner).who if a.target.scope == GRAPH else None
+    return None if who == issued_to else Refusal(400, "invalid_cursor")
+
+
+def _recalled_as(a: Attempt) -> Caller:
+    """Whose recall the audit then shows: the caller's own, or (odd variants) one its tenant's
+    admin made naming the caller's agent, which read every lane: the caller sees that row as
+    its own, and must still not see the seeds it may not read."""
+    if a.variant % 2 == 0:
+        return a.caller
+    return next(c for c in a.world.callers() if c.who.tenant == a.caller.who.tenant and c.who.admin)
+
+
+def ui_audit(a: Attempt) -> Observation:
+    """A recall of the target's words (its query made unique), then the scope's recall audit,
+    read again until that recall is written (the log is written in batches) when the caller
+    may see the row: an admin, or a caller with an agent id."""
+    query = f"{a.target.words} audit{next(_CHANGE)}"
+    body = {"scope": a.target.scope, "query_text": query, "limit": 200, "max_nodes": 200, "ranked_limit": 500}
+    recaller = _recalled_as(a)
+    if recaller is a.caller:
+        recalled = _post(a, "/v1/memory/recall_text", body, "graph").status
+    else:
+        body.update({"consumer_agent_id": a.caller.who.agent} if a.caller.who.agent else {})
+        recalled = a.world.http.post("/v1/memory/recall_text", json=body, headers=recaller.auth()).status_code
+    digest = hashlib.sha256(query.encode("utf-8")).hexdigest()
+    obs = _get(a, "/ui/part/audit", {"scope": a.target.scope}, "ui")
+    sees_row = a.caller.who.admin or a.caller.who.agent is not None  # (the admins have no agent id of their own)
+    deadline = time.monotonic() + 10
+    while recalled == 200 and obs.status == 200 and sees_row and digest not in obs.text:
+        assert time.monotonic() < deadline, f"the recall {digest} never reached the audit: {obs.text[:500]}"
+        time.sleep(0.05)
+        obs = _get(a, "/ui/part/audit", {"scope": a.target.scope}, "ui")
+    obs.found = obs.status == 200 and str(a.target.id) in obs.text
+    return obs
+
+
+def audited(t: Target, who: Who, a: Attempt) -> bool:
+    """The recall seeded from the target (a ready node of the hot or warm tier), and the audit
+    shows the caller that recall: the admin, or a caller with an agent id, asking as its
+    credentials (a claim the graph surface does not read is not in the recall)."""
+    return seedable(t, who, a) and (who.admin or who.agent is not None) and who == a.caller.who
+
+
+def _people_user(a: Attempt) -> str | None:
+    """No user (the user list), the target's user, or the other one."""
+    if a.variant % 3 == 0 or a.target.user is None:
+        return None
+    return a.target.user if a.variant % 3 == 1 else ("u2" if a.target.user == "u1" else "u1")
+
+
+def ui_people(a: Attempt) -> Observation:
+    """The app's users, or one user's conversation. In the list, a note shows as its user's
+    row (a link to that user's page): every note of a user is that user's alone."""
+    user = _people_user(a)
+    obs = _html(a, "/ui/part/people", {"scope": a.target.scope, **({"user": user} if user else {})})
+    if user is None:
+        row = f'user={a.target.user}"'
+        obs.found = obs.status == 200 and a.target.tenant == a.caller.who.tenant and row in obs.text
+    return obs
+
+
+def people_of(t: Target, who: Who, a: Attempt) -> bool:
+    """A note's user is listed, and the user's notes are listed when the page asks for them."""
+    return t.kind == "note" and _people_user(a) in (None, t.user)
+
+
+def acts_for_user(a: Attempt, who: Who) -> Refusal | None:
+    """docs/ui.md: a user's conversation is shown to a caller acting for that user (and the
+    admin); anyone else gets ``403 identity_mismatch`` for it. The page's ``user`` is what it
+    shows, not who the caller is: a manager acts for a user by ``X-User-Id``."""
+    user = _people_user(a)
+    if user is None or who.admin or who.user == user:
+        return None
+    return Refusal(403, "identity_mismatch")
+
+
+def _hub(a: Attempt) -> Target:
+    """The shared node of the caller's tenant that the two-hop view is drawn around."""
+    return a.world.targets["g_shared" if a.caller.who.tenant == ACME else "g_b_shared"]
+
+
+def ui_graph(a: Attempt) -> Observation:
+    """A memory's page, its neighbourhood drawn to two hops: the hub's, wherever the target is."""
+    hub = _hub(a)
+    return _html(a, f"/ui/part/memory/{hub.id}", {"scope": hub.scope})
+
+
+def two_hops(t: Target, who: Who, a: Attempt) -> bool:
+    """The target is within two hops of the hub along edges (as stored now) whose every node
+    the caller may see: a hidden node bridges to nothing."""
+    hub = _hub(a)
+    seen = {
+        x.id
+        for x in a.world.targets.values()
+        if x.is_node and x.id and x.scope == hub.scope and may_see(who, x.tenant, x.audience, x.user)
+    }
+    if hub.id not in seen:
+        return False
+    reached, frontier = {hub.id}, {hub.id}
+    for _ in range(2):
+        frontier = {n for f in frontier for n in a.world.inspector.neighbours(hub.tenant, str(hub.scope), f)}
+        frontier = (frontier & seen) - reached
+        reached |= frontier
+    return t.id in reached
+
+
 def admin_export(a: Attempt) -> Observation:
     params: dict[str, Any] = {"scope": a.target.scope}
     if a.tenant_in_body:
@@ -903,6 +1099,11 @@ OPS: list[Op] = [
     Op("ui.knowledge", ui_knowledge, "headers", False, ("knowledge",)),
     Op("ui.rules", ui_rules, "headers", False, ("rule",)),
     Op("ui.notes", ui_notes, "headers", False, ("note",)),
+    Op("ui.browse", ui_browse, "headers", False, NODE_KINDS, browsed, policy=cursor_bound),
+    # the audit needs a recall of the caller's own: recall seeds from any kind of node
+    Op("ui.audit", ui_audit, "headers", False, NODE_KINDS, audited),
+    Op("ui.people", ui_people, "headers", False, ("note",), people_of, policy=acts_for_user),
+    Op("ui.graph", ui_graph, "headers", False, ("graph",), two_hops),
     Op("admin.export", admin_export, "none", True, NODE_KINDS, policy=admin_only),
     Op("knowledge.list", knowledge_list, "none", False, ("knowledge",)),
     Op("knowledge.get", knowledge_get, "none", False, ("knowledge",)),

@@ -233,6 +233,11 @@ def make_targets() -> list[Target]:
         _t("g_link_a1", "graph", "a1", ("agent", "a1"), spec={"links": ["g_shared", "g_red"]}, **g),
         _t("g_cold_a2", "graph", "a2", ("agent", "a2"), tier="cold", **g),
         _t("g_j5", "graph", "j5", ("agent", "a5"), **g),
+        # a chain around the shared node for the two-hop view (/ui/part/memory): a shared
+        # neighbour, and beyond it a private node and a shared node of a user
+        _t("g_mid", "graph", "wide", ("shared",), spec={"memory_lane": "shared", "links": ["g_shared"]}, **g),
+        _t("g_far_a3", "graph", "a3", ("agent", "a3"), spec={"links": ["g_mid"]}, **g),
+        _t("g_far_u2", "graph", "a2", ("shared",), spec={"memory_lane": "shared", "links": ["g_mid"]}, **g),
         _t("g_b1", "graph", "b1", ("agent", "a1"), **g),
         _t("g_b_shared", "graph", "jb", ("shared",), spec={"memory_lane": "shared"}, **g),
         _t("r_a1", "rule", "a1", ("agent", "a1"), **rule),
@@ -323,6 +328,15 @@ class Inspector:
             return self.buffer(target.tenant, str(target.scope), str(target.user))
         assert target.id is not None
         return self.node(target.tenant, target.id)
+
+    def neighbours(self, tenant: str, scope: str, node_id: str) -> set[str]:
+        """The ids at the other end of the node's stored edges, whoever may see them."""
+        edges = self.loop.run(
+            self.store.edges_touching(
+                tenant, scope, [node_id], min_weight=float("-inf"), min_confidence=float("-inf"), limit=1000
+            )
+        )
+        return {e.dst_id if e.src_id == node_id else e.src_id for e in edges}
 
     def buffer(self, tenant: str, app: str, user: str) -> BufferState | None:
         return self.loop.run(BatcherStore(self.store).get(BufferKey(tenant, app, user, None)))
@@ -479,11 +493,28 @@ class World:
     def caller(self, name: str) -> Caller:
         return CALLERS[name]
 
+    def callers(self) -> list[Caller]:
+        return list(CALLERS.values())
+
+
+#: shared nodes written in each tenant's graph scope before the targets: every caller's
+#: listing of the scope (/ui/part/browse, 50 a page) then has a next page, so paging and
+#: its cursors are part of every attempt there
+FILLERS = 60
+
+
+def write_fillers(writer: Writer) -> None:
+    for owner in ("wide", "badmin"):
+        nodes = [{"type": "event", "title": f"filler {i}", "text_summary": f"filler {i}"} for i in range(FILLERS)]
+        writer.post(owner, "/v1/memory/write", {"scope": GRAPH, "input_text": "fillers", "nodes": nodes,
+                                                 "memory_lane": "shared"})  # fmt: skip
+
 
 def build_world(server: LiveServer, url: str, mcp: Any, loop: Loop) -> Iterator[World]:
     with httpx.Client(base_url=server.url, timeout=60) as http:
         targets = {t.name: t for t in make_targets()}
         writer = Writer(server, http, mcp, targets)
+        write_fillers(writer)
         for t in targets.values():
             writer.create(t)
         inspector = Inspector(url, loop)

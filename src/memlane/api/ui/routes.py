@@ -23,6 +23,7 @@ from memlane.api.common.body import JsonBodyRoute
 from memlane.api.common.deps import ServicesDep, admin_authorized, quota, request_viewer, resolve_scope
 from memlane.api.common.route_labels import LabelledMount
 from memlane.api.ui import views
+from memlane.domain.cursors import MAX_CURSOR_LENGTH
 from memlane.domain.errors import InvalidRequest, MemlaneError, NotFound
 from memlane.domain.inputs import MAX_SCOPE_LENGTH, NAME_PATTERN
 from memlane.domain.model import NODE_TYPES, TIERS
@@ -259,7 +260,9 @@ class BrowseQuery(BaseModel):
     as_of: str = Field("", max_length=40)
     since: str = Field("", max_length=40)
     until: str = Field("", max_length=40)
-    after: str = Field("", max_length=64, pattern=r"^[A-Za-z0-9._:-]*$")
+    #: the opaque cursor of a next page (``MemoryReader.browse``); checked there, so a bad one
+    #: is a 400 fragment naming the field (this bound only keeps a huge one from being read)
+    cursor: str = Field("", max_length=4 * MAX_CURSOR_LENGTH)
 
     def instant(self, name: str) -> datetime | None:
         """A date or datetime field as an aware instant (a date is its midnight UTC); a value
@@ -311,10 +314,10 @@ async def browse_page(request: Request, q: BrowseQ) -> HTMLResponse:
 async def browse_part(request: Request, svc: ServicesDep, q: BrowseQ) -> HTMLResponse:
     async def build(viewer: Viewer) -> dict[str, Any]:
         chosen = resolve_scope(request, q.scope or None)
-        found = await views.browse(svc, viewer, chosen, q.browse_filter(), q.after or None)
+        found = await views.browse(svc, viewer, chosen, q.browse_filter(), q.cursor or None)
         following = None
-        if found.next_after is not None:
-            following = urlencode({**q.model_dump(exclude_defaults=True), "after": found.next_after})
+        if found.next_cursor is not None:
+            following = urlencode({**q.model_dump(exclude_defaults=True), "cursor": found.next_cursor})
         return {"page": found, "scope": chosen, "next_query": following, "now": svc.clock.now(), "q": q}
 
     return await fragment(request, "part_browse.html", build)

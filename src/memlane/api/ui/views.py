@@ -387,9 +387,8 @@ async def note_chains(svc: Services, viewer: Viewer, scope: str) -> list[list[No
     return sorted(chains, key=lambda c: str(newest[id(c)] or ""), reverse=True)
 
 
-#: memories shown per page of a scope's listing, and scope rows read at most to fill one
+#: memories shown per page of a scope's listing
 BROWSE_PAGE = 50
-BROWSE_SCAN = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,50 +412,34 @@ class BrowseFilter:
             return ValidTime(as_of=self.as_of)
         return CURRENT
 
-    def written(self, node: Node) -> bool:
-        at = node.created_at
-        if at is None:
-            return self.since is None and self.until is None
-        return (self.since is None or at >= self.since) and (self.until is None or at < self.until)
-
 
 @dataclass(slots=True)
 class BrowsePage:
     nodes: list[Node]
-    #: the id the next page starts after (None: the scope's end was reached)
-    next_after: str | None
-    #: how many rows of the scope this page read
-    read: int
+    #: the opaque cursor of the next page (None: the scope's end was reached)
+    next_cursor: str | None
 
 
-async def browse(svc: Services, viewer: Viewer, scope: str, flt: BrowseFilter, after: str | None) -> BrowsePage:
+async def browse(svc: Services, viewer: Viewer, scope: str, flt: BrowseFilter, cursor: str | None) -> BrowsePage:
     """A page of the scope's memories (in id order: creation order to the millisecond, as
-    memlane's ids are time-ordered) passing ``flt``, read through ``MemoryReader.browse``: the same filter as
-    every read, so expired and no-longer-valid memories stay hidden unless ``flt`` asks for
-    them. At most ``BROWSE_SCAN`` rows are read per page, whatever the filter."""
-    out: list[Node] = []
-    read = 0
-    while read < BROWSE_SCAN:
-        found, last = await svc.reader.browse(
-            viewer,
-            scope,
-            after_id=after,
-            limit=SCAN_PAGE,
-            when=flt.when(),
-            tiers=(flt.tier,) if flt.tier else (),
-            types=(flt.type,) if flt.type else None,
-            layers=(flt.layer,) if flt.layer else None,
-            exclude_draft_topics=False,
-        )
-        if last is None:
-            return BrowsePage(out, None, read)
-        read += SCAN_PAGE
-        for n in (n for n in found if flt.written(n)):
-            out.append(n)
-            if len(out) == BROWSE_PAGE:
-                return BrowsePage(out, n.id, read)
-        after = last
-    return BrowsePage(out, after, read)
+    memlane's ids are time-ordered) passing ``flt``, read through ``MemoryReader.browse``: the
+    same filter as every read, so expired and no-longer-valid memories stay hidden unless
+    ``flt`` asks for them, applied in the query, so the next page's cursor names only the last
+    memory shown (sealed to this caller, scope and filter)."""
+    found, following = await svc.reader.browse(
+        viewer,
+        scope,
+        cursor=cursor,
+        limit=BROWSE_PAGE,
+        when=flt.when(),
+        written_from=flt.since,
+        written_before=flt.until,
+        tiers=(flt.tier,) if flt.tier else (),
+        types=(flt.type,) if flt.type else None,
+        layers=(flt.layer,) if flt.layer else None,
+        exclude_draft_topics=False,
+    )
+    return BrowsePage(found, following)
 
 
 @dataclass(slots=True)

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
+from memlane.domain.filters import TRUE, Term
 from memlane.domain.model import Commit, CommitInfo, Node
 from memlane.store.base import EdgeRedirectResult, NodeMutation
 
@@ -39,8 +40,11 @@ class ScopeScanOps(Protocol):
         limit: int,
         tiers: Sequence[str] | None = None,
         types: Sequence[str] | None = None,
+        where: Term = TRUE,
     ) -> list[Node]:
-        """Nodes of a scope in id order after ``after_id`` (keyset pages for offline jobs)."""
+        """Nodes of a scope in id order after ``after_id`` (keyset pages for offline jobs),
+        those passing ``where`` only: a listing that pages through what a reader may see
+        (``MemoryReader.browse``) filters in the query, so each page ends on a row it shows."""
         ...
 
 

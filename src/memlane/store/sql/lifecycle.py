@@ -16,11 +16,13 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from memlane.domain.filters import TRUE, Term
 from memlane.domain.model import Commit, CommitInfo, Edge, Node
 from memlane.store.base import EdgeRedirectResult, NodeMutation, edge_from_row, node_from_row
 from memlane.store.schema import NODE_COLUMNS_NO_VECTOR, edges, nodes, scope_heads
 from memlane.store.sql.core import SqlCore, chunks
 from memlane.store.sql.writes import write_patches
+from memlane.store.sql_filters import to_sql
 
 #: an edge's columns without ``rev`` (a store detail an ``Edge`` does not carry)
 EDGE_COLUMNS = [c for c in edges.c if c.name != "rev"]
@@ -150,10 +152,13 @@ class Lifecycle(SqlCore):
         limit: int,
         tiers: Sequence[str] | None = None,
         types: Sequence[str] | None = None,
+        where: Term = TRUE,
     ) -> list[Node]:
         if limit <= 0:
             return []
         cond: list[Any] = [nodes.c.tenant_id == tenant_id, nodes.c.scope == scope]
+        if where != TRUE:
+            cond.append(to_sql(where, nodes))
         if after_id is not None:
             cond.append(nodes.c.id > after_id)
         if tiers:
