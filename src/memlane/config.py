@@ -236,7 +236,7 @@ class RecallSettings(SettingsGroup):
     keyword_weight: float = Field(0.6, ge=0, validation_alias=_env("MEMLANE_RECALL_KEYWORD_WEIGHT"))
     candidates: int = Field(100, ge=1, le=1000, validation_alias=_env("MEMLANE_RECALL_CANDIDATES"))
     graph_weight: float = Field(1.0, ge=0, validation_alias=_env("MEMLANE_RECALL_GRAPH_WEIGHT"))
-    entity_boost: float = Field(0.3, ge=0, validation_alias=_env("MEMLANE_RECALL_ENTITY_BOOST"))
+    entity_boost: float = Field(1.0, ge=0, validation_alias=_env("MEMLANE_RECALL_ENTITY_BOOST"))
     time_boost: float = Field(0.5, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_BOOST"))
     time_scale_days: float = Field(3.0, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_SCALE_DAYS"))
     time_statement_boost: float = Field(0.5, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_STATEMENT_BOOST"))
