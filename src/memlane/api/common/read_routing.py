@@ -37,6 +37,9 @@ log = logging.getLogger(__name__)
 POSITION_HEADER = "X-Memlane-Position"
 READ_AFTER_HEADER = "X-Memlane-Read-After"
 READ_SOURCE_HEADER = "X-Memlane-Read-Source"
+#: ``scope`` key of headers for whatever response the request ends with, an error rendered by
+#: the exception handlers included; the edge middleware (edge_middleware.py) adds them
+EXTRA_HEADERS = "memlane.response_headers"
 
 
 async def route_reads(request: Request) -> None:
@@ -66,18 +69,21 @@ async def routed(request: Request, run: Callable[[], Awaitable[Response]]) -> Re
     when its replica failed; add the position and read-source headers."""
     with read_routing.request_reads() as state:
         try:
-            response = await run()
-        except Exception as error:
-            if state.replica is None or not _database_failure(error):
-                raise
-            _fall_back(request, state, error)
-            response = await run()
-        else:
-            if state.replica is not None and response.status_code == 503:
-                # a page that renders its own errors (the UI's fragments) caught the failure
-                _fall_back(request, state, StoreUnavailable("the read replica answered 503"))
+            try:
                 response = await run()
-        await _add_headers(request, state, response)
+            except Exception as error:
+                if state.replica is None or not _database_failure(error):
+                    raise
+                _fall_back(request, state, error)
+                response = await run()
+            else:
+                if state.replica is not None and response.status_code == 503:
+                    # a page that renders its own errors (the UI's fragments) caught the failure
+                    _fall_back(request, state, StoreUnavailable("the read replica answered 503"))
+                    response = await run()
+        finally:
+            _count_read(request, state)
+        await _add_position(request, state, response)
         return response
 
 
@@ -91,12 +97,19 @@ def _fall_back(request: Request, state: RequestReads, error: BaseException) -> N
     state.fall_back_to_primary()
 
 
-async def _add_headers(request: Request, state: RequestReads, response: Response) -> None:
-    if state.source is not None:
-        response.headers[READ_SOURCE_HEADER] = state.source
-        READS.labels(state.source).inc()
-        if state.outcome is not None:
-            READ_AFTER.labels("primary_fallback" if state.primary_only else state.outcome).inc()
+def _count_read(request: Request, state: RequestReads) -> None:
+    """Count a routed read, and say where it was served: on any answer, an error included
+    (a 404 from a replica is worth telling from one of the primary), so through the edge
+    middleware, which adds it to whatever response the request ends with."""
+    if state.source is None:
+        return
+    request.scope.setdefault(EXTRA_HEADERS, {})[READ_SOURCE_HEADER] = state.source
+    READS.labels(state.source).inc()
+    if state.outcome is not None:
+        READ_AFTER.labels("primary_fallback" if state.primary_only else state.outcome).inc()
+
+
+async def _add_position(request: Request, state: RequestReads, response: Response) -> None:
     if state.wrote and not state.read_route and 200 <= response.status_code < 300:
         router = get_services(request).reads
         position = await router.primary_position() if router is not None else None
