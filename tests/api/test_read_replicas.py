@@ -111,7 +111,9 @@ def wait_state(client: httpx.Client, state: str, *, timeout: float = 30) -> dict
         replicas = replicas_of(client)
         return replicas[0] if replicas[0]["state"] == state else None
 
-    return wait_for(check, what=f"the replica {state}", timeout=timeout, diagnose=lambda: str(replicas_of(client)))
+    seen = wait_for(check, what=f"the replica {state}", timeout=timeout, diagnose=lambda: str(replicas_of(client)))
+    assert seen is not None
+    return seen
 
 
 @pytest.fixture
