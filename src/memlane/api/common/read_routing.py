@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Annotated
 
 from fastapi import Depends, Request, Response
 
@@ -59,9 +58,8 @@ async def route_reads(request: Request) -> None:
     state.use(await router.choose(position))
 
 
-#: ``dependencies=[RoutedRead]`` on a read route or router
+#: ``dependencies=[RoutedRead]`` on a read route or router: it needs no value, only to run first
 RoutedRead = Depends(route_reads)
-ReadsRouted = Annotated[None, RoutedRead]
 
 
 async def routed(request: Request, run: Callable[[], Awaitable[Response]]) -> Response:
@@ -137,4 +135,4 @@ def _database_failure(error: BaseException) -> bool:
     return False
 
 
-__all__ = ["POSITION_HEADER", "READ_AFTER_HEADER", "READ_SOURCE_HEADER", "ReadsRouted", "RoutedRead", "routed"]
+__all__ = ["POSITION_HEADER", "READ_AFTER_HEADER", "READ_SOURCE_HEADER", "RoutedRead", "routed"]
