@@ -176,6 +176,8 @@ def test_a_read_after_a_write_falls_back_to_the_primary_while_the_replica_is_beh
         mine = layers_get(c, memory_id, **{READ_AFTER: write.headers[POSITION]})
         assert mine.headers[SOURCE] == "primary" and found(mine, memory_id)
         assert metric(c, "memlane_read_after_total", outcome="primary_fallback") == before + 1
+        beyond = layers_get(c, memory_id, **{READ_AFTER: format_position(1 << 62)})
+        assert beyond.headers[SOURCE] == "primary" and found(beyond, memory_id)
 
 
 @pytest.mark.postgres

@@ -240,6 +240,10 @@ class ReadRouter:
         for replica in candidates:
             if replica.replay_lsn >= position:
                 return _on(replica, "replica")
+        if not await self._reached_by_primary(position):
+            # a position no write has reached (another database's, or made up): no replica
+            # will replay it, and waiting for one would only cost polls
+            return ReadChoice("primary", outcome="primary_fallback")
         deadline = time.monotonic() + self.read_after_wait
         waited = False
         while True:
@@ -252,6 +256,14 @@ class ReadRouter:
                 return ReadChoice("primary", outcome="primary_fallback")
             await asyncio.sleep(min(POLL_SEC, left))
             waited = True
+
+    async def _reached_by_primary(self, position: int) -> bool:
+        """Whether the primary's WAL has reached ``position`` (a sample of the monitor's says
+        so, else the primary is asked; True when it cannot be)."""
+        if self._samples.items and self._samples.items[-1][1] >= position:
+            return True
+        current = await self.primary_position()
+        return current is None or current >= position
 
     async def _replayed(self, replica: Replica, position: int) -> bool:
         """Whether ``replica`` has replayed ``position``, asking it (its answer is remembered)."""
