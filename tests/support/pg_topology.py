@@ -115,6 +115,13 @@ class PgNode:
         with contextlib.suppress(RuntimeError, subprocess.TimeoutExpired):
             _run(self.bin_dir, "pg_ctl", "-D", str(self.data), "-m", "immediate", "stop", timeout=30)
 
+    def pause_replay(self) -> None:
+        """A standby stops applying WAL (it still receives it): its data stays as it is."""
+        self.execute("SELECT pg_wal_replay_pause()")
+
+    def resume_replay(self) -> None:
+        self.execute("SELECT pg_wal_replay_resume()")
+
     def execute(self, *statements: str, database: str = "postgres") -> None:
         import asyncpg
 
