@@ -112,6 +112,21 @@ class SecuritySettings(SettingsGroup):
     erasure_hash_key: str | None = Field(None, min_length=16, validation_alias=_env("MEMLANE_ERASURE_HASH_KEY"))
 
 
+def split_read_urls(value: str) -> tuple[str, ...]:
+    """Comma-separated URLs, where a URL's own host list (``postgresql://u@h1:5432,h2:5433/db``)
+    also holds commas: a new URL starts only where a part begins with a scheme."""
+    urls: list[str] = []
+    for part in value.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "://" in part or not urls:
+            urls.append(part)
+        else:
+            urls[-1] += "," + part
+    return tuple(urls)
+
+
 class StorageSettings(SettingsGroup):
     """Where memories are kept, and the knobs both backends share."""
 
@@ -129,6 +144,39 @@ class StorageSettings(SettingsGroup):
     sqlite_synchronous: Literal["NORMAL", "FULL", "EXTRA"] = Field(
         "NORMAL", validation_alias=_env("MEMLANE_SQLITE_SYNCHRONOUS")
     )
+    # PostgreSQL read replicas (docs/operations.md "Read replicas"): hot standbys that serve reads
+    database_read_urls: str = Field("", validation_alias=_env("MEMLANE_DATABASE_READ_URLS"))
+    read_after_wait_ms: int = Field(250, ge=0, le=60_000, validation_alias=_env("MEMLANE_READ_AFTER_WAIT_MS"))
+    replica_check_interval_ms: int = Field(
+        1000, ge=50, le=3_600_000, validation_alias=_env("MEMLANE_REPLICA_CHECK_INTERVAL_MS")
+    )
+    replica_max_lag_ms: int = Field(5000, ge=0, validation_alias=_env("MEMLANE_REPLICA_MAX_LAG_MS"))
+
+    @field_validator("database_read_urls")
+    @classmethod
+    def _read_urls_are_postgres(cls, value: str) -> str:
+        for url in split_read_urls(value):
+            if not url.startswith(("postgresql://", "postgres://")):
+                raise ValueError(
+                    "MEMLANE_DATABASE_READ_URLS: each read replica is a postgresql:// URL "
+                    f"(got one starting {url.split(':', 1)[0]!r})"
+                )
+        return value
+
+    @model_validator(mode="after")
+    def _replicas_need_postgres(self) -> StorageSettings:
+        if self.read_urls and self.backend != "postgres":
+            raise ValueError(
+                "MEMLANE_DATABASE_READ_URLS needs MEMLANE_DATABASE_URL to be PostgreSQL: "
+                "SQLite has no read replicas (unset MEMLANE_DATABASE_READ_URLS)"
+            )
+        return self
+
+    @property
+    def read_urls(self) -> tuple[str, ...]:
+        """The read replicas' URLs; a libpq host list stays one URL (its hosts are separated
+        by commas before the path, the URLs by commas after a path or query)."""
+        return split_read_urls(self.database_read_urls)
 
     @cached_property
     def resolved_database_url(self) -> str:
@@ -236,7 +284,7 @@ class RecallSettings(SettingsGroup):
     keyword_weight: float = Field(0.6, ge=0, validation_alias=_env("MEMLANE_RECALL_KEYWORD_WEIGHT"))
     candidates: int = Field(100, ge=1, le=1000, validation_alias=_env("MEMLANE_RECALL_CANDIDATES"))
     graph_weight: float = Field(1.0, ge=0, validation_alias=_env("MEMLANE_RECALL_GRAPH_WEIGHT"))
-    entity_boost: float = Field(0.3, ge=0, validation_alias=_env("MEMLANE_RECALL_ENTITY_BOOST"))
+    entity_boost: float = Field(1.0, ge=0, validation_alias=_env("MEMLANE_RECALL_ENTITY_BOOST"))
     time_boost: float = Field(0.5, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_BOOST"))
     time_scale_days: float = Field(3.0, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_SCALE_DAYS"))
     time_statement_boost: float = Field(0.5, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_STATEMENT_BOOST"))

@@ -57,6 +57,18 @@ JOB_RUNS = Counter(
     ["kind", "outcome"],
 )
 
+READS = Counter(
+    "memlane_reads",
+    "Read requests routed with read replicas configured, by the database that served them (replica, primary)",
+    ["source"],
+)
+READ_AFTER = Counter(
+    "memlane_read_after",
+    "Reads that sent X-Memlane-Read-After, by outcome: replica (one had replayed the position), "
+    "replica_after_wait (one did within MEMLANE_READ_AFTER_WAIT_MS), primary_fallback",
+    ["outcome"],
+)
+
 RECALL_STAGES = ("embed", "vector", "keyword", "graph", "rank")
 _STAGE_CHILDREN = {s: RECALL_STAGE_SECONDS.labels(s) for s in RECALL_STAGES}
 

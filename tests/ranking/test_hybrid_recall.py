@@ -205,3 +205,37 @@ async def test_a_question_of_only_function_words_still_recalls_by_meaning(rankin
     query = "what did they do?"
     scope, ids = await ranking.write(distractors(query, 3))
     assert (await ranking.ranked_ids(scope, query))[0] == ids["d0"]
+
+
+async def test_a_question_about_one_person_finds_both_of_their_answers_before_anothers_look_alikes(
+    ranking: Ranking,
+) -> None:
+    # "What has Melanie painted?" is answered by two turns of Melanie's, each less like the
+    # question than the other speaker's talk about painting; the answer needs both
+    query = "What has Melanie painted?"
+    q = query_vector(query)
+
+    def turn(cid: str, speaker: str, text: str, cosine: float, seed: int) -> dict[str, Any]:
+        return {
+            "client_id": cid,
+            "type": "event",
+            "text_summary": text,
+            "slots": {"speaker": speaker},
+            "embedding": vector_with_cosine(q, cosine, seed=seed),
+        }
+
+    nodes = [
+        turn("horse", "Melanie", "here is the horse I did last month", 0.40, 11),
+        turn("lake", "Melanie", "the lake at sunrise, done last summer", 0.39, 12),
+        turn("c1", "Caroline", "art lets me show who I am", 0.55, 13),
+        turn("c2", "Caroline", "colours and brushes everywhere in my room", 0.54, 14),
+        turn("c3", "Caroline", "my class meets on Thursdays", 0.53, 15),
+    ]
+    scope, ids = await ranking.write(nodes)
+    order = await ranking.ranked_ids(scope, query)
+    assert set(order[:2]) == {ids["horse"], ids["lake"]}
+    # without the entity signal the other speaker's look-alikes come first
+    assert not set((await ranking.ranked_ids(scope, query, config=SWITCHES["no-entity"]))[:2]) & {
+        ids["horse"],
+        ids["lake"],
+    }

@@ -171,13 +171,17 @@ def test_a_reply_written_alone_is_found_by_the_question_it_answers_through_its_c
         ("Bob", "I have been reading a lot of science fiction lately."),
         ("Alice", "My sister is moving to Lisbon next month."),
         ("Bob", "The new bakery downtown makes great croissants."),
+        ("Alice", "The animal shelter on Elm Street is looking for volunteers."),
+        ("Bob", "My neighbour's cat keeps sleeping on our porch."),
     ]
+    # the question names no speaker: naming Bob would lift his turns with or without context
+    question = "Which pet was adopted from the shelter?"
     ranks = {}
     for name, c in (("context", client), ("alone", client_without_context)):
         scope = f"turns-{uuid.uuid4().hex[:10]}"
         ids = [write_alone(c, scope, text, speaker=who, session=1) for who, text in turns]
         wait_embedded(c, scope, len(turns))
-        ranked = [x["id"] for x in recall_text(c, scope, "Which pet did Bob adopt from the shelter?")["ranked"]]
+        ranked = [x["id"] for x in recall_text(c, scope, question)["ranked"]]
         ranks[name] = ranked.index(ids[1])
     assert ranks["context"] <= 1
     assert ranks["context"] < ranks["alone"]

@@ -140,6 +140,13 @@ class PgNode:
             timeout=300,
         )  # fmt: skip
 
+    def pause_replay(self) -> None:
+        """A standby stops applying WAL (it still receives it): its data stays as it is."""
+        self.execute("SELECT pg_wal_replay_pause()")
+
+    def resume_replay(self) -> None:
+        self.execute("SELECT pg_wal_replay_resume()")
+
     def execute(self, *statements: str, database: str = "postgres") -> None:
         import asyncpg
 

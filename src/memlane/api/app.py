@@ -87,8 +87,9 @@ def create_app(
 def _lifespan(
     settings: Settings, services: Services | None, *, freeze_startup_heap: bool
 ) -> Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]:
-    """Open the services (unless the caller gave them), start the in-process worker, and have
-    the services queue their periodic jobs (``Services.start_periodic``)."""
+    """Open the services (unless the caller gave them), start the in-process worker, have
+    the services queue their periodic jobs (``Services.start_periodic``), and start watching
+    the read replicas (store/postgres/replicas.py)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -101,6 +102,8 @@ def _lifespan(
             if requeued:
                 log.info("embedding model is %s: %d nodes queued for re-embedding", svc.embedder.model_id, requeued)
         await svc.start_periodic()
+        if svc.reads is not None:
+            await svc.reads.start()
         if freeze_startup_heap:
             log.debug("froze %d start-up objects", freeze_startup_objects())
         try:

@@ -13,6 +13,7 @@ from memlane.client._core import (
     Call,
     M,
     RetryPolicy,
+    WritePositions,
     auth_headers,
     body,
     checked,
@@ -32,12 +33,14 @@ class _AsyncTransport:
     Credentials and identity headers go on each request, never onto the httpx client (a
     caller's client keeps its own headers for its own requests), and redirects are never
     followed, whatever the client says: a redirect is raised as ``MemlaneRedirectError``, so
-    credentials only ever go to the client's ``base_url``."""
+    credentials only ever go to the client's ``base_url``. The position of each write's
+    answer is noted and sent back on later requests (``WritePositions``)."""
 
-    def __init__(self, http: httpx.AsyncClient, retry: RetryPolicy, headers: dict[str, str]):
+    def __init__(self, http: httpx.AsyncClient, retry: RetryPolicy, headers: dict[str, str], positions: WritePositions):
         self.http = http
         self.retry = retry
         self.headers = headers
+        self.positions = positions
 
     async def send(self, call: Call) -> httpx.Response:
         attempt = 0
@@ -48,7 +51,7 @@ class _AsyncTransport:
                     call.path,
                     json=call.json,
                     params=call.params,
-                    headers={**self.headers, **call.headers},
+                    headers={**self.headers, **self.positions.headers(), **call.headers},
                     timeout=call.timeout if call.timeout is not None else httpx.USE_CLIENT_DEFAULT,
                     follow_redirects=False,
                 )
@@ -62,6 +65,7 @@ class _AsyncTransport:
                 await asyncio.sleep(self.retry.wait(attempt, retry_after_of(response)))
                 attempt += 1
                 continue
+            self.positions.note(response)
             return checked(response)
 
     async def result(self, call: Call, model: type[M]) -> M:
@@ -314,6 +318,12 @@ class AsyncMemlaneClient:
     the server takes ``tenant_id``, ``agent_id``, ``team_id``, ``user_id`` and ``session_id``
     (sent as ``X-Tenant-Id``, ``X-Agent-Id``... headers) at their word; with auth on they come
     from the credentials. Use it as a context manager, or call ``aclose()``.
+
+    ``read_your_writes`` (on by default): the client remembers the position the server
+    answers its writes with (``X-Memlane-Position``, PostgreSQL only) and sends the latest as
+    ``X-Memlane-Read-After``, so a read served by a read replica always sees this client's own
+    writes (docs/operations.md "Read replicas"). Off: reads may be served by a replica that
+    has not caught up yet.
     """
 
     def __init__(
@@ -331,6 +341,7 @@ class AsyncMemlaneClient:
         retry: RetryPolicy | None = None,
         headers: dict[str, str] | None = None,
         http_client: httpx.AsyncClient | None = None,
+        read_your_writes: bool = True,
     ):
         default_headers = auth_headers(api_key, jwt)
         identity = {"X-Tenant-Id": tenant_id, "X-Agent-Id": agent_id, "X-Team-Id": team_id, "X-User-Id": user_id,
@@ -339,7 +350,7 @@ class AsyncMemlaneClient:
         default_headers.update(headers or {})
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(base_url=base_url.rstrip("/"), timeout=timeout)
-        self._t = _AsyncTransport(self._http, retry or RetryPolicy(), default_headers)
+        self._t = _AsyncTransport(self._http, retry or RetryPolicy(), default_headers, WritePositions(read_your_writes))
         self.layers = AsyncLayers(self._t)
         self.tools = AsyncTools(self._t)
         self.knowledge = AsyncKnowledge(self._t)

@@ -91,6 +91,46 @@ def _seconds_until(http_date: str) -> float | None:
         return None
 
 
+#: read-your-writes (docs/sdk.md): a write's answer carries its commit position, which the
+#: client sends back on later requests so that a read replica serves them only once it has it
+POSITION_HEADER = "X-Memlane-Position"
+READ_AFTER_HEADER = "X-Memlane-Read-After"
+
+
+def _position_order(position: str) -> tuple[int, str]:
+    """Positions are ``lsn:`` and 16 hex digits; any other form sorts before them."""
+    digits = position[4:] if position.startswith("lsn:") else ""
+    try:
+        return int(digits, 16), position
+    except ValueError:
+        return -1, position
+
+
+class WritePositions:
+    """The latest position of this client's own writes, sent as ``X-Memlane-Read-After`` on
+    its requests so that none reads from a replica that has not replayed them (the server
+    looks at it on reads only). ``enabled`` False: nothing is remembered or sent.
+
+    A plain attribute swap: concurrent requests of one client may race to note a position,
+    and a position lost that way only makes a later read less strict about an older write,
+    never read an older state than the newer write the winner noted."""
+
+    def __init__(self, enabled: bool = True):
+        self.enabled = enabled
+        self.latest: str | None = None
+
+    def note(self, response: httpx.Response) -> None:
+        position = response.headers.get(POSITION_HEADER)
+        if not self.enabled or not position or not response.is_success:
+            return
+        latest = self.latest
+        if latest is None or _position_order(position) > _position_order(latest):
+            self.latest = position
+
+    def headers(self) -> dict[str, str]:
+        return {READ_AFTER_HEADER: self.latest} if self.enabled and self.latest else {}
+
+
 def auth_headers(api_key: str | None, jwt: str | None) -> dict[str, str]:
     headers = {"user-agent": "memlane-python-client"}
     if api_key:
@@ -124,5 +164,5 @@ def parse(model: type[M], response: httpx.Response) -> M:
     return model.model_validate(response.json())
 
 
-__all__ = ["Call", "MemlaneAPIError", "RetryPolicy", "auth_headers", "body", "checked", "parse", "retry_after_of",
-           "with_idempotency_key"]  # fmt: skip
+__all__ = ["POSITION_HEADER", "READ_AFTER_HEADER", "Call", "MemlaneAPIError", "RetryPolicy", "WritePositions",
+           "auth_headers", "body", "checked", "parse", "retry_after_of", "with_idempotency_key"]  # fmt: skip

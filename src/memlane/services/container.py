@@ -50,6 +50,7 @@ from memlane.services.writing import WriteService
 from memlane.store import migrate
 from memlane.store.contracts import Store
 from memlane.store.knowledge import KnowledgeStore
+from memlane.store.read_routing import ReadRouting
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -95,6 +96,38 @@ def build_store(settings: Settings, *, dimension: int) -> Store:
         keyword_term_max_docs=settings.storage.keyword_term_max_docs,
         synchronous=settings.storage.sqlite_synchronous,
         vector_cache_bytes=settings.storage.vector_cache_mb * 1024 * 1024,
+    )
+
+
+def build_read_router(settings: Settings, store: Store) -> ReadRouting | None:
+    """On PostgreSQL, the read replicas (``MEMLANE_DATABASE_READ_URLS``, none by default) and
+    the primary's write positions; on SQLite nothing: every read is the one database's."""
+    if settings.storage.backend != "postgres":
+        return None
+    from memlane.store.postgres.replicas import ReadRouter, replica_name
+    from memlane.store.postgres.store import PostgresStore, create_pg_engine
+
+    if not isinstance(store, PostgresStore):  # a wrapper in a test: reads stay where it sends them
+        return None
+    storage = settings.storage
+    replicas = [
+        (
+            replica_name(url),
+            create_pg_engine(
+                url,
+                pool_size=storage.db_pool_size,
+                max_overflow=storage.db_max_overflow,
+                pool_timeout=store.pool_timeout,
+            ),
+        )
+        for url in storage.read_urls
+    ]
+    return ReadRouter(
+        store.engine,
+        replicas,
+        read_after_wait_ms=storage.read_after_wait_ms,
+        check_interval_ms=storage.replica_check_interval_ms,
+        max_lag_ms=storage.replica_max_lag_ms,
     )
 
 
@@ -152,6 +185,8 @@ class Services:
     retention: RetentionService
     exporter: Exporter
     importer: Importer
+    #: PostgreSQL: where reads go and the primary's write positions (store/read_routing.py)
+    reads: ReadRouting | None = None
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -186,6 +221,8 @@ class Services:
         if self.recall.reranker is not None:
             await self.recall.reranker.aclose()
         await self.quotas.aclose()
+        if self.reads is not None:
+            await self.reads.close()
         await self.store.close()
 
 
@@ -254,6 +291,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         tools=_tools(core, sweeper, knowledge, sync),
         erasure=_erasure(core, recall, rules),
         retention=_retention(core),
+        reads=build_read_router(settings, store),
     )
     core.worker.handlers.update(services.handlers())
     return services

@@ -11,7 +11,8 @@ The same route class holds every request to domain/inputs.py: a query or path pa
 any string (key or value) of a JSON body, holding U+0000 is a 400 naming it (lone surrogates
 are not JSON to pydantic-core: ``invalid_json``). A body is only walked when its bytes hold a
 ``\u0000`` escape, so the check costs one scan of the bytes. The route also sets the
-free-form JSON limits of the settings (``MEMLANE_JSON_MAX_*``) for the request's validation.
+free-form JSON limits of the settings (``MEMLANE_JSON_MAX_*``) for the request's validation,
+and runs the request with its read routing (read replicas and write positions: read_routing.py).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError
 
+from memlane.api.common.read_routing import routed
 from memlane.domain.inputs import JSON_LIMITS, JsonLimits, escaped, find_unstorable, json_may_hold_nul, unstorable
 
 
@@ -90,8 +92,10 @@ class JsonBodyRoute(APIRoute):
         async def route(request: Request) -> Response:
             refuse_unstorable_params(request)
             token = JSON_LIMITS.set(limits_of(request))
+            # one request object: a run again after a replica failed reuses the body read
+            json_request = JsonBodyRequest(request.scope, request.receive)
             try:
-                return await handler(JsonBodyRequest(request.scope, request.receive))
+                return await routed(json_request, lambda: handler(json_request))
             finally:
                 JSON_LIMITS.reset(token)
 

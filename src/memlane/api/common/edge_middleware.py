@@ -6,6 +6,9 @@ Written as plain ASGI rather than with ``@app.middleware("http")``: Starlette's
 showed up as a fixed cost on every recall. The header is added to the response's start message,
 where the request's latency is also observed: the router has set ``scope["route"]`` by then.
 
+Headers a route leaves in ``scope[EXTRA_HEADERS]`` are added there too: they reach error
+responses, which the exception handlers build without the route's response object.
+
 The body limit (``MEMLANE_MAX_REQUEST_BYTES``) holds for every body, however it is framed, and
 before routing, authentication or parsing: an oversized body is a 413 in the surface's
 envelope whoever sends it, and no request makes the server hold more than the limit plus one
@@ -26,6 +29,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memlane.api.common.errors import render
+from memlane.api.common.read_routing import EXTRA_HEADERS
 from memlane.metrics import REQUEST_SECONDS, REQUESTS
 
 #: the route label of requests no route matched (404s, and bodies refused before routing)
@@ -62,6 +66,7 @@ class EdgeMiddleware:
                 _observe(scope["method"], route_template(scope, root_path), message["status"], took)
                 headers: list[Any] = list(message.get("headers", []))
                 headers.append((b"server-timing", f"app;dur={took * 1000:.3f}".encode()))
+                headers += [(k.encode(), v.encode()) for k, v in scope.get(EXTRA_HEADERS, {}).items()]
                 message = {**message, "headers": headers}
             await send(message)
 

@@ -16,6 +16,7 @@ from memlane.api.common.body import JsonBodyRoute
 from memlane.api.common.deps import ServicesDep, admit_queued_write, authenticated, quota, resolve_tenant
 from memlane.api.common.identity import Claims, header_claims, viewer_of
 from memlane.api.common.instants import Instant, one_time_question
+from memlane.api.common.read_routing import RoutedRead
 from memlane.api.conversation import responses as c
 from memlane.api.conversation.requests import (
     AddMemoryRequest,
@@ -109,7 +110,12 @@ async def add_memory(
     return _accepted(job.id, "Memory creation task submitted successfully", body, spec_nulls=True)
 
 
-@router.get("/memories/query", response_model=c.QueryReply, summary="Query memories with composite ranking")
+@router.get(
+    "/memories/query",
+    response_model=c.QueryReply,
+    summary="Query memories with composite ranking",
+    dependencies=[RoutedRead],
+)
 async def query_memories(
     request: Request,
     svc: ServicesDep,
@@ -158,7 +164,7 @@ async def query_memories(
     return {"memories": memories, "count": len(memories)}
 
 
-@router.get("/memories/{memory_id}", response_model=c.Memory, summary="Get one memory")
+@router.get("/memories/{memory_id}", response_model=c.Memory, summary="Get one memory", dependencies=[RoutedRead])
 async def get_memory(
     request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId, user_id: ActingUser = None
 ) -> c.Memory:
@@ -181,6 +187,7 @@ async def delete_memory(
     "/memories/{memory_id}/evolution",
     response_model=c.EvolutionReply,
     summary="Follow a memory's evolution chain (oldest to newest)",
+    dependencies=[RoutedRead],
 )
 async def memory_evolution(
     request: Request, svc: ServicesDep, memory_id: MemoryId, app_id: AppId, user_id: ActingUser = None

@@ -19,6 +19,7 @@ from memlane.api.common.deps import (
     resolve_tenant,
 )
 from memlane.api.common.identity import Claims, viewer_of
+from memlane.api.common.read_routing import RoutedRead
 from memlane.api.graph import responses as g
 from memlane.api.graph.requests import (
     RecallBase,
@@ -131,7 +132,12 @@ async def _answer(
     return response
 
 
-@router.post("/recall", response_model=g.RecallReply, summary="Recall a subgraph by query embedding")
+@router.post(
+    "/recall",
+    response_model=g.RecallReply,
+    summary="Recall a subgraph by query embedding",
+    dependencies=[RoutedRead],
+)
 async def recall(
     body: RecallRequest, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed
 ) -> g.RecallReply:
@@ -143,7 +149,10 @@ async def recall(
 
 
 @router.post(
-    "/recall_text", response_model=g.RecallTextReply, summary="Recall a subgraph by query text, embedded by the server"
+    "/recall_text",
+    response_model=g.RecallTextReply,
+    summary="Recall a subgraph by query text, embedded by the server",
+    dependencies=[RoutedRead],
 )
 async def recall_text(
     body: RecallTextRequest, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed

@@ -21,6 +21,7 @@ from memlane.api.common.deps import (
     resolve_tenant,
 )
 from memlane.api.common.identity import header_claims, viewer_of
+from memlane.api.common.read_routing import RoutedRead
 from memlane.api.layers import responses as r
 from memlane.api.layers.requests import DeleteIn, ReadIn, SearchIn, UpdateIn, WriteIn
 from memlane.api.layers.responses import memory_object
@@ -80,7 +81,10 @@ async def write(body: WriteIn, request: Request, svc: ServicesDep) -> r.LayersWr
 
 
 @router.post(
-    "/read", response_model=r.ReadReply, summary="Read memories of one layer (semantic, keyword, id or task mode)"
+    "/read",
+    response_model=r.ReadReply,
+    summary="Read memories of one layer (semantic, keyword, id or task mode)",
+    dependencies=[RoutedRead],
 )
 async def read(body: ReadIn, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed) -> r.ReadReply:
     caller = caller_of(request, body.tenant_id)
@@ -134,7 +138,10 @@ async def delete(body: DeleteIn, request: Request, svc: ServicesDep) -> r.Done:
 
 
 @router.post(
-    "/search", response_model=r.SearchReply, summary="Semantic search in one layer, or every layer the role may see"
+    "/search",
+    response_model=r.SearchReply,
+    summary="Semantic search in one layer, or every layer the role may see",
+    dependencies=[RoutedRead],
 )
 async def search(body: SearchIn, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed) -> r.SearchReply:
     caller = caller_of(request, body.tenant_id)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
@@ -25,6 +25,16 @@ class Backlog(TypedDict):
 
 
 @closed
+class ReplicaHealth(TypedDict):
+    """A read replica (``MEMLANE_DATABASE_READ_URLS``): ``host:port``, never credentials; lag
+    null when unknown (unreachable, promoted)."""
+
+    name: str
+    state: Literal["in_rotation", "lagging", "unreachable", "promoted"]
+    lag_ms: float | None
+
+
+@closed
 class Health(TypedDict):
     """200 when the store answers, 503 (same body, ``unhealthy``) when it does not."""
 
@@ -36,6 +46,8 @@ class Health(TypedDict):
     embedding: EmbeddingInfo
     worker: Literal["in-process", "external"]
     backlog: Backlog
+    #: only with read replicas configured (docs/operations.md "Read replicas")
+    replicas: NotRequired[list[ReplicaHealth]]
 
 
 @closed

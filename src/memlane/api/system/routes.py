@@ -41,6 +41,9 @@ async def health(svc: ServicesDep) -> JSONResponse:
             "limit": svc.settings.writes.backlog_max,
         },
     }
+    if svc.reads is not None and svc.reads.has_replicas:
+        # a replica out of rotation leaves the service healthy: its reads go to the primary
+        body["replicas"] = [{"name": r.name, "state": r.state, "lag_ms": r.lag_ms} for r in svc.reads.replicas()]
     return JSONResponse(body, status_code=200 if db_ok else 503)
 
 

@@ -15,11 +15,15 @@ from fastapi import APIRouter, Depends, Request
 from memlane.api.common.body import JsonBodyRoute
 from memlane.api.common.deps import ServicesDep, authenticated, get_services, resolve_tenant
 from memlane.api.common.identity import DIMENSIONS, NOUNS, header_claims, header_name, viewer_of
+from memlane.api.common.read_routing import RoutedRead
 from memlane.api.tools import responses as t
 from memlane.api.tools.requests import request_body
 from memlane.domain.errors import InvalidRequest
 from memlane.services.tools.context import IdentitySource, ToolContext
 from memlane.services.tools.schemas import DESCRIPTIONS, SCHEMAS, TOOL_NAMES, openai_functions
+
+#: the tools that only read memory: a read replica may serve them (api/common/read_routing.py)
+READ_TOOLS = frozenset({"memory_search"})
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/v1/tools", tags=["agent tools"], dependencies=[Depends(authenticated)]
@@ -88,6 +92,7 @@ def _tool_route(name: str) -> None:
         summary=f"Call {name}; the body is its arguments object",
         description=DESCRIPTIONS[name],
         openapi_extra=request_body(name),
+        dependencies=[RoutedRead] if name in READ_TOOLS else None,
     )
 
 

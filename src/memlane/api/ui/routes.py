@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memlane.api.common.body import JsonBodyRoute
 from memlane.api.common.deps import ServicesDep, admin_authorized, quota, request_viewer, resolve_scope
+from memlane.api.common.read_routing import RoutedRead
 from memlane.api.common.route_labels import LabelledMount
 from memlane.api.ui import views
 from memlane.domain.cursors import MAX_CURSOR_LENGTH
@@ -42,7 +43,8 @@ templates.env.globals.update(state_of=views.state_of, validity_of=views.validity
 #: a value as one path segment of a URL: Jinja's ``urlencode`` keeps ``/``, which would change
 #: the path (ids cannot hold one, domain/inputs.py; this is defence in depth)
 templates.env.filters["segment"] = lambda value: quote(str(value), safe="")
-router = APIRouter(route_class=JsonBodyRoute, prefix="/ui", include_in_schema=False)
+#: every page of the browser only reads: a read replica may serve them (api/common/read_routing.py)
+router = APIRouter(route_class=JsonBodyRoute, prefix="/ui", include_in_schema=False, dependencies=[RoutedRead])
 
 ScopeQ = Annotated[str | None, Query(max_length=MAX_SCOPE_LENGTH, pattern=NAME_PATTERN)]
 

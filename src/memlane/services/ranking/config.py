@@ -33,7 +33,7 @@ class RankingConfig:
     other_edge_factor: float = 0.5
     #: what is left of activation after each hop
     hop_decay: float = 0.5
-    entity_boost: float = 0.3
+    entity_boost: float = 1.0
     time_boost: float = 0.5
     time_scale_days: float = 3.0
     #: question-aware ranking (ranking/question.py); a weight of 0 switches a signal off

@@ -39,7 +39,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from memlane.domain.model import Edge, Job, Node, NodeBrief, ScoredId, SeedFilter
-from memlane.store import availability
+from memlane.store import availability, read_routing
 from memlane.store.base import LeasePicker, PendingEmbedding, Vector, job_from_row
 from memlane.store.error_text import ENGINE_OPTIONS
 from memlane.store.postgres import direct_reads, vector_codec
@@ -199,36 +199,11 @@ class PostgresStore(SqlStore):
 
     # --- lifecycle ----------------------------------------------------------------------
     def _create_engine(self) -> AsyncEngine:
-        engine = create_async_engine(
-            async_url(self.url),
-            pool_size=self.pool_size,
-            max_overflow=self.max_overflow,
-            pool_timeout=self.pool_timeout,
-            pool_recycle=1800,
-            # application_name only: poolers such as PgBouncer refuse other startup parameters.
-            # The connection class fails a COMMIT whose synchronous replication was cancelled.
-            connect_args={
-                "server_settings": {"application_name": "memlane"},
-                "connection_class": availability.SyncRepCheckedConnection,
-            },
-            **ENGINE_OPTIONS,
+        engine = create_pg_engine(
+            self.url, pool_size=self.pool_size, max_overflow=self.max_overflow, pool_timeout=self.pool_timeout
         )
-        # failover, restarts, lost connections: StoreUnavailable (503 + Retry-After), not a 500
-        availability.install(engine)
-
-        @event.listens_for(engine.sync_engine, "connect")
-        def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-            dbapi_conn.run_async(vector_codec.register)
-
-        @event.listens_for(engine.sync_engine, "checkout")
-        def _on_checkout(dbapi_conn: Any, _record: Any, _proxy: Any) -> None:
-            # Instead of pool_pre_ping's round trip on every checkout (a recall checks out
-            # about seven times): a connection the server has closed (restart, failover,
-            # idle timeout) is already marked closed by asyncpg, because the event loop reads
-            # its socket. The pool then discards it and tries another.
-            if dbapi_conn.driver_connection.is_closed():
-                raise exc.DisconnectionError("connection closed by the server")
-
+        # a commit on the primary: the request's response carries a position (read_routing.py)
+        event.listen(engine.sync_engine, "commit", lambda _conn: read_routing.note_commit())
         return engine
 
     async def open(self) -> None:
@@ -239,17 +214,23 @@ class PostgresStore(SqlStore):
             await self.close()
             raise
 
+    def _read_engine(self) -> AsyncEngine:
+        """The replica the current request's reads were routed to (store/read_routing.py), or
+        the primary: every read connection below is taken from it, every write's from the primary."""
+        routed: AsyncEngine | None = read_routing.routed_engine()
+        return routed if routed is not None else self.engine
+
     @contextlib.asynccontextmanager
     async def _read(self) -> AsyncIterator[AsyncConnection]:
         """Reads run in autocommit: no BEGIN/ROLLBACK round trips around each lookup."""
-        async with self.engine.connect() as conn:
+        async with self._read_engine().connect() as conn:
             yield await conn.execution_options(isolation_level="AUTOCOMMIT")
 
     @contextlib.asynccontextmanager
     async def _driver(self) -> AsyncIterator[Any]:
         """A pooled connection's asyncpg connection, for direct_reads.py. Statements run in
         asyncpg's autocommit; the pool still checks the connection out and back in."""
-        async with self.engine.connect() as conn:
+        async with self._read_engine().connect() as conn:
             raw = await conn.get_raw_connection()
             driver = raw.driver_connection
             try:
@@ -595,6 +576,41 @@ class PostgresStore(SqlStore):
         return sorted((job_from_row(r) for r in rows), key=lambda j: order[(j.tenant_id, j.id)])
 
 
+def create_pg_engine(url: str, *, pool_size: int, max_overflow: int, pool_timeout: float) -> AsyncEngine:
+    """An engine on ``url`` as memlane uses PostgreSQL: the primary's and each read replica's."""
+    engine = create_async_engine(
+        async_url(url),
+        pool_size=pool_size,
+        max_overflow=max_overflow,
+        pool_timeout=pool_timeout,
+        pool_recycle=1800,
+        # application_name only: poolers such as PgBouncer refuse other startup parameters.
+        # The connection class fails a COMMIT whose synchronous replication was cancelled.
+        connect_args={
+            "server_settings": {"application_name": "memlane"},
+            "connection_class": availability.SyncRepCheckedConnection,
+        },
+        **ENGINE_OPTIONS,
+    )
+    # failover, restarts, lost connections: StoreUnavailable (503 + Retry-After), not a 500
+    availability.install(engine)
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.run_async(vector_codec.register)
+
+    @event.listens_for(engine.sync_engine, "checkout")
+    def _on_checkout(dbapi_conn: Any, _record: Any, _proxy: Any) -> None:
+        # Instead of pool_pre_ping's round trip on every checkout (a recall checks out
+        # about seven times): a connection the server has closed (restart, failover,
+        # idle timeout) is already marked closed by asyncpg, because the event loop reads
+        # its socket. The pool then discards it and tries another.
+        if dbapi_conn.driver_connection.is_closed():
+            raise exc.DisconnectionError("connection closed by the server")
+
+    return engine
+
+
 def _similarity(distance: float | None) -> float:
     """Cosine similarity from pgvector's cosine distance; NaN (a zero vector) counts as 0."""
     if distance is None:
@@ -603,4 +619,4 @@ def _similarity(distance: float | None) -> float:
     return 0.0 if math.isnan(value) else value
 
 
-__all__ = ["PostgresStore", "query_words", "two_words_or_one"]
+__all__ = ["PostgresStore", "create_pg_engine", "query_words", "two_words_or_one"]
