@@ -663,14 +663,21 @@ def report(name: str, result: dict[str, Any], out: dict[str, Any]) -> None:
     log(f"{name}: {json.dumps(result, default=str)}")
 
 
+def replica_states(memlane: Memlane, settle: float = 3) -> dict[str, Any]:
+    """What the API replicas say of the read replicas a few checks after a step."""
+    time.sleep(settle)
+    return {"replicas_in_health": memlane.health().get("replicas")}
+
+
 def failover_steps(memlane: Memlane, queries: list[str], args: argparse.Namespace, out: dict[str, Any]) -> None:
     cluster = memlane.cluster
     if args.phases[-1:] != [2]:
         memlane.start_apis(2)  # the failover with both standbys in the read URLs
-    report("failover", failover(memlane, queries, args), out)
-    report("repoint_standby2", repoint(cluster.sync, cluster.async_, memlane), out)
+    report("failover", {**failover(memlane, queries, args), **replica_states(memlane)}, out)
+    report("repoint_standby2", {**repoint(cluster.sync, cluster.async_, memlane), **replica_states(memlane)}, out)
     if not args.no_rewind:
-        report("rewind_old_primary", rewind_old_primary(cluster.primary, cluster.sync, memlane), out)
+        rewound = rewind_old_primary(cluster.primary, cluster.sync, memlane)
+        report("rewind_old_primary", {**rewound, **replica_states(memlane)}, out)
     if args.async_pause > 0 and out["repoint_standby2"].get("follows"):
         report("async_loss", async_loss(memlane, queries, args), out)
 
@@ -681,6 +688,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     log(f"process logs in {logs}")
     with topology() as topo:
         cluster = build_cluster(topo)
+        out["ports"] = {n.name: n.port for n in cluster.all}  # /health names replicas host:port
         memlane = Memlane(cluster, logs)
         try:
             memlane.migrate_and_start_worker()
