@@ -111,9 +111,34 @@ class PgNode:
                 proc.send_signal(signal.SIGKILL)
         psutil.wait_procs(procs, timeout=10)
 
-    def stop(self) -> None:
+    def stop(self, mode: str = "immediate") -> None:
+        """``immediate`` is a crash (recovery at the next start); ``fast`` a clean shutdown,
+        which ``pg_rewind`` needs of a standby."""
         with contextlib.suppress(RuntimeError, subprocess.TimeoutExpired):
-            _run(self.bin_dir, "pg_ctl", "-D", str(self.data), "-m", "immediate", "stop", timeout=30)
+            _run(self.bin_dir, "pg_ctl", "-w", "-D", str(self.data), "-m", mode, "stop", timeout=60)
+
+    def conninfo(self, port: int | None = None) -> str:
+        """libpq's keyword spelling, as ``primary_conninfo`` and ``pg_rewind`` take it (``port``:
+        another way to this node, such as a relay)."""
+        return f"host=127.0.0.1 port={port or self.port} user=postgres dbname=postgres"
+
+    def follow(self, primary: PgNode, port: int | None = None) -> None:
+        """Point this standby at ``primary`` (after a failover): ``primary_conninfo`` is
+        reloadable, so the WAL receiver reconnects without a restart and follows the newest
+        timeline (``recovery_target_timeline = 'latest'``, the default). A standby that replayed
+        WAL the new primary never had cannot follow it; ``rewind`` it."""
+        self.execute(f"ALTER SYSTEM SET primary_conninfo = '{primary.conninfo(port)}'", "SELECT pg_reload_conf()")
+
+    def rewind(self, source: PgNode) -> str:
+        """Turn this stopped node (an old primary killed mid-flight, or a standby that went past
+        the fork) into a standby of ``source``: ``pg_rewind`` copies back what differs since the
+        timelines forked (it needs ``wal_log_hints`` or data checksums, set before the failure)
+        and, with ``-R``, writes ``standby.signal`` and a ``primary_conninfo`` naming
+        ``source``. Start the node afterwards."""
+        return _run(
+            self.bin_dir, "pg_rewind", "-R", f"--target-pgdata={self.data}", f"--source-server={source.conninfo()}",
+            timeout=300,
+        )  # fmt: skip
 
     def pause_replay(self) -> None:
         """A standby stops applying WAL (it still receives it): its data stays as it is."""
@@ -163,10 +188,10 @@ class Topology:
         self.nodes.append(node)
         return node
 
-    def standby(self, of: PgNode, name: str) -> PgNode:
+    def standby(self, of: PgNode, name: str, **settings: str) -> PgNode:
         """A streaming hot standby of ``of`` named ``name`` (its ``cluster_name``, the name
         ``synchronous_standby_names`` uses)."""
-        node = PgNode(name, self.root / name, free_port(), self.bin_dir, {"cluster_name": name})
+        node = PgNode(name, self.root / name, free_port(), self.bin_dir, {**settings, "cluster_name": name})
         _run(
             self.bin_dir, "pg_basebackup", "-h", "127.0.0.1", "-p", str(of.port), "-U", "postgres",
             "-D", str(node.data), "-R", "-X", "stream", "-c", "fast",
