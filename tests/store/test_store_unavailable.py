@@ -43,6 +43,7 @@ def _raised_from(outer: Exception, inner: BaseException) -> Exception:
         asyncpg.exceptions.CannotConnectNowError("the database system is in recovery mode"),
         asyncpg.exceptions.AdminShutdownError("terminating connection due to administrator command"),
         asyncpg.exceptions.TargetServerAttributeNotMatched("None of the hosts match"),
+        asyncpg.exceptions.InvalidCatalogNameError('database "memlane" does not exist'),
         asyncpg.exceptions.InterfaceError("cannot perform operation: connection is closed"),
         asyncpg.exceptions.InterfaceError("cannot perform operation: another operation is in progress"),
         asyncpg.exceptions.InternalClientError("cannot switch to state 12; another operation (2) is in progress"),

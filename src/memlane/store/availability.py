@@ -47,6 +47,9 @@ _UNAVAILABLE_SQLSTATES = {
     "57P02": "the database server crashed",
     "57P03": "the database server is starting, shutting down or in recovery",
     "53300": "the database has no connection slot free",
+    # a standby that reopened for reads at a point before it replayed CREATE DATABASE (seen by
+    # bench/replicas.py when a standby restarts recovery); a wrong database name fails at start
+    "3D000": "the database does not exist on this node yet (a standby still replaying)",
 }
 #: asyncpg's messages about a connection that is gone (InterfaceError, without SQLSTATE)
 _CLOSED_MESSAGES = ("connection is closed", "connection was closed")
