@@ -23,6 +23,7 @@ from memlane.services.conversation.notes import ACTIVE, NOTE_TYPE, event_time, n
 from memlane.services.conversation.ranking import composite
 from memlane.services.embedding import EmbeddingService
 from memlane.services.ranking.calibration import CONVERSATION_CUT, Background
+from memlane.services.ranking.succession import current_first, said
 from memlane.services.reading import MemoryReader
 from memlane.services.writing import WriteCommand, WriteEdgeSpec, WriteNodeSpec, WriteService
 from memlane.store.contracts.graph_reads import EdgeReadOps
@@ -140,6 +141,9 @@ class MemoryService:
             )
             scored.append((s, node, h.score, relevance[h.id]))
         scored.sort(key=lambda t: (-t[0].composite, -t[0].relevance, t[1].id))
+        # of two notes that answer alike and disagree, the later one first (ranking/succession.py)
+        by_id = {t[1].id: t for t in scored}
+        scored = [by_id[i] for i in current_first([said(node, cos) for _, node, cos, _ in scored], p.query)]
         return [
             {
                 "memory_id": node.id,

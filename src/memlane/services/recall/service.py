@@ -24,6 +24,7 @@ from memlane.rerank.base import Reranker, RerankFailed
 from memlane.services.ranking.activation import spread
 from memlane.services.ranking.calibration import Background, RelevanceScale
 from memlane.services.ranking.config import RankingConfig
+from memlane.services.ranking.succession import WINDOW, Said, current_first, said
 from memlane.services.reading import MemoryReader
 from memlane.services.recall.context import CONTEXT_MAX_ITEMS, render_context
 from memlane.services.recall.debug import DEBUG_MAX_SEEDS, check_debug_limit, debug_embeddings
@@ -102,6 +103,7 @@ class RecallService:
         scored = self._scored(activation, hood.nodes)
         if self.reranker is not None and p.text is not None:
             scored = await self._rerank(p, p.text, scored, hood.nodes)
+        scored = _current_first(scored, found, p.text)
         shown = await self._shown(p, scored, hood)
         outcome = RecallOutcome(
             seeds=found.seeds,
@@ -222,3 +224,19 @@ def _with_graph(found: Seeds, scored: Sequence[Ranked]) -> dict[str, dict[str, f
         r = final.get(nid)
         out[nid] = why if r is None else why | {"graph": r.activation - found.base[nid], "score": r.score}
     return out
+
+
+def _current_first(scored: list[Ranked], found: Seeds, question: str | None) -> list[Ranked]:
+    """Of two seeds that answer alike and disagree, the later one first (ranking/succession.py);
+    the scores stay where they were, as after a rerank, so the list stays sorted. A node with no
+    cosine to the query (a neighbour) neither moves nor is passed."""
+    cosines = {s.node.id: s.similarity for s in found.seeds}
+    head = [
+        said(found.loaded[r.id], cosines[r.id])
+        if r.id in cosines and r.id in found.loaded
+        else Said(r.id, "", 0.0, None, None)
+        for r in scored[:WINDOW]
+    ]
+    by_id = {r.id: r for r in scored[:WINDOW]}
+    order = current_first(head, question)
+    return [replace(by_id[i], score=scored[pos].score) for pos, i in enumerate(order)] + scored[WINDOW:]

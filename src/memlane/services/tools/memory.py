@@ -33,6 +33,7 @@ from memlane.domain.validity import ValidTime
 from memlane.services.embedding import EmbeddingService
 from memlane.services.layers.ids import to_node_id, to_public
 from memlane.services.ranking.calibration import DEFAULT_CUT, Background
+from memlane.services.ranking.succession import current_first, said
 from memlane.services.reading import MemoryReader
 from memlane.services.tools.context import ToolContext
 from memlane.services.tools.results import MemoryAdded, MemoryDeleted, MemoryFound, MemoryHit, SkippedLayer
@@ -235,7 +236,7 @@ class MemoryTools:
         candidates = [
             (n, cos) for n, cos in candidates if not wanted_tags or wanted_tags <= {t.lower() for t in n.tags}
         ]
-        unique = _distinct(self._relevant(candidates, whole, threshold))
+        unique = _distinct(self._relevant(candidates, whole, threshold, query))
         out: MemoryFound = {
             "success": True,
             "results": [_result(n, s, cos) for n, s, cos in unique[:limit]],
@@ -275,7 +276,7 @@ class MemoryTools:
         return candidates, whole
 
     def _relevant(
-        self, candidates: list[tuple[Node, float]], whole: bool, threshold: float
+        self, candidates: list[tuple[Node, float]], whole: bool, threshold: float, query: str
     ) -> list[tuple[Node, float, float]]:
         """(memory, relevance, cosine) at or above ``threshold``, best first, equal scores in
         layer precedence. Every candidate is judged against the others (the background of the
@@ -288,7 +289,9 @@ class MemoryTools:
             if score >= threshold:
                 found.append((n, score, cos))
         found.sort(key=lambda t: (-round(t[1], 3), PRECEDENCE.index(str(t[0].layer)), t[0].id))
-        return found
+        # of two memories that answer alike and disagree, the later one first (ranking/succession.py)
+        by_id = {t[0].id: t for t in found}
+        return [by_id[i] for i in current_first([said(n, cos, _content(n)) for n, _, cos in found], query)]
 
     async def delete(self, ctx: ToolContext, args: dict[str, Any]) -> MemoryDeleted:
         memory_id = str(args["memoryId"])
