@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 #: how memlane's ids (nodes, edges, commits: UUIDs) look in a diff
-MEMORY_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
+ID_SHAPE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 #: keys whose values identify something other than a memory
 NOT_MEMORY_KEYS = frozenset({"client_id", "operation_id", "run_id"})
 
@@ -42,7 +42,7 @@ HIDDEN = _Hidden()
 
 
 def is_memory_id(value: object) -> bool:
-    return isinstance(value, str) and MEMORY_ID.fullmatch(value) is not None
+    return isinstance(value, str) and ID_SHAPE.fullmatch(value) is not None
 
 
 def _is_edge(record: dict[str, Any]) -> bool:
@@ -107,4 +107,4 @@ def _project_record(record: dict[str, Any], shown: Callable[[str], bool]) -> Any
     return out
 
 
-__all__ = ["HIDDEN", "MEMORY_ID", "NOT_MEMORY_KEYS", "is_memory_id", "named_ids", "visible_diff"]
+__all__ = ["HIDDEN", "ID_SHAPE", "NOT_MEMORY_KEYS", "is_memory_id", "named_ids", "visible_diff"]
