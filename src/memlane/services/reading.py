@@ -17,19 +17,21 @@ still finds it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol
 
 from memlane.domain.clock import Clock
+from memlane.domain.commit_view import named_ids, visible_diff
 from memlane.domain.cursors import Listing, PageCursors
 from memlane.domain.filters import TRUE, Cmp, Term, all_of, compiled
-from memlane.domain.model import Edge, Node, NodeBrief, ScoredId, SeedFilter
+from memlane.domain.model import Commit, Edge, Node, NodeBrief, ScoredId, SeedFilter
 from memlane.domain.validity import CURRENT, ValidTime, current_term, unexpired_term, valid_term
 from memlane.domain.visibility import Viewer, Visibility, visibility_of
 from memlane.store.base import Vector
 from memlane.store.contracts.erasure import SecretOps
 from memlane.store.contracts.graph_reads import EdgeReadOps, NodeReadOps, SearchOps
+from memlane.store.contracts.history import CommitReadOps
 from memlane.store.contracts.maintenance import ScopeScanOps
 
 
@@ -39,9 +41,9 @@ class Lookup:
     hidden_layer: str | None = None
 
 
-class ReadStore(NodeReadOps, SearchOps, EdgeReadOps, ScopeScanOps, SecretOps, Protocol):
-    """Every read of the graph a caller can ask for, each filtered here by what the caller may
-    see, and the server secret its page cursors are sealed with."""
+class ReadStore(NodeReadOps, SearchOps, EdgeReadOps, ScopeScanOps, CommitReadOps, SecretOps, Protocol):
+    """Every read of the graph a caller can ask for (its commit history too), each filtered
+    here by what the caller may see, and the server secret its page cursors are sealed with."""
 
 
 #: the ``server_secrets`` row holding the key page cursors are sealed with
@@ -257,6 +259,27 @@ class MemoryReader:
         ends = list(dict.fromkeys(i for e in edges for i in (e.src_id, e.dst_id)))
         shown = {n.id for n in await self.nodes(viewer, scope, ends)}
         return [e for e in edges if e.src_id in shown and e.dst_id in shown]
+
+    async def history(self, viewer: Viewer, scope: str, node_id: str, *, scan: int) -> list[Commit]:
+        """The commits among the scope's newest ``scan`` that changed ``node_id`` in a way the
+        viewer may see, newest first, each with its diff cut to the entries that name only
+        memories the viewer may see (domain/commit_view.py): a commit that wrote a hidden memory
+        linked to this one is not listed, so neither that memory nor its author shows. The
+        caller must have been shown ``node_id``; an unrestricted reader sees every commit whole."""
+        recent = await self.store.list_commits(viewer.tenant_id, scope, limit=scan)
+        naming = [c for c in recent if node_id in named_ids(c.diff)]
+        vis = visibility_of(viewer)
+        if vis.term() == TRUE:
+            return naming
+        ids = sorted({i for c in naming for i in named_ids(c.diff)})
+        visible = compiled(vis.term())
+        shown = {n.id for n in await self.store.get_nodes(viewer.tenant_id, scope, ids) if visible(n)} if ids else set()
+        out: list[Commit] = []
+        for commit in naming:
+            diff = visible_diff(commit.diff, shown.__contains__)
+            if node_id in named_ids(diff):
+                out.append(replace(commit, diff=diff))
+        return out
 
     async def embeddings(self, viewer: Viewer, nodes: Sequence[Node]) -> dict[str, Vector]:
         """Vectors of nodes this reader returned, grouped by scope; the visibility is checked

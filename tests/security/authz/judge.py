@@ -100,14 +100,16 @@ class Judge:
         self.tally = Tally()
 
     def forbidden_pattern(self, who: Who, sent: str) -> re.Pattern[str] | None:
-        """Markers and ids of what ``who`` may not see, except what the request itself sent
-        and ids its tenant planted in its own store."""
+        """Markers, ids and write commits of what ``who`` may not see, except what the request
+        itself sent and ids its tenant planted in its own store. A commit that wrote a hidden
+        memory names it and its author: no history may list it (docs/security.md, "Commit
+        history")."""
         planted = self.world.planted.get(who.tenant, set())
         tokens: list[str] = []
         for t in self.world.targets.values():
             if t.kind == "task" or may_see(who, t.tenant, t.audience, t.user):
                 continue  # a task's id is in its notes' metadata: tasks are judged by id alone
-            tokens += [x for x in (t.marker, t.id) if x and x not in sent and x not in planted]
+            tokens += [x for x in (t.marker, t.id, t.commit_id) if x and x not in sent and x not in planted]
         return re.compile("|".join(map(re.escape, tokens))) if tokens else None
 
     def attempt(self, a: Attempt) -> None:

@@ -24,6 +24,7 @@ from urllib.parse import parse_qs
 
 import httpx
 
+from memlane.api.ui.views import HISTORY_SCAN
 from tests.security.authz.model import Refusal, Who, may_govern, may_see
 from tests.security.authz.world import (
     ACME,
@@ -927,6 +928,30 @@ def two_hops(t: Target, who: Who, a: Attempt) -> bool:
     return t.id in reached
 
 
+_HISTORY_ROW = re.compile(r'<tr data-commit-id="([0-9a-f-]+)">')
+
+
+def ui_history(a: Attempt) -> Observation:
+    """The hub's page, its commit history: the target's write is listed when it changed the hub
+    (the hub itself, or an edge from the target to it). A write that also made a memory the
+    caller may not see must not be listed (the judge forbids its commit id in every answer)."""
+    hub = _hub(a)
+    obs = _get(a, f"/ui/part/memory/{hub.id}", {"scope": hub.scope}, "ui")
+    obs.found = obs.status == 200 and a.target.commit_id in _HISTORY_ROW.findall(obs.text)
+    return obs
+
+
+def in_history(t: Target, who: Who, a: Attempt) -> bool:
+    """The caller may see the hub (and the target: the judge asks only then), and the target's
+    write is among the scope's newest the page reads and names the hub as it is stored now (a
+    hub written anew has another id): the write then changed the hub in a way the caller may
+    see, whatever else it named."""
+    hub = _hub(a)
+    if hub.tenant != t.tenant or not may_see(who, hub.tenant, hub.audience, hub.user) or t.commit_id is None:
+        return False
+    return a.world.inspector.recent_commit_names(t.tenant, str(t.scope), t.commit_id, str(hub.id), scan=HISTORY_SCAN)
+
+
 def admin_export(a: Attempt) -> Observation:
     params: dict[str, Any] = {"scope": a.target.scope}
     if a.tenant_in_body:
@@ -1104,6 +1129,8 @@ OPS: list[Op] = [
     Op("ui.audit", ui_audit, "headers", False, NODE_KINDS, audited),
     Op("ui.people", ui_people, "headers", False, ("note",), people_of, policy=acts_for_user),
     Op("ui.graph", ui_graph, "headers", False, ("graph",), two_hops),
+    # the shared hub's commit history: its own write, its neighbours' (g_mid), a private one's (g_link_a1)
+    Op("ui.history", ui_history, "headers", False, ("graph",), in_history),
     Op("admin.export", admin_export, "none", True, NODE_KINDS, policy=admin_only),
     Op("knowledge.list", knowledge_list, "none", False, ("knowledge",)),
     Op("knowledge.get", knowledge_get, "none", False, ("knowledge",)),

@@ -147,6 +147,8 @@ class Target:
     id: str | None = None
     #: set for graph writes: the client id the node was written with
     client_id: str | None = None
+    #: set for graph writes: the commit of the write (its row on a memory page's history)
+    commit_id: str | None = None
     marker: str = field(default_factory=lambda: f"zmk{secrets.token_hex(5)}")
 
     @property
@@ -338,6 +340,11 @@ class Inspector:
         )
         return {e.dst_id if e.src_id == node_id else e.src_id for e in edges}
 
+    def recent_commit_names(self, tenant: str, scope: str, commit_id: str, node_id: str, *, scan: int) -> bool:
+        """The commit is among the scope's newest ``scan`` and its stored diff names the node."""
+        commits = self.loop.run(self.store.list_commits(tenant, scope, limit=scan))
+        return any(c.id == commit_id and node_id in json.dumps(c.diff) for c in commits)
+
     def buffer(self, tenant: str, app: str, user: str) -> BufferState | None:
         return self.loop.run(BatcherStore(self.store).get(BufferKey(tenant, app, user, None)))
 
@@ -390,7 +397,8 @@ class Writer:
             body["edges"] = [
                 {"type": "related_to", "src": {"client_id": t.name}, "dst": {"id": other}} for other in linked if other
             ]
-        t.id = self.post(t.owner, "/v1/memory/write", body)["nodes"][0]["id"]
+        written = self.post(t.owner, "/v1/memory/write", body)
+        t.id, t.commit_id = written["nodes"][0]["id"], written["commit_id"]
 
     def _create_rule(self, t: Target) -> None:
         """Written as a draft, then made active by its owner through rules/state: a write cannot

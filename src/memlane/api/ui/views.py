@@ -266,17 +266,9 @@ async def _second_hop(svc: Services, viewer: Viewer, page: MemoryPage) -> None:
 
 
 async def history(svc: Services, viewer: Viewer, node: Node) -> list[Commit]:
-    """The scope's recent commits whose diff names the node, newest first."""
-    commits = await svc.store.list_commits(viewer.tenant_id, node.scope, limit=HISTORY_SCAN)
-    return [c for c in commits if _mentions(c.diff, node.id)]
-
-
-def _mentions(diff: Any, node_id: str) -> bool:
-    if isinstance(diff, dict):
-        return any(_mentions(v, node_id) for v in diff.values())
-    if isinstance(diff, list):
-        return any(_mentions(v, node_id) for v in diff)
-    return bool(diff == node_id)
+    """The scope's recent commits that changed the node in a way the caller may see, newest
+    first (``MemoryReader.history``: never one that names a memory hidden from the caller)."""
+    return await svc.reader.history(viewer, node.scope, node.id, scan=HISTORY_SCAN)
 
 
 #: the layered surface's layers, then the agent tools' (docs/api-layers.md, docs/api-tools.md)
