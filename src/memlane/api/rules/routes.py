@@ -15,9 +15,16 @@ from typing import Any, Protocol
 
 from fastapi import APIRouter, Depends, Request
 
-from memlane.api.common.auth import principal_of
 from memlane.api.common.body import JsonBodyRoute
-from memlane.api.common.deps import Bucket, ServicesDep, authenticated, quota, resolve_scope, resolve_tenant
+from memlane.api.common.deps import (
+    Bucket,
+    CurrentActor,
+    ServicesDep,
+    authenticated,
+    quota,
+    resolve_scope,
+    resolve_tenant,
+)
 from memlane.api.common.identity import Claims, viewer_of
 from memlane.api.rules import responses as r
 from memlane.api.rules.requests import (
@@ -103,10 +110,6 @@ def context_viewer(
 
 def _input_sha(body: Any) -> str:
     return str(body.input_sha256 or sha256_hex(body.input_text or ""))
-
-
-def _actor(request: Request, actor: str | None) -> str | None:
-    return actor or principal_of(request).agent_id
 
 
 class PlannerRequest(Protocol):
@@ -201,7 +204,9 @@ async def tools_select(body: ToolsSelectRequest, request: Request, svc: Services
     response_model=r.ToolsFeedbackReply,
     summary="Attribute a tool decision's outcome to the rules behind it",
 )
-async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: ServicesDep) -> r.ToolsFeedbackReply:
+async def tools_feedback(
+    body: ToolsFeedbackRequest, request: Request, svc: ServicesDep, actor: CurrentActor
+) -> r.ToolsFeedbackReply:
     tenant, scope, context, viewer = await planner_call(request, body, "write")
     result = await svc.rules.tools_feedback(
         viewer,
@@ -215,7 +220,7 @@ async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: Serv
         rules_limit=body.rules_limit,
         run_id=body.run_id,
         note=body.note,
-        actor=_actor(request, body.actor),
+        actor=actor.of(body.actor),
         input_sha256=_input_sha(body),
     )
     return {
@@ -230,7 +235,9 @@ async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: Serv
 
 
 @router.post("/feedback", response_model=r.RuleFeedbackReply, summary="Record one outcome for one rule")
-async def rule_feedback(body: FeedbackRequest, request: Request, svc: ServicesDep) -> r.RuleFeedbackReply:
+async def rule_feedback(
+    body: FeedbackRequest, request: Request, svc: ServicesDep, actor: CurrentActor
+) -> r.RuleFeedbackReply:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
     viewer = viewer_of(request, tenant)
@@ -243,7 +250,7 @@ async def rule_feedback(body: FeedbackRequest, request: Request, svc: ServicesDe
         body.outcome,
         run_id=body.run_id,
         note=body.note,
-        actor=_actor(request, body.actor),
+        actor=actor.of(body.actor),
         input_sha256=_input_sha(body),
     )
     if result.commit is None:  # a found rule is always updated; a missing one raised rule_not_found
@@ -265,7 +272,9 @@ async def rule_feedback(body: FeedbackRequest, request: Request, svc: ServicesDe
     response_model=r.RuleStateReply,
     summary="Move a rule through draft -> shadow -> active (or disable it)",
 )
-async def rules_state(body: RuleStateRequest, request: Request, svc: ServicesDep) -> r.RuleStateReply:
+async def rules_state(
+    body: RuleStateRequest, request: Request, svc: ServicesDep, actor: CurrentActor
+) -> r.RuleStateReply:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
     viewer = viewer_of(request, tenant)
@@ -275,7 +284,7 @@ async def rules_state(body: RuleStateRequest, request: Request, svc: ServicesDep
         scope,
         str(body.rule_node_id),
         body.state,
-        actor=_actor(request, body.actor),
+        actor=actor.of(body.actor),
         input_sha256=_input_sha(body),
     )
     return {
