@@ -39,6 +39,7 @@ from memlane.api.rules.requests import (
 from memlane.domain.errors import InvalidRequest, NotFound
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.visibility import Viewer
+from memlane.services.recall.graph_recall import RulesQuestion
 
 router = APIRouter(
     route_class=JsonBodyRoute,
@@ -131,11 +132,12 @@ async def planner_call(request: Request, body: PlannerRequest, bucket: Bucket) -
 
 
 # --- recall's ``rules`` block (used by api/graph/routes.py) ---------------------------------
-def recall_rules_context(request: Request, tenant: str, body: RecallRulesIn) -> tuple[Any, Viewer] | None:
-    """The rules context of a recall with identity filled in, and the rules' viewer; None when
-    no context was sent. Called before the recall runs, so a bad context fails fast. Besides the
-    credentials, ``consumer_agent_id`` / ``consumer_team_id`` fill in an absent ``agent.id`` /
-    ``agent.team_id``: the contract ties the consumer team to team-scoped rules."""
+def recall_rules_question(request: Request, tenant: str, body: RecallRulesIn) -> RulesQuestion | None:
+    """The ``rules`` block a recall asks for: its rules context with identity filled in, the
+    rules' viewer and the block's bounds; None when no context was sent. Called before the
+    recall runs, so a bad context fails fast. Besides the credentials, ``consumer_agent_id`` /
+    ``consumer_team_id`` fill in an absent ``agent.id`` / ``agent.team_id``: the contract ties
+    the consumer team to team-scoped rules."""
     if body.rules_context is None:
         return None
     problem = context_problem(body.rules_context)
@@ -143,13 +145,16 @@ def recall_rules_context(request: Request, tenant: str, body: RecallRulesIn) -> 
         raise InvalidRequest(
             f"rules_context is too large: {problem}", code="invalid_request", details={"field": "rules_context"}
         )
-    return context_viewer(
+    context, viewer = context_viewer(
         request,
         tenant,
         body.rules_context,
         field="rules_context",
         agent_default=body.consumer_agent_id,
         team_default=body.consumer_team_id,
+    )
+    return RulesQuestion(
+        viewer=viewer, context=context, include_shadow=body.rules_include_shadow, limit=body.rules_limit
     )
 
 
