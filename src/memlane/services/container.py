@@ -39,6 +39,7 @@ from memlane.services.quotas import QuotaGuard, QuotaPolicy
 from memlane.services.ranking.calibration import RelevanceScale
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.reading import MemoryReader
+from memlane.services.recall.graph_recall import GraphRecallService
 from memlane.services.recall.service import RecallService
 from memlane.services.retention import RetentionPolicy, RetentionService
 from memlane.services.rules_service import RulesService
@@ -169,6 +170,8 @@ class Services:
     reader: MemoryReader
     writes: WriteService
     recall: RecallService
+    #: the graph surface's recall: the recall with its rules block (services/recall/graph_recall.py)
+    graph_recall: GraphRecallService
     worker: Worker
     backlog: BacklogGate
     quotas: QuotaGuard
@@ -269,6 +272,7 @@ def build_services(settings: Settings, store: Store, embedder: Embedder, *, cloc
         reader=core.reader,
         writes=writes,
         recall=recall,
+        graph_recall=GraphRecallService(recall, rules, core.embedding),
         worker=core.worker,
         backlog=_backlog(core),
         quotas=core.quotas,

@@ -23,6 +23,7 @@ from tests.rules.api.helpers import (
     set_state,
     slots_of,
     stored_rows,
+    tools_feedback,
     write_raw,
     write_rules,
 )
@@ -396,4 +397,30 @@ def test_every_lifecycle_change_is_a_commit_with_its_actor(client: httpx.Client)
         ("shadow", "active", "lead"),
         ("active", "shadow", "ed"),
         ("shadow", "disabled", "lead"),
+    ]
+
+
+def test_a_change_is_recorded_under_the_actor_named_else_the_credentials_agent(secured: httpx.Client) -> None:
+    """The default actor of rules/state, feedback, tools/feedback and nodes/activate: the actor
+    the request names, else the agent of the credentials, else (a key with no agent) nobody."""
+    c, scope = secured, new_scope()
+    rid = write_rules(c, scope, [rule("r", then=DENY_SHELL, memory_lane="shared", state=None)], ALICE)["r"]
+    assert set_state(c, scope, rid, "shadow", headers=ALICE).status_code == 200
+    assert set_state(c, scope, rid, "active", headers=ALICE, actor="lead").status_code == 200
+    assert feedback(c, scope, rid, "positive", headers=CAROL).status_code == 200
+    assert feedback(c, scope, rid, "negative", headers=ADMIN).status_code == 200
+    r = tools_feedback(c, scope, {}, ["shell", "ls"], "ls", "positive", headers=CAROL)
+    assert r.status_code == 200 and r.json()["rule_node_ids"] == [rid], r.text
+    r = c.post(
+        "/v1/memory/nodes/activate", json={"scope": scope, "input_text": "used", "node_ids": [rid]}, headers=ALICE
+    )
+    assert r.status_code == 200, r.text
+    chain = [(x["kind"], x["actor"]) for x in exported(c, scope, ADMIN)["commits"]][1:]
+    assert chain == [
+        ("rule_state", "alice"),
+        ("rule_state", "lead"),
+        ("rule_feedback", "carol"),
+        ("rule_feedback", None),
+        ("tools_feedback", "carol"),
+        ("activate", "alice"),
     ]

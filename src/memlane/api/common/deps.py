@@ -1,7 +1,7 @@
 """Typed request dependencies shared by the routers (full-stack-fastapi-template's style: an
 ``Annotated`` alias per dependency, declared as a parameter): services, credentials, the
-current viewer, admission to the admin channel and to the debug embeddings; and the helpers
-that need the body first (tenant, scope, quotas).
+current viewer, the default actor of a change, admission to the admin channel and to the debug
+embeddings; and the helpers that need the body first (tenant, scope, quotas).
 
 Quotas are counted in the route, after the body is validated: an invalid request costs the
 caller nothing, and most bodies name the tenant whose bucket is counted."""
@@ -71,6 +71,28 @@ async def request_tenant(request: Request) -> str:
 
 CurrentViewer = Annotated[Viewer, Depends(current_viewer)]
 RequestTenant = Annotated[str, Depends(request_tenant)]
+
+
+class ActorDefault:
+    """Who a change is recorded under (a commit's actor, a rule's state history): the actor the
+    request names, else the credentials' agent; with auth off, or a key that carries no agent,
+    nobody unless named. The rule of a graph write's commit too (services/writing.py ``authored``).
+    The label is the caller's word: it names, it grants nothing."""
+
+    def __init__(self, agent_id: str | None) -> None:
+        self._agent_id = agent_id
+
+    def of(self, named: str | None) -> str | None:
+        """The actor of a request whose body names ``named`` (or none)."""
+        return named or self._agent_id
+
+
+async def actor_default(request: Request) -> ActorDefault:
+    return ActorDefault(principal_of(request).agent_id)
+
+
+#: the actor of a change when the request names none (``actor.of(body.actor)``)
+CurrentActor = Annotated[ActorDefault, Depends(actor_default)]
 
 
 async def quota(request: Request, bucket: Bucket, tenant_id: str) -> None:

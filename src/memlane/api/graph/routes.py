@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from fastapi import APIRouter, Depends, Request
 
 from memlane.api.common.body import JsonBodyRoute, json_request_body, validated_body
@@ -29,10 +28,9 @@ from memlane.api.graph.requests import (
 )
 from memlane.api.graph.responses import edge_dto, node_dto, seed_dto
 from memlane.api.graph.write import write_command, write_response, writer_of
-from memlane.api.rules.routes import recall_rules_context
-from memlane.domain.visibility import Viewer
-from memlane.services.recall.model import RecallOutcome, RecallParams
-from memlane.services.recall.query import query_vector
+from memlane.api.rules.routes import recall_rules_question
+from memlane.services.recall.graph_recall import GraphRecallOutcome
+from memlane.services.recall.model import RecallParams
 
 router = APIRouter(
     route_class=JsonBodyRoute, prefix="/v1/memory", tags=["graph memory"], dependencies=[Depends(authenticated)]
@@ -86,7 +84,8 @@ async def _params(
     )
 
 
-def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> g.RecallReply:
+def _response(body: RecallBase, p: RecallParams, answer: GraphRecallOutcome) -> g.RecallReply:
+    out = answer.recall
     # intervals are shown to a caller who asked about time (as_of, include_invalid) or for meta;
     # otherwise every DTO is the contract's whitelist (docs/api-graph.md)
     with_interval = body.include_meta or body.as_of is not None or body.include_invalid
@@ -116,19 +115,8 @@ def _response(body: RecallBase, p: RecallParams, out: RecallOutcome) -> g.Recall
         if out.debug_embeddings is not None:
             debug["embeddings"] = out.debug_embeddings
         response["debug"] = debug
-    return response
-
-
-async def _answer(
-    svc: ServicesDep, body: RecallBase, p: RecallParams, out: RecallOutcome, rules_context: tuple[Any, Viewer] | None
-) -> g.RecallReply:
-    """The recall's response, with the ``rules`` block when a rules context was sent."""
-    response = _response(body, p, out)
-    if rules_context is not None:
-        context, viewer = rules_context
-        response["rules"] = await svc.rules.recall_block(
-            viewer, p.scope, context, include_shadow=body.rules_include_shadow, limit=body.rules_limit
-        )
+    if answer.rules is not None:
+        response["rules"] = answer.rules
     return response
 
 
@@ -142,10 +130,8 @@ async def recall(
     body: RecallRequest, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed
 ) -> g.RecallReply:
     p = await _params(body, request, debug, "recall", None)
-    rules_context = recall_rules_context(request, p.tenant_id, body)
-    svc.recall.check_dimension(body.query_embedding)
-    out = await svc.recall.recall(np.asarray(body.query_embedding, dtype=np.float32), p)
-    return await _answer(svc, body, p, out, rules_context)
+    rules = recall_rules_question(request, p.tenant_id, body)
+    return _response(body, p, await svc.graph_recall.by_vector(body.query_embedding, p, rules))
 
 
 @router.post(
@@ -158,8 +144,9 @@ async def recall_text(
     body: RecallTextRequest, request: Request, svc: ServicesDep, debug: DebugEmbeddingsAllowed
 ) -> g.RecallTextReply:
     p = await _params(body, request, debug, "recall_text", body.query_text)
-    rules_context = recall_rules_context(request, p.tenant_id, body)
-    vector = await query_vector(svc.embedding, body.query_text, svc.recall.ranking)
-    out = await svc.recall.recall(vector, p)
-    response = await _answer(svc, body, p, out, rules_context)
-    return {**response, "query": {"text": body.query_text, "embedding_provider": svc.embedder.provider}}
+    rules = recall_rules_question(request, p.tenant_id, body)
+    answer = await svc.graph_recall.by_text(body.query_text, p, rules)
+    return {
+        **_response(body, p, answer),
+        "query": {"text": body.query_text, "embedding_provider": answer.embedding_provider},
+    }

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
 
-from memlane.api.common.auth import principal_of
 from memlane.api.common.body import JsonBodyRoute
-from memlane.api.common.deps import ServicesDep, authenticated, quota, resolve_scope, resolve_tenant
+from memlane.api.common.deps import CurrentActor, ServicesDep, authenticated, quota, resolve_scope, resolve_tenant
 from memlane.api.common.identity import viewer_of
 from memlane.api.lifecycle import responses as r
 from memlane.api.lifecycle.requests import ActivateRequest, RehydrateRequest
@@ -26,11 +25,11 @@ router = APIRouter(
 )
 
 
-def _common(request: Request, body: ActivateRequest | RehydrateRequest) -> tuple[Viewer, str, str, str | None]:
+def _common(request: Request, body: ActivateRequest | RehydrateRequest) -> tuple[Viewer, str, str]:
     viewer = viewer_of(request, resolve_tenant(request, body.tenant_id))
     scope = resolve_scope(request, body.scope)
     input_sha = body.input_sha256 or sha256_hex(body.input_text or "")
-    return viewer, scope, input_sha, body.actor or principal_of(request).agent_id
+    return viewer, scope, input_sha
 
 
 @router.post(
@@ -38,8 +37,8 @@ def _common(request: Request, body: ActivateRequest | RehydrateRequest) -> tuple
     response_model=r.ActivateReply,
     summary="Record node activity and feedback (adaptive decay signals)",
 )
-async def activate(body: ActivateRequest, request: Request, svc: ServicesDep) -> r.ActivateReply:
-    viewer, scope, input_sha, actor = _common(request, body)
+async def activate(body: ActivateRequest, request: Request, svc: ServicesDep, actor: CurrentActor) -> r.ActivateReply:
+    viewer, scope, input_sha = _common(request, body)
     tenant = viewer.tenant_id
     await quota(request, "write", tenant)
     result = await svc.lifecycle.activation.activate(
@@ -51,7 +50,7 @@ async def activate(body: ActivateRequest, request: Request, svc: ServicesDep) ->
         activate=body.activate,
         run_id=body.run_id,
         reason=body.reason,
-        actor=actor,
+        actor=actor.of(body.actor),
         input_sha256=input_sha,
     )
     return r.activate_reply(tenant, scope, result)
@@ -62,8 +61,10 @@ async def activate(body: ActivateRequest, request: Request, svc: ServicesDep) ->
     response_model=r.RehydrateReply,
     summary="Move cold or archived nodes back into an active tier",
 )
-async def rehydrate(body: RehydrateRequest, request: Request, svc: ServicesDep) -> r.RehydrateReply:
-    viewer, scope, input_sha, actor = _common(request, body)
+async def rehydrate(
+    body: RehydrateRequest, request: Request, svc: ServicesDep, actor: CurrentActor
+) -> r.RehydrateReply:
+    viewer, scope, input_sha = _common(request, body)
     tenant = viewer.tenant_id
     await quota(request, "write", tenant)
     result = await svc.lifecycle.rehydrate.rehydrate(
@@ -73,7 +74,7 @@ async def rehydrate(body: RehydrateRequest, request: Request, svc: ServicesDep) 
         client_ids=body.client_ids or [],
         target_tier=body.target_tier,
         reason=body.reason,
-        actor=actor,
+        actor=actor.of(body.actor),
         input_sha256=input_sha,
     )
     return r.rehydrate_reply(tenant, scope, body.target_tier, result)

@@ -15,9 +15,16 @@ from typing import Any, Protocol
 
 from fastapi import APIRouter, Depends, Request
 
-from memlane.api.common.auth import principal_of
 from memlane.api.common.body import JsonBodyRoute
-from memlane.api.common.deps import Bucket, ServicesDep, authenticated, quota, resolve_scope, resolve_tenant
+from memlane.api.common.deps import (
+    Bucket,
+    CurrentActor,
+    ServicesDep,
+    authenticated,
+    quota,
+    resolve_scope,
+    resolve_tenant,
+)
 from memlane.api.common.identity import Claims, viewer_of
 from memlane.api.rules import responses as r
 from memlane.api.rules.requests import (
@@ -32,6 +39,7 @@ from memlane.api.rules.requests import (
 from memlane.domain.errors import InvalidRequest, NotFound
 from memlane.domain.hashing import sha256_hex
 from memlane.domain.visibility import Viewer
+from memlane.services.recall.graph_recall import RulesQuestion
 
 router = APIRouter(
     route_class=JsonBodyRoute,
@@ -105,10 +113,6 @@ def _input_sha(body: Any) -> str:
     return str(body.input_sha256 or sha256_hex(body.input_text or ""))
 
 
-def _actor(request: Request, actor: str | None) -> str | None:
-    return actor or principal_of(request).agent_id
-
-
 class PlannerRequest(Protocol):
     """What every planner-context request names: a tenant, a scope and the context."""
 
@@ -128,11 +132,12 @@ async def planner_call(request: Request, body: PlannerRequest, bucket: Bucket) -
 
 
 # --- recall's ``rules`` block (used by api/graph/routes.py) ---------------------------------
-def recall_rules_context(request: Request, tenant: str, body: RecallRulesIn) -> tuple[Any, Viewer] | None:
-    """The rules context of a recall with identity filled in, and the rules' viewer; None when
-    no context was sent. Called before the recall runs, so a bad context fails fast. Besides the
-    credentials, ``consumer_agent_id`` / ``consumer_team_id`` fill in an absent ``agent.id`` /
-    ``agent.team_id``: the contract ties the consumer team to team-scoped rules."""
+def recall_rules_question(request: Request, tenant: str, body: RecallRulesIn) -> RulesQuestion | None:
+    """The ``rules`` block a recall asks for: its rules context with identity filled in, the
+    rules' viewer and the block's bounds; None when no context was sent. Called before the
+    recall runs, so a bad context fails fast. Besides the credentials, ``consumer_agent_id`` /
+    ``consumer_team_id`` fill in an absent ``agent.id`` / ``agent.team_id``: the contract ties
+    the consumer team to team-scoped rules."""
     if body.rules_context is None:
         return None
     problem = context_problem(body.rules_context)
@@ -140,13 +145,16 @@ def recall_rules_context(request: Request, tenant: str, body: RecallRulesIn) -> 
         raise InvalidRequest(
             f"rules_context is too large: {problem}", code="invalid_request", details={"field": "rules_context"}
         )
-    return context_viewer(
+    context, viewer = context_viewer(
         request,
         tenant,
         body.rules_context,
         field="rules_context",
         agent_default=body.consumer_agent_id,
         team_default=body.consumer_team_id,
+    )
+    return RulesQuestion(
+        viewer=viewer, context=context, include_shadow=body.rules_include_shadow, limit=body.rules_limit
     )
 
 
@@ -201,7 +209,9 @@ async def tools_select(body: ToolsSelectRequest, request: Request, svc: Services
     response_model=r.ToolsFeedbackReply,
     summary="Attribute a tool decision's outcome to the rules behind it",
 )
-async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: ServicesDep) -> r.ToolsFeedbackReply:
+async def tools_feedback(
+    body: ToolsFeedbackRequest, request: Request, svc: ServicesDep, actor: CurrentActor
+) -> r.ToolsFeedbackReply:
     tenant, scope, context, viewer = await planner_call(request, body, "write")
     result = await svc.rules.tools_feedback(
         viewer,
@@ -215,7 +225,7 @@ async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: Serv
         rules_limit=body.rules_limit,
         run_id=body.run_id,
         note=body.note,
-        actor=_actor(request, body.actor),
+        actor=actor.of(body.actor),
         input_sha256=_input_sha(body),
     )
     return {
@@ -230,7 +240,9 @@ async def tools_feedback(body: ToolsFeedbackRequest, request: Request, svc: Serv
 
 
 @router.post("/feedback", response_model=r.RuleFeedbackReply, summary="Record one outcome for one rule")
-async def rule_feedback(body: FeedbackRequest, request: Request, svc: ServicesDep) -> r.RuleFeedbackReply:
+async def rule_feedback(
+    body: FeedbackRequest, request: Request, svc: ServicesDep, actor: CurrentActor
+) -> r.RuleFeedbackReply:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
     viewer = viewer_of(request, tenant)
@@ -243,7 +255,7 @@ async def rule_feedback(body: FeedbackRequest, request: Request, svc: ServicesDe
         body.outcome,
         run_id=body.run_id,
         note=body.note,
-        actor=_actor(request, body.actor),
+        actor=actor.of(body.actor),
         input_sha256=_input_sha(body),
     )
     if result.commit is None:  # a found rule is always updated; a missing one raised rule_not_found
@@ -265,7 +277,9 @@ async def rule_feedback(body: FeedbackRequest, request: Request, svc: ServicesDe
     response_model=r.RuleStateReply,
     summary="Move a rule through draft -> shadow -> active (or disable it)",
 )
-async def rules_state(body: RuleStateRequest, request: Request, svc: ServicesDep) -> r.RuleStateReply:
+async def rules_state(
+    body: RuleStateRequest, request: Request, svc: ServicesDep, actor: CurrentActor
+) -> r.RuleStateReply:
     tenant = resolve_tenant(request, body.tenant_id)
     scope = resolve_scope(request, body.scope)
     viewer = viewer_of(request, tenant)
@@ -275,7 +289,7 @@ async def rules_state(body: RuleStateRequest, request: Request, svc: ServicesDep
         scope,
         str(body.rule_node_id),
         body.state,
-        actor=_actor(request, body.actor),
+        actor=actor.of(body.actor),
         input_sha256=_input_sha(body),
     )
     return {

@@ -19,4 +19,6 @@ One module per stage, each answering with a typed value:
 * context.py: the prompt text and its citations, rendered from the best nodes;
 * debug.py: the guarded view of embeddings (a preview and a hash, never a vector);
 * service.py: ``RecallService``, which runs the stages in order and audits the recall.
+* graph_recall.py: ``GraphRecallService``, the graph surface's use case: the query's vector
+  (sent or embedded), the recall, and the ``rules`` block a recall with a rules context returns.
 """
