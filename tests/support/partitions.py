@@ -31,7 +31,9 @@ from sqlalchemy.pool import Pool
 
 from memlane.store import migrate
 from memlane.store.postgres import direct_reads, vector_codec
+from memlane.store.postgres.store import PostgresStore
 from memlane.store.urls import async_url
+from tests.support.settings import DIM
 
 #: every table keyed by tenant (server_secrets and alembic_version are not tenant data)
 TENANT_TABLES = (
@@ -124,6 +126,7 @@ def partitioned_database_url(request: pytest.FixtureRequest) -> str:
         template, url = cluster.create_database()
         migrate.upgrade(url)
         run_sync(partition_by_tenant(url))
+        run_sync(_build_vector_index(url))
         request.config.stash[_TEMPLATE] = template
     name = f"t_{uuid.uuid4().hex}"
     run_sync(cluster._admin(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
@@ -132,6 +135,14 @@ def partitioned_database_url(request: pytest.FixtureRequest) -> str:
 
 
 _TEMPLATE = pytest.StashKey[str]()
+
+
+async def _build_vector_index(url: str) -> None:
+    """The HNSW index the store creates when it opens, for the suites' dimension, built once
+    in the template (one graph per partition) rather than by each test's store."""
+    store = PostgresStore(url, vector_dim=DIM)
+    await store.open()
+    await store.close()
 
 
 # --- recording what memlane sends ----------------------------------------------------------
