@@ -6,6 +6,8 @@ that reads them all."""
 
 from __future__ import annotations
 
+import importlib
+
 import asyncpg
 import pytest
 
@@ -21,13 +23,13 @@ from tests.support.partitions import (
 )
 from tests.support.pg import run_sync
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.parametrize("backend", ["postgres-partitioned"], indirect=True),
-]
+#: the tests that need the partitioned database
+on_partitioned_schema = pytest.mark.parametrize(
+    "backend", [pytest.param("postgres-partitioned", marks=pytest.mark.postgres)], indirect=True
+)
 
 
-def test_every_table_with_a_tenant_column_is_partitioned_in_the_test_schema(backend: str) -> None:
+def test_every_table_with_a_tenant_column_is_partitioned_in_the_test_schema() -> None:
     tables = [*schema.metadata.tables.values(), *knowledge.metadata.tables.values(), *batcher.metadata.tables.values()]
     keyed = {t.name for t in tables if "tenant_id" in t.c}
     assert keyed == set(TENANT_TABLES)
@@ -36,6 +38,28 @@ def test_every_table_with_a_tenant_column_is_partitioned_in_the_test_schema(back
             assert table.primary_key.columns.keys()[0] == "tenant_id", f"{table.name}: tenant_id leads the key"
 
 
+def _resolve(dotted: str) -> object:
+    """The object a dotted name names: the longest importable module, then attributes."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            target: object = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[cut:]:
+            target = getattr(target, name)
+        return target
+    raise LookupError(dotted)
+
+
+def test_every_sender_the_allow_list_names_exists() -> None:
+    """A renamed or removed sender must leave the list, or the list would excuse nothing and
+    hide that it does."""
+    for sender in CROSS_TENANT:
+        assert callable(_resolve(sender)) or isinstance(_resolve(sender), str), sender
+
+
+@on_partitioned_schema
 async def test_each_tenant_table_is_hash_partitioned_by_tenant_id(db_url: str) -> None:
     conn = await asyncpg.connect(db_url)
     try:
@@ -52,6 +76,7 @@ async def test_each_tenant_table_is_hash_partitioned_by_tenant_id(db_url: str) -
     }
 
 
+@on_partitioned_schema
 async def test_the_checker_tells_a_statement_of_one_tenant_from_one_of_every_tenant(store: Store, db_url: str) -> None:
     await store.apply_write("t1", "s1", [up("one tenant")], [], info(), now=NOW)
     await store.apply_write("t2", "s1", [up("another tenant")], [], info(), now=NOW)

@@ -296,6 +296,7 @@ async def spread_statements(url: str, sent: Sequence[Sent]) -> list[Spread]:
 
 
 def report(spread: Sequence[Spread]) -> Iterator[str]:
+    """One line per sender (its first statement): a test that fails names what to fix."""
     by_caller: dict[str, Spread] = {}
     for item in spread:
         by_caller.setdefault(item.caller, item)
