@@ -12,6 +12,10 @@ from typing import Any
 import pytest
 
 BACKENDS: list[Any] = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+#: the store suites (tests/store) also run on PostgreSQL with every tenant table
+#: hash-partitioned by tenant_id, each statement checked to stay in one partition
+#: (tests/support/partitions.py)
+STORE_BACKENDS: list[Any] = [*BACKENDS, pytest.param("postgres-partitioned", marks=pytest.mark.postgres)]
 
 
 def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
@@ -22,6 +26,10 @@ def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -
         from tests.support.pg import fresh_database_url
 
         return fresh_database_url(request)
+    if backend == "postgres-partitioned":
+        from tests.support.partitions import partitioned_database_url
+
+        return partitioned_database_url(request)
     raise ValueError(f"unknown backend {backend}")
 
 
