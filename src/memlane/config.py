@@ -352,6 +352,10 @@ class ConversationSettings(SettingsGroup):
         0.3, ge=0, le=1, validation_alias=_env("MEMLANE_CONVERSATION_SIMILARITY_THRESHOLD")
     )
     recency_half_life_days: float = Field(30.0, gt=0, validation_alias=_env("MEMLANE_RECENCY_HALF_LIFE_DAYS"))
+    #: whether the offline conflict path closes an earlier note a newer one succeeds
+    #: (services/conversation/succession.py); off: on held-out wording it closed a cousin's
+    #: note for another cousin's move (BENCHMARKS.md, "Memory truth")
+    close_by_succession: bool = Field(False, validation_alias=_env("MEMLANE_CLOSE_BY_SUCCESSION"))
     webhook_timeout_sec: float = Field(10.0, gt=0, validation_alias=_env("MEMLANE_WEBHOOK_TIMEOUT_SEC"))
     # comma-separated host names, IPs or CIDRs webhooks may reach besides public addresses
     webhook_allowed_hosts: str = Field("", validation_alias=_env("MEMLANE_WEBHOOK_ALLOWED_HOSTS"))

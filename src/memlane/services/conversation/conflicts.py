@@ -44,6 +44,7 @@ import numpy as np
 from memlane.domain.model import Node
 from memlane.services.conversation import facts as fx
 from memlane.services.conversation import language as lang
+from memlane.services.conversation import succession
 from memlane.services.conversation.extractor import NoteDraft
 from memlane.services.conversation.facts.lexicon import CANCEL_SYNONYMS, PLAN_WORDS
 from memlane.services.conversation.facts.normalise import normalise
@@ -445,6 +446,7 @@ async def resolve_offline(
     memory_kind: str,
     keyword_neighbours: KeywordNeighbours | None = None,
     speaker_keys: Iterable[str] = (),
+    succession_cosine: float | None = None,
 ) -> IngestionPlan:
     """Plan the request's notes: which drafts become notes and what happens to older ones."""
     keys = tuple(speaker_keys)
@@ -476,7 +478,10 @@ async def resolve_offline(
             if skip is not None:
                 _skip_into(skip, draft, changes)
                 continue
-            if verdict is not None and target is not None:
+            succeeded = _succeeded(draft, candidates, succession_cosine)
+            if succeeded is not None:
+                _apply_closings(note, draft, [succeeded], changes)
+            elif verdict is not None and target is not None:
                 note.operation = verdict.operation
                 _close(target, note, verdict.status or CONSOLIDATED, verdict.reason, changes)
                 if verdict.status == CONSOLIDATED:
@@ -485,6 +490,24 @@ async def resolve_offline(
         planned_vectors.append((note, vec))
     plan.changes = list(changes.values())
     return plan
+
+
+def _succeeded(draft: NoteDraft, candidates: list[Candidate], threshold: float | None) -> _Closing | None:
+    """The closing of the earlier note a draft that says a change succeeds, when no fact rule
+    recognised the change (succession.py); None when the rule is off (``threshold`` None)."""
+    if threshold is None:
+        return None
+    earlier = [
+        succession.stored(c.content, c.similarity, c.node)
+        if c.node is not None
+        else succession.planned(c.content, c.similarity, c.planned.sources if c.planned else [])
+        for c in candidates
+    ]
+    found = succession.succeeded(draft.content, draft.sources, earlier, threshold=threshold)
+    if found is None:
+        return None
+    cand = candidates[found.index]
+    return _Closing(cand, SUPERSEDED, f"succeeded by a newer statement ({found.why})", set(found.ended))
 
 
 def _keyword_queries(draft: NoteDraft) -> list[str]:

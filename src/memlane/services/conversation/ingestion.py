@@ -41,6 +41,7 @@ from memlane.services.conversation.notes import (
     said_at,
 )
 from memlane.services.conversation.pipeline import CANDIDATES, LLMPipeline, NoteContext
+from memlane.services.conversation.succession import NOTE_COSINE
 from memlane.services.conversation.task_payloads import AgentMemoryTask, IngestTask, decode_task
 from memlane.services.embedding import EmbeddingService
 from memlane.services.reading import MemoryReader
@@ -159,6 +160,7 @@ class IngestionService:
         writes: WriteService,
         clock: Clock,
         pipeline: LLMPipeline | None,
+        close_by_succession: bool = False,
     ):
         self.store = store
         self.reader = reader
@@ -166,6 +168,8 @@ class IngestionService:
         self.writes = writes
         self.clock = clock
         self.pipeline = pipeline
+        #: the note cosine of the succession closing (succession.py), None when it is off
+        self.succession_cosine = NOTE_COSINE if close_by_succession else None
 
     # --- job handlers -------------------------------------------------------------------
     async def run_ingest(self, job: Job) -> IngestResult:
@@ -271,6 +275,7 @@ class IngestionService:
             ids=ids,
             client_ids=[f"conv:{job.id}:{i}" for i in range(len(drafts))],
             memory_kind=ctx.memory_kind,
+            succession_cosine=self.succession_cosine,
         )
         vectors = {ids[i]: (d.content, np.asarray(vecs[i], dtype=np.float32)) for i, d in enumerate(drafts)}
         return plan, vectors

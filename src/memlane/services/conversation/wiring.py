@@ -37,6 +37,7 @@ class ConversationConfig:
 
     max_messages: int
     recency_half_life_days: float
+    close_by_succession: bool
     webhook_timeout_sec: float
     webhook_allowed_hosts: str
     batcher_batch_size: int
@@ -95,7 +96,13 @@ def build_conversation(
             max_messages=config.max_messages,
         ),
         ingestion=IngestionService(
-            store=store, reader=reader, embedding=embedding, writes=writes, clock=clock, pipeline=pipeline
+            store=store,
+            reader=reader,
+            embedding=embedding,
+            writes=writes,
+            clock=clock,
+            pipeline=pipeline,
+            close_by_succession=config.close_by_succession,
         ),
         memories=MemoryService(
             store=store,

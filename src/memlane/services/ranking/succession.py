@@ -104,7 +104,7 @@ _PRESENT = re.compile(
 
 
 #: words that say a state changed, beside a negation ("switched to", "these days", "my first week as")
-_CHANGE = re.compile(
+CHANGE_CUES = re.compile(
     r"\b(?:now|nowadays|these days|any ?more|no longer|not|never|switched|moved|upgraded|changed|swapped|replaced"
     r"|instead|in the end|new|first|since|after all|gave up|stopped|quit|left)\b|n't\b",
     re.IGNORECASE,
@@ -113,7 +113,7 @@ _CHANGE = re.compile(
 
 def says_a_change(text: str) -> bool:
     """Whether a memory says that something changed, not only what is."""
-    return bool(_CHANGE.search(text))
+    return bool(CHANGE_CUES.search(text))
 
 
 def tells_an_event(text: str) -> bool:

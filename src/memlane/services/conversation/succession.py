@@ -1,0 +1,153 @@
+"""Closing by succession: a new note that says a change closes the earlier note of the same
+person it disagrees with, when no fact rule recognised the change (issue #27).
+
+The fact rules (facts/, conflicts.py) close a stale note when they can read the change: the
+same relation with another value, a negation of the same fact, a cancellation, a correction.
+People change a fact in more ways than they know ("Switched to a Pixel 8", "we're with Octopus
+now"). Ranking already puts such a later note first (services/ranking/succession.py); this
+rule closes the earlier one at write time when the two notes satisfy the same conditions, with
+the question's similarity replaced by the notes' own:
+
+* the new note is later, and of the same speaker (the roles of their source messages; the
+  candidates are already the same user's),
+* it says a change ending something, not only a beginning or an addition (:func:`says_an_ending`),
+* the earlier note states a present state or plan, not an event told in the past
+  (:func:`~memlane.services.ranking.succession.tells_an_event`),
+* the two disagree by the merge guard (services/opposition.py), and
+* the two notes are alike: their MiniLM cosine at least :data:`NOTE_COSINE`.
+
+Only the most similar such note is closed, and only its sentences that disagree with the new
+note end; its other sentences are carried into the new note, as every closing does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memlane.domain.model import Node
+from memlane.services.conversation import language as lang
+from memlane.services.conversation.messages import parse_timestamp
+from memlane.services.conversation.notes import event_time
+from memlane.services.opposition import opposition, replaces_older
+from memlane.services.ranking.succession import CHANGE_CUES, tells_an_event
+
+#: words that say the new note adds to what is known ("also speaks German", "a rabbit too",
+#: "another trip", "off camping again"): such a note never closes one
+_ADDS = re.compile(
+    r"\b(?:also|too|as well|another|besides|again|additionally|in addition|both|second|one more|either)\b",
+    re.IGNORECASE,
+)
+#: "new" and "first" alone say something began, not that something ended ("we hired a new
+#: designer", "my new favourite brunch spot")
+_WEAK_CUES = frozenset({"new", "first"})
+#: cues that place a fact in time or deny something, without saying a value was replaced: with
+#: them a note that only names another place or name may add to the old one ("Agnes helps out
+#: at the animal shelter on Sundays now", beside the food bank on Mondays)
+_TIME_CUES = frozenset({"now", "nowadays", "these days", "since", "not", "never", "n't"})
+#: a plan called off
+_CANCELS = re.compile(r"\b(?:cancell?ed|called off|calling off|scrapped|postponed|put off|fell through)\b", re.I)
+
+
+def says_an_ending(text: str, *, replaced: bool = False) -> bool:
+    """Whether a note says that something changed or ended, not only that something began or
+    was added: a change cue of the ranking (services/ranking/succession.py) but "new" or
+    "first" alone, or a cancellation, and no word that says it adds. With ``replaced``, a cue
+    that a value was replaced ("switched", "moved", "instead", "no longer"), not only a time."""
+    if _ADDS.search(text):
+        return False
+    if _CANCELS.search(text):
+        return True
+    skip = _WEAK_CUES | (_TIME_CUES if replaced else frozenset())
+    return any(m.group(0).lower() not in skip for m in CHANGE_CUES.finditer(text))
+
+
+#: the least cosine between the two notes' texts (their stored MiniLM vectors); chosen on the
+#: tune split (BENCHMARKS.md, "Memory truth")
+NOTE_COSINE = 0.3
+
+
+@dataclass(frozen=True, slots=True)
+class Succession:
+    """A stored note the new one succeeds, and which of its sentences end."""
+
+    index: int
+    ended: frozenset[int]
+    why: str
+
+
+def _roles(sources: Sequence[Any]) -> frozenset[str]:
+    return frozenset(str(s.get("role")) for s in sources if isinstance(s, dict) and s.get("role"))
+
+
+def _latest(sources: Sequence[Any]) -> datetime | None:
+    stamps: list[datetime] = []
+    for s in sources:
+        ts = s.get("timestamp") if isinstance(s, dict) else None
+        if isinstance(ts, str) and ts:
+            try:
+                stamps.append(parse_timestamp(ts))
+            except ValueError:
+                continue
+    return max(stamps) if stamps else None
+
+
+@dataclass(frozen=True, slots=True)
+class Earlier:
+    """A candidate note as the rule sees it."""
+
+    text: str
+    cosine: float
+    sources: Sequence[Any]
+    said_at: datetime | None
+
+
+def stored(text: str, cosine: float, node: Node) -> Earlier:
+    """A stored note as :func:`succeeded` reads it."""
+    raw = node.slots.get("source_messages")
+    sources = raw if isinstance(raw, list) else []
+    return Earlier(text, cosine, sources, event_time(node))
+
+
+def planned(text: str, cosine: float, sources: Sequence[Any]) -> Earlier:
+    """A note planned earlier in the same request."""
+    return Earlier(text, cosine, sources, _latest(sources))
+
+
+def succeeded(
+    text: str, sources: Sequence[Any], earlier: Sequence[Earlier], *, threshold: float = NOTE_COSINE
+) -> Succession | None:
+    """The most similar of ``earlier`` that a new note (``text``, said in ``sources``)
+    succeeds, or None."""
+    if not says_an_ending(text):
+        return None
+    when, roles = _latest(sources), _roles(sources)
+    best: Succession | None = None
+    best_cos = -1.0
+    for i, e in enumerate(earlier):
+        if e.cosine < threshold or e.cosine <= best_cos:
+            continue
+        if when is None or e.said_at is None or e.said_at >= when or _roles(e.sources) != roles:
+            continue
+        ended = _ended(e.text, text)
+        if ended:
+            best = Succession(i, frozenset(k for k, _ in ended), ended[0][1])
+            best_cos = e.cosine
+    return best
+
+
+def _ended(old: str, new: str) -> list[tuple[int, str]]:
+    """The sentences of ``old`` that state a present state and that ``new`` disagrees with.
+    When they only differ in a name, place, date or number (two trips, two places may both be
+    true), the new note must say that a value was replaced."""
+    out: list[tuple[int, str]] = []
+    for k, sentence in enumerate(lang.sentences(old) or [old]):
+        if tells_an_event(sentence):
+            continue
+        why = opposition(sentence, new)
+        if why is not None and (replaces_older(why) or says_an_ending(new, replaced=True)):
+            out.append((k, why))
+    return out
