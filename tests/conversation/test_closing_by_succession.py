@@ -71,6 +71,46 @@ def test_facts_that_only_add_stay_active_when_on(
     assert any(kept in str(m["document"]) for m in everything(succession_api, app))
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [
+        ("My cousin Freya lives in Oslo.", "Maybe, my cousin Lars moved to Bergen last year and keeps inviting us.",
+         "Oslo"),
+        ("My friend Ola lives in Warsaw, we video call every Sunday.",
+         "My friend Tomasz moved to Krakow last month for a new job.", "Warsaw"),
+    ],
+)  # fmt: skip
+def test_a_change_about_another_named_person_of_one_kind_never_closes_a_fact(
+    succession_api: httpx.Client, first: str, second: str, kept: str
+) -> None:
+    """Two cousins, two friends: the later one's move is not the earlier one's."""
+    app = new_app()
+    (old_id,) = note_ids(say(succession_api, app, first, day=1))
+    say(succession_api, app, second, day=9)
+    assert get_memory(succession_api, app, old_id)["metadata"]["status"] == "active"
+    assert any(kept in str(m["document"]) for m in everything(succession_api, app))
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [
+        ("I always have porridge for breakfast.", "I've switched to never eating after 8pm now.", "porridge"),
+        ("My brother turns the music up when he's gaming.",
+         "I moved my desk so I can turn the volume down on calls now.", "music up"),
+        ("We eat in most weeknights, I cook.", "We moved our date night out to Thursdays now.", "eat in"),
+    ],
+)  # fmt: skip
+def test_antonym_words_alone_never_close_a_fact(
+    succession_api: httpx.Client, first: str, second: str, kept: str
+) -> None:
+    """always/never, up/down, in/out keep two notes from merging, but say nothing was replaced."""
+    app = new_app()
+    (old_id,) = note_ids(say(succession_api, app, first, day=1))
+    say(succession_api, app, second, day=9)
+    assert get_memory(succession_api, app, old_id)["metadata"]["status"] == "active"
+    assert any(kept in str(m["document"]) for m in everything(succession_api, app))
+
+
 def test_an_earlier_message_never_closes_a_later_note(succession_api: httpx.Client) -> None:
     app = new_app()
     (new_id,) = note_ids(say(succession_api, app, AFTER, day=9))

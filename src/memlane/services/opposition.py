@@ -53,11 +53,17 @@ _DATE_WORDS = frozenset(
 _SAME_SENTENCE = 0.5
 
 
-def opposition(a: str, b: str) -> str | None:
-    """Why ``a`` and ``b`` do not say the same thing, or None when they may."""
+def opposition(a: str, b: str, *, antonyms: bool = True) -> str | None:
+    """Why ``a`` and ``b`` do not say the same thing, or None when they may.
+
+    ``antonyms=False`` leaves out the antonym pairs and asks only for a negation, opposite or
+    replaced facts, or a changed value: what closing by succession acts on, since in chat
+    "in"/"out", "up"/"down", "always"/"never" rarely say that one fact replaced another. The
+    merge guard asks for every kind."""
     if not a.strip() or not b.strip():
         return None
-    for check in (_negation, _antonyms, _facts, _changed_values):
+    checks = (_negation, _antonyms, _facts, _changed_values) if antonyms else (_negation, _facts, _changed_values)
+    for check in checks:
         why = check(a, b)
         if why is not None:
             return why

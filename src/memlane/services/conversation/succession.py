@@ -13,7 +13,11 @@ the question's similarity replaced by the notes' own:
 * it says a change ending something, not only a beginning or an addition (:func:`says_an_ending`),
 * the earlier note states a present state or plan, not an event told in the past
   (:func:`~memlane.services.ranking.succession.tells_an_event`),
-* the two disagree by the merge guard (services/opposition.py), and
+* the two disagree by the merge guard (services/opposition.py) in a negation, opposite facts or
+  a changed value, not by antonym words alone (in chat "in"/"out", "on"/"off", "up"/"down",
+  "always"/"never" seldom say that a fact was replaced),
+* they are about the same person or thing: a sentence about another named one ("my cousin
+  Lars moved to Bergen" beside "my cousin Freya lives in Oslo") never closes (:func:`different_subjects`), and
 * the two notes are alike: their MiniLM cosine at least :data:`NOTE_COSINE`.
 
 Only the most similar such note is closed, and only its sentences that disagree with the new
@@ -139,15 +143,63 @@ def succeeded(
     return best
 
 
+#: a name after a possessive and a noun, anywhere in a sentence: "Marta's cousin Lars", "the
+#: user's friend Ola", "our dog Bramble"
+_POSSESSED = re.compile(
+    r"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[A-Za-z][\w-]*['\u2019]s)\s+(?P<noun>[a-z][\w-]*)\s+(?P<name>[A-Z][\w-]*)"
+)
+#: a name that opens a sentence and is followed by a word in lower case ("Tomasz moved ...")
+_OPENING_NAME = re.compile(r"^(?P<name>[A-Z][a-z][\w-]*)\s+(?=[a-z])")
+#: capitalised words that open a sentence without naming anyone
+_NOT_NAMES = lang.wordset(
+    "the this that these those there here it we they he she you go yes no well oh so thanks sorry good great "
+    "also now then just still finally turns anyway actually apparently luckily sadly maybe"
+)
+
+
+def _named(text: str) -> dict[str | None, set[str]]:
+    """The names a text gives its people and things: by the noun before them ("cousin":
+    {"lars"}), and under None the name a sentence opens with ("Tomasz moved to Krakow")."""
+    out: dict[str | None, set[str]] = {}
+    for sentence in lang.sentences(text) or [text]:
+        for owned in _POSSESSED.finditer(sentence):
+            out.setdefault(owned.group("noun").lower(), set()).add(owned.group("name").lower())
+        opening = _OPENING_NAME.match(sentence.strip())
+        if opening is not None and opening.group("name").lower() not in lang.STOPWORDS | _NOT_NAMES:
+            out.setdefault(None, set()).add(opening.group("name").lower())
+    return out
+
+
+def _mentioned(text: str) -> frozenset[str]:
+    """The words of a text, a possessive's "'s" left off ("Freya's" mentions "freya")."""
+    return frozenset(re.sub(r"['\u2019]s$", "", w) for w in lang.words(text.lower()))
+
+
+def different_subjects(a: str, b: str) -> bool:
+    """Whether two texts are about two different named people or things: they give the same
+    noun different names ("my cousin Freya lives in Oslo", "my cousin Lars moved to Bergen":
+    two cousins, not a move), or open with different names ("Ola lives in Warsaw", "Tomasz
+    moved to Krakow"), and neither mentions a name the other gives."""
+    na, nb = _named(a), _named(b)
+    wa, wb = _mentioned(a), _mentioned(b)
+    for noun in na.keys() & nb.keys():
+        xa, xb = na[noun], nb[noun]
+        if not (xa & xb) and not (xa & wb) and not (xb & wa):
+            return True
+    return False
+
+
 def _ended(old: str, new: str) -> list[tuple[int, str]]:
-    """The sentences of ``old`` that state a present state and that ``new`` disagrees with.
-    When they only differ in a name, place, date or number (two trips, two places may both be
-    true), the new note must say that a value was replaced."""
+    """The sentences of ``old`` that state a present state and that ``new`` disagrees with by
+    a negation, opposite facts or a changed value (not by antonym words alone: "in"/"out" or
+    "up"/"down" in chat seldom say a fact was replaced), unless the two are about different
+    named people or things. When they only differ in a name, place, date or number
+    (two trips, two places may both be true), the new note must say that a value was replaced."""
     out: list[tuple[int, str]] = []
     for k, sentence in enumerate(lang.sentences(old) or [old]):
-        if tells_an_event(sentence):
+        if tells_an_event(sentence) or different_subjects(sentence, new):
             continue
-        why = opposition(sentence, new)
+        why = opposition(sentence, new, antonyms=False)
         if why is not None and (replaces_older(why) or says_an_ending(new, replaced=True)):
             out.append((k, why))
     return out
