@@ -254,6 +254,7 @@ export interface Health {
   embedding: EmbeddingInfo;
   worker: "in-process" | "external";
   backlog: Backlog;
+  replicas?: ReplicaHealth[];
 }
 
 export interface History {
@@ -579,6 +580,12 @@ export interface Rehydrated {
   noop_node_ids: string[];
   missing_node_ids: string[];
   missing_client_ids: string[];
+}
+
+export interface ReplicaHealth {
+  name: string;
+  state: "in_rotation" | "lagging" | "unreachable" | "promoted";
+  lag_ms: number | null;
 }
 
 export interface Routing {
