@@ -14,11 +14,14 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import iter_route_contexts
 from pydantic import TypeAdapter
 
 from memlane.api.common.browser_boundary import HOST_EXEMPT_PATHS, accepted_media_types
 from memlane.api.common.error_responses import ENVELOPES
 from memlane.api.common.errors import surface_of
+from memlane.api.common.read_routing import POSITION_HEADER, READ_AFTER_HEADER, READ_SOURCE_HEADER, route_reads
 from memlane.api.common.requests import HTTP_URL_PATTERN
 from memlane.config import Settings
 
@@ -170,6 +173,75 @@ def _header_schemas(schema: dict[str, Any]) -> None:
                     param["schema"] = {**known, "title": name}
 
 
+READ_AFTER_PARAMETER: dict[str, Any] = {
+    "name": READ_AFTER_HEADER,
+    "in": "header",
+    "required": False,
+    "description": f"Read-your-writes: a position a write answered as {POSITION_HEADER}; the read is served by "
+    'a replica that has replayed that far, or else by the primary (docs/operations.md, "Read replicas")',
+    "schema": {"type": "string", "pattern": "^lsn:[0-9A-Fa-f]{16}$", "title": READ_AFTER_HEADER},
+}
+READ_SOURCE_RESPONSE_HEADER: dict[str, Any] = {
+    "description": "Which database served this read (only with read replicas configured)",
+    "schema": {"type": "string", "enum": ["replica", "primary"]},
+    "required": False,
+}
+POSITION_RESPONSE_HEADER: dict[str, Any] = {
+    "description": "PostgreSQL only: the primary's WAL position after this request's commits (lsn: and 16 hex "
+    f"digits); send it back as {READ_AFTER_HEADER} to read this write from a replica",
+    "schema": {"type": "string", "pattern": "^lsn:[0-9A-F]{16}$"},
+    "required": False,
+}
+
+
+def _routes_reads(dependant: Dependant) -> bool:
+    """Whether ``route_reads`` (``RoutedRead``) runs for a route, declared on it or its router."""
+    return any(dep.call is route_reads or _routes_reads(dep) for dep in dependant.dependencies)
+
+
+def routed_reads(app: FastAPI) -> set[tuple[str, str]]:
+    """(path, method) of every documented operation a read replica may serve."""
+    return {
+        (str(route.path_format), method.lower())
+        for route in iter_route_contexts(app.routes)  # included routers flattened, as FastAPI documents them
+        if getattr(route, "include_in_schema", False)
+        and isinstance(dependant := getattr(route, "dependant", None), Dependant)
+        and _routes_reads(dependant)
+        for method in route.methods or ()
+    }
+
+
+def _read_after_parameter(schema: dict[str, Any], reads: set[tuple[str, str]]) -> None:
+    """Every routed read accepts ``X-Memlane-Read-After`` (before the errors are documented:
+    a malformed value is a 400)."""
+    for path, path_item in schema["paths"].items():
+        for method, operation in path_item.items():
+            if (path, method) not in reads:
+                continue
+            parameters = operation.setdefault("parameters", [])
+            if not any(p.get("name") == READ_AFTER_HEADER for p in parameters):
+                parameters.append(READ_AFTER_PARAMETER)
+
+
+def _read_routing_headers(schema: dict[str, Any], reads: set[tuple[str, str]]) -> None:
+    """A routed read says where it was served on every answer, an error included; a write (a
+    state-changing method that is not a routed read) answers its position on success."""
+    for path, path_item in schema["paths"].items():
+        for method, operation in path_item.items():
+            routed = (path, method) in reads
+            if not routed and method not in WRITE_METHODS:
+                continue
+            for status, response in operation.get("responses", {}).items():
+                if routed:
+                    header = {READ_SOURCE_HEADER: READ_SOURCE_RESPONSE_HEADER}
+                elif status.startswith("2"):
+                    header = {POSITION_HEADER: POSITION_RESPONSE_HEADER}
+                else:
+                    continue
+                # a new dict: an error response's headers may be the shared Retry-After mapping
+                response["headers"] = {**response.get("headers", {}), **header}
+
+
 def _bound(schema: dict[str, Any], model: str, field: str, **bounds: Any) -> None:
     prop = schema.get("components", {}).get("schemas", {}).get(model, {}).get("properties", {}).get(field)
     if prop is None:
@@ -200,8 +272,11 @@ def install_openapi(app: FastAPI, settings: Settings) -> None:
         if app.openapi_schema is not None:
             return app.openapi_schema
         schema = generate()
+        reads = routed_reads(app)
         _add_envelopes(schema)
+        _read_after_parameter(schema, reads)
         _document_errors(schema)
+        _read_routing_headers(schema, reads)
         _document_media_types(schema)
         _drop_unused(schema)
         _plain_query_arrays(schema)

@@ -19,7 +19,6 @@ from memlane.services.layers.service import is_layered
 from memlane.services.ranking.calibration import DEFAULT_CUT
 from memlane.services.ranking.query_text import keyword_query, words
 from memlane.services.recall.model import RecallParams
-from memlane.services.recall.query import query_vector
 from memlane.services.tools.memory import KIND as TOOL_KIND
 from memlane.services.tools.memory import KNOWLEDGE_KIND
 from memlane.services.tools.schemas import MEMORY_LAYERS
@@ -118,13 +117,11 @@ def matched_words(query: str, node: Node) -> list[str]:
 async def search(
     svc: Services, viewer: Viewer, scope: str, text: str, *, cut: float = DEFAULT_CUT, limit: int = 10
 ) -> SearchResults:
-    """``recall_text`` as the API runs it, with each seed's ranking signals; only the seeds whose
-    relevance reaches ``cut`` are kept (the threshold ``memory_search`` applies by default)."""
-    vector = await query_vector(svc.embedding, text, svc.recall.ranking)
-    out = await svc.recall.recall(
-        vector,
-        RecallParams(viewer=viewer, scope=scope, limit=limit, query_text=text, endpoint="ui_search", explain=True),
-    )
+    """``recall_text`` as the API runs it (``GraphRecallService.by_text``, without a rules block),
+    with each seed's ranking signals; only the seeds whose relevance reaches ``cut`` are kept
+    (the threshold ``memory_search`` applies by default)."""
+    params = RecallParams(viewer=viewer, scope=scope, limit=limit, query_text=text, endpoint="ui_search", explain=True)
+    out = (await svc.graph_recall.by_text(text, params, None)).recall
     best_keyword = max((out.signals.get(s.node.id, {}).get("keyword", 0.0) for s in out.seeds), default=0.0)
     hits = []
     for seed in out.seeds:
