@@ -24,6 +24,15 @@ def everything(api: httpx.Client, app: str, *, include_invalid: bool = False) ->
     return query(api, app, "anything at all", n_results=100, similarity_threshold=0, include_invalid=include_invalid)
 
 
+def assert_the_first_stays_active(api: httpx.Client, first: str, second: str, kept: str) -> None:
+    """Said a week apart, the second message leaves the first one's note active and recalled."""
+    app = new_app()
+    (old_id,) = note_ids(say(api, app, first, day=1))
+    say(api, app, second, day=9)
+    assert get_memory(api, app, old_id)["metadata"]["status"] == "active"
+    assert any(kept in str(m["document"]) for m in everything(api, app))
+
+
 @pytest.fixture(scope="module")
 def succession_api(live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
     """The local model: the note cosine the rule needs is fitted to it."""
@@ -64,11 +73,7 @@ def test_a_change_no_fact_rule_reads_closes_the_old_note_when_on(succession_api:
 def test_facts_that_only_add_stay_active_when_on(
     succession_api: httpx.Client, first: str, second: str, kept: str
 ) -> None:
-    app = new_app()
-    (old_id,) = note_ids(say(succession_api, app, first, day=1))
-    say(succession_api, app, second, day=9)
-    assert get_memory(succession_api, app, old_id)["metadata"]["status"] == "active"
-    assert any(kept in str(m["document"]) for m in everything(succession_api, app))
+    assert_the_first_stays_active(succession_api, first, second, kept)
 
 
 @pytest.mark.parametrize(
@@ -84,11 +89,7 @@ def test_a_change_about_another_named_person_of_one_kind_never_closes_a_fact(
     succession_api: httpx.Client, first: str, second: str, kept: str
 ) -> None:
     """Two cousins, two friends: the later one's move is not the earlier one's."""
-    app = new_app()
-    (old_id,) = note_ids(say(succession_api, app, first, day=1))
-    say(succession_api, app, second, day=9)
-    assert get_memory(succession_api, app, old_id)["metadata"]["status"] == "active"
-    assert any(kept in str(m["document"]) for m in everything(succession_api, app))
+    assert_the_first_stays_active(succession_api, first, second, kept)
 
 
 @pytest.mark.parametrize(
@@ -104,11 +105,7 @@ def test_antonym_words_alone_never_close_a_fact(
     succession_api: httpx.Client, first: str, second: str, kept: str
 ) -> None:
     """always/never, up/down, in/out keep two notes from merging, but say nothing was replaced."""
-    app = new_app()
-    (old_id,) = note_ids(say(succession_api, app, first, day=1))
-    say(succession_api, app, second, day=9)
-    assert get_memory(succession_api, app, old_id)["metadata"]["status"] == "active"
-    assert any(kept in str(m["document"]) for m in everything(succession_api, app))
+    assert_the_first_stays_active(succession_api, first, second, kept)
 
 
 def test_an_earlier_message_never_closes_a_later_note(succession_api: httpx.Client) -> None:
