@@ -208,13 +208,21 @@ _NOT_A_NAME = lang.wordset(
     """everyone everybody someone somebody anyone anybody nobody everything something anything nothing
     work life dinner lunch breakfast weather traffic today tonight let"""
 )
-#: a name as the subject of a sentence ("Rowan won't be shooting on Sunday", "Mia has been
-#: vegetarian since she was eight"): ``lang.entities`` passes over a sentence's first word,
-#: which any sentence has capitalised; one followed by an auxiliary or a past verb is who the
-#: news is about
+#: a word before the subject, set off by a comma ("Good, she found a flat", "Yes, Rowan has ...")
+_LEAD = r"^(?:[A-Za-z]+,\s+)?"
+#: who the news is about, as the subject of a sentence ("Rowan won't be shooting on Sunday", "Mia
+#: has been vegetarian since she was eight", "Good, she found a flat", "the boys had a sleepover"):
+#: ``lang.entities`` passes over a sentence's first word, which any sentence has capitalised; a
+#: name, a third person or a plural followed by an auxiliary of news (not "is" and an opinion:
+#: "Yoga is amazing") is someone's news
 _NAMED_SUBJECT = re.compile(
-    r"^(?P<name>[A-Z][a-z]+)(?:['\u2019]s|\s+(?:is|was))\s+(?:been|got|gone|not|just|finally|\w+ing)\b"
-    r"|^(?P<name2>[A-Z][a-z]+)\s+(?:has|had|will|did|(?:won|can|didn|doesn|isn|wasn|hasn|hadn)['\u2019]t)\b"
+    _LEAD + r"(?P<name>[A-Z][a-z]+)(?:['\u2019]s|\s+(?:is|was))\s+(?:been|got|gone|not|just|finally|\w+ing)\b"
+    r"|" + _LEAD + r"(?P<name2>[A-Z][a-z]+)\s+"
+    r"(?:has|had|will|did|(?:won|can|didn|doesn|isn|wasn|hasn|hadn)['\u2019]t)\b"
+    r"|" + _LEAD + r"(?P<other>(?i:she|he|they|the \w+s))\s+"
+    r"(?:(?:has|have|had|will|(?:won|didn|hasn|haven)['\u2019]t)\b"
+    r"|(?:['\u2019]s|['\u2019]re|is|are|was|were)\s+(?:been|got|gone|getting|\w+ing)\b"
+    r"|(?:\w+ed|found|got|went|made|took|came|left|lost|won|bought|sold|met|began|became|broke|gave|grew|ran|turned)\b)"
 )
 #: a weekday or a month named without "last/this/next" ("coming Thursday", "on Sundays", "in
 #: March"): a time the sentence is anchored to, though not one a date can be resolved from
@@ -235,6 +243,8 @@ def _names_a_subject(text: str) -> bool:
     m = _NAMED_SUBJECT.match(text)
     if m is None:
         return False
+    if m.group("other"):
+        return True
     name = (m.group("name") or m.group("name2")).lower()
     return not (
         name.endswith("ing") or
