@@ -33,6 +33,14 @@ def test_a_friends_news_about_a_named_person_is_stored_as_said(text: str) -> Non
     assert notes(text, role="Sophie") == [text]
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["Good, she found a flat near the park.", "Honestly, the twins had a sleepover every night."],
+)
+def test_news_about_someone_named_before_is_stored(text: str) -> None:
+    assert notes(text, role="Sophie") == [text]
+
+
 def test_a_persons_fact_about_someone_they_know_is_stored() -> None:
     assert notes("Grandad has a hearing test at the clinic.") == ["Grandad has a hearing test at the clinic."]
 
@@ -87,6 +95,8 @@ def test_a_sentence_that_leaves_out_its_i_is_stored_about_the_speaker(text: str,
         "Sounds great, have a lovely weekend!",
         "Is Rowan racing on Sunday?",
         "Did the fitters come on Thursday?",
+        "Yoga is amazing for your mind.",
+        "Kickboxing is a great way to relax.",
     ],
 )
 def test_thanks_greetings_reactions_and_questions_store_nothing(text: str) -> None:

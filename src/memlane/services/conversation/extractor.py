@@ -210,18 +210,24 @@ _NOT_A_NAME = lang.wordset(
 )
 #: a word before the subject, set off by a comma ("Good, she found a flat", "Yes, Rowan has ...")
 _LEAD = r"^(?:[A-Za-z]+,\s+)?"
+#: a verb in -ing after "is", not an opinion in -ing ("is coming", not "is amazing")
+_DOING = (
+    r"(?!(?:amazing|interesting|exciting|boring|relaxing|inspiring|thrilling|annoying|charming|stunning|"
+    r"rewarding|refreshing|satisfying|challenging|disappointing|encouraging|frustrating|fascinating|"
+    r"tiring|exhausting|worrying|surprising|touching|moving|heartwarming|terrifying|depressing)\b)\w+ing"
+)
 #: who the news is about, as the subject of a sentence ("Rowan won't be shooting on Sunday", "Mia
 #: has been vegetarian since she was eight", "Good, she found a flat", "the boys had a sleepover"):
 #: ``lang.entities`` passes over a sentence's first word, which any sentence has capitalised; a
 #: name, a third person or a plural followed by an auxiliary of news (not "is" and an opinion:
 #: "Yoga is amazing") is someone's news
 _NAMED_SUBJECT = re.compile(
-    _LEAD + r"(?P<name>[A-Z][a-z]+)(?:['\u2019]s|\s+(?:is|was))\s+(?:been|got|gone|not|just|finally|\w+ing)\b"
+    _LEAD + r"(?P<name>[A-Z][a-z]+)(?:['\u2019]s|\s+(?:is|was))\s+(?:been|got|gone|not|just|finally|" + _DOING + r")\b"
     r"|" + _LEAD + r"(?P<name2>[A-Z][a-z]+)\s+"
     r"(?:has|had|will|did|(?:won|can|didn|doesn|isn|wasn|hasn|hadn)['\u2019]t)\b"
     r"|" + _LEAD + r"(?P<other>(?i:she|he|they|the \w+s))\s+"
     r"(?:(?:has|have|had|will|(?:won|didn|hasn|haven)['\u2019]t)\b"
-    r"|(?:['\u2019]s|['\u2019]re|is|are|was|were)\s+(?:been|got|gone|getting|\w+ing)\b"
+    r"|(?:['\u2019]s|['\u2019]re|is|are|was|were)\s+(?:been|got|gone|" + _DOING + r")\b"
     r"|(?:\w+ed|found|got|went|made|took|came|left|lost|won|bought|sold|met|began|became|broke|gave|grew|ran|turned)\b)"
 )
 #: a weekday or a month named without "last/this/next" ("coming Thursday", "on Sundays", "in
