@@ -1,0 +1,146 @@
+"""How much an episode's centroid knows about a question, on LoCoMo memories already written.
+
+Two diagnostics behind the episode-centroid measurement (BENCHMARKS.md, "Episode centroids"),
+over the stored memories of a ``locomo_retrieval.py --data-dir DIR`` run:
+
+* **sessions ranked by one score alone**: session-level R@5 when a scope's episodes
+  (domain/episodes.py, inferred for the plain client) are ranked by the query's cosine to their
+  centroid (the normalised mean of every memory's vector), to the centroid after the scope's
+  mean is taken away, or to their best / best three memories; the full recall ranking's own
+  session R@5 is printed by ``bench/locomo_sweep.py``;
+* **expansion's ceiling**: of the evidence turns that are *not* among recall's 30 seeds, how
+  many are among the ``T`` best memories (by cosine) of the ``X`` episodes of highest centroid
+  cosine, and how many new turns such an expansion would add.
+
+Usage:
+  PYTHONPATH=src:. .venv/bin/python bench/locomo_centroid.py --data-dir /tmp/rh/plain --conversations 26,30
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Hashable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.locomo_retrieval import CATEGORIES, DEFAULT_DATA, load_conversation
+
+from memlane.config import Settings
+from memlane.domain.clock import Clock
+from memlane.domain.episodes import episode_keys
+from memlane.domain.model import Node
+from memlane.domain.visibility import Viewer
+from memlane.embed.local import LocalMiniLMEmbedder
+from memlane.services.container import build_store, from_settings
+from memlane.services.ranking.config import RankingConfig
+from memlane.services.reading import MemoryReader
+from memlane.services.recall.model import RecallParams
+from memlane.services.recall.neighbourhood import seedable
+from memlane.services.recall.service import RecallService
+
+VIEWER = Viewer("default")
+EXPANSIONS = ((1, 2), (2, 2), (3, 2), (3, 5))
+
+
+def unit(v: Any) -> Any:
+    a = np.asarray(v, dtype=np.float32)
+    return a / (float(np.linalg.norm(a)) or 1.0)
+
+
+async def scope_nodes(reader: MemoryReader, scope: str) -> list[Node]:
+    nodes: list[Node] = []
+    after: str | None = None
+    while True:
+        page, after = await reader.scan(VIEWER, scope, after_id=after, limit=1000)
+        nodes.extend(n for n in page if seedable(n))
+        if after is None:
+            return nodes
+
+
+async def run(args: argparse.Namespace) -> None:
+    settings = Settings(MEMLANE_DATA_DIR=str(args.data_dir))
+    embedder = LocalMiniLMEmbedder.load()
+    store = build_store(settings, dimension=embedder.dimension)
+    await store.open()
+    clock = Clock()
+    reader = MemoryReader(store, clock)
+    ranking = from_settings(RankingConfig, settings.recall)
+    recall = RecallService(store, reader, clock=clock, dimension=embedder.dimension, ranking=ranking)
+    by_score: dict[str, list[float]] = {}
+    ceiling: dict[tuple[int, int, int], list[int]] = {}
+    try:
+        for cid in args.conversations.split(","):
+            conv = load_conversation(args.data / f"{cid}.json")
+            scope = f"locomo-{cid}"
+            nodes = await scope_nodes(reader, scope)
+            vectors = {nid: unit(v) for nid, v in (await reader.embeddings(VIEWER, nodes)).items()}
+            dia = {n.id: n.client_id for n in nodes}
+            members: dict[Hashable, list[str]] = {}
+            for nid, ep in episode_keys(nodes).items():
+                if nid in vectors:
+                    members.setdefault(ep, []).append(nid)
+            episodes = list(members)
+            session = {ep: conv.session_of[str(dia[members[ep][0]])] for ep in episodes}
+            mats = [np.stack([vectors[m] for m in members[ep]]) for ep in episodes]
+            centroids = np.stack([unit(m.mean(axis=0)) for m in mats])
+            centred = centroids - np.mean(np.stack(list(vectors.values())), axis=0)
+            centred /= np.linalg.norm(centred, axis=1, keepdims=True)
+            questions = conv.questions
+            for q, qv in zip(questions, await embedder.embed([q.question for q in questions]), strict=True):
+                v = unit(qv)
+                wanted = {conv.session_of[e] for e in q.evidence}
+                member_sims = [np.sort(m @ v)[::-1] for m in mats]
+                scores = {
+                    "centroid": centroids @ v,
+                    "centroid, scope mean removed": centred @ v,
+                    "best memory": np.array([s[0] for s in member_sims]),
+                    "best three memories": np.array([s[:3].mean() for s in member_sims]),
+                }
+                for name, s in scores.items():
+                    top = {session[episodes[i]] for i in np.argsort(-s)[:5]}
+                    by_score.setdefault(name, []).append(len(wanted & top) / len(wanted))
+                out = await recall.recall(qv, RecallParams(viewer=VIEWER, scope=scope, query_text=q.question, limit=30))
+                seeds = {s.node.client_id for s in out.seeds}
+                missing = [e for e in q.evidence if e not in seeds]
+                by_centroid = np.argsort(-scores["centroid"])
+                for x, t in EXPANSIONS:
+                    added = {
+                        dia[members[episodes[i]][j]] for i in by_centroid[:x] for j in np.argsort(-(mats[i] @ v))[:t]
+                    }
+                    row = ceiling.setdefault((q.category, x, t), [0, 0, 0])
+                    row[0] += len(missing)
+                    row[1] += sum(e in added for e in missing)
+                    row[2] += len(added - seeds)
+        await recall.drain_audit()
+    finally:
+        await store.close()
+    report(by_score, ceiling)
+
+
+def report(by_score: dict[str, list[float]], ceiling: dict[tuple[int, int, int], list[int]]) -> None:
+    print("session R@5 by one score alone:")
+    for name, values in by_score.items():
+        print(f"  {name:32s} {np.mean(values):.3f}")
+    print("expansion ceiling (evidence not among the 30 seeds / caught by X episodes x T turns / new turns added):")
+    for (cat, x, t), (miss, caught, added) in sorted(ceiling.items()):
+        print(f"  {CATEGORIES[cat]:12s} X={x} T={t}: {miss} missing, {caught} caught, {added} turns added")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data-dir", type=Path, required=True, help="the server data dir of a locomo_retrieval.py run")
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--conversations", default="26,30")
+    asyncio.run(run(ap.parse_args(argv)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
