@@ -40,15 +40,6 @@ class RankingConfig:
     time_statement_boost: float = 0.5
     episode_weight: float = 0.3
     entity_link_weight: float = 0.0
-    #: the topic of a candidate's episode (ranking/centroid.py): the query's cosine to the mean
-    #: vector of every memory of the episode, in ``episode_centroid_form``; 0 = off. Measured,
-    #: not kept (BENCHMARKS.md, "Episode centroids"): no setting reads it
-    episode_centroid_weight: float = 0.0
-    episode_centroid_form: str = "add"
-    #: with the centroid on: the best memories (``episode_centroid_turns`` each, by cosine) of
-    #: the ``episode_centroid_expand`` episodes of highest centroid cosine join the candidates
-    episode_centroid_expand: int = 0
-    episode_centroid_turns: int = 2
     #: a node's own weight in its score (``score = activation x node_weight``): the share of
     #: its salience and of its confidence (each 0..1); the rest of the weight is fixed, so a
     #: node of salience and confidence 0 keeps 0.75 of its activation
@@ -71,9 +62,4 @@ class RankingConfig:
 
     @property
     def question_aware(self) -> bool:
-        return (
-            self.time_statement_boost > 0
-            or self.entity_link_weight > 0
-            or self.episode_weight > 0
-            or self.episode_centroid_weight > 0
-        )
+        return self.time_statement_boost > 0 or self.entity_link_weight > 0 or self.episode_weight > 0

@@ -20,7 +20,6 @@ import numpy as np
 
 from memlane.domain.model import ACTIVE_TIERS, Node, ScoredId
 from memlane.metrics import recall_stage
-from memlane.services.ranking.centroid import centroid_boost, episode_cosines
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import Candidates, fuse
 from memlane.services.ranking.query_text import keyword_query
@@ -33,7 +32,6 @@ from memlane.services.ranking.question import (
 )
 from memlane.services.ranking.signals import QuerySignals
 from memlane.services.reading import MemoryReader
-from memlane.services.recall.episode_topics import EpisodeTopics
 from memlane.services.recall.model import RecallParams, Seed
 from memlane.services.recall.neighbourhood import seedable
 from memlane.services.recall.query import mix
@@ -115,7 +113,6 @@ class SeedSearch:
         self.store = store
         self.reader = reader
         self.ranking = ranking
-        self.episode_topics = EpisodeTopics(reader)
 
     async def find(self, query: Vector, p: RecallParams) -> Seeds:
         q = SeedQuery.of(p, self.ranking)
@@ -128,8 +125,6 @@ class SeedSearch:
         order = sorted(fused, key=lambda nid: (-fused[nid], -sims.get(nid, 0.0), nid))
         loaded, boosted = await self._head(p, q, order, fused, sims)
         base = self._question_aware(q.text, boosted, loaded, sims) if q.aware and q.text is not None else boosted
-        if self.ranking.episode_centroid_weight > 0 and q.text is not None:
-            base = await self._episode_centroid(p, q, query, base, loaded, fused)
         chosen = sorted(base, key=lambda nid: (-base[nid], -sims.get(nid, 0.0), nid))[: p.limit]
         missing = [nid for nid in chosen if nid not in sims]
         if missing:
@@ -139,7 +134,7 @@ class SeedSearch:
             keyword_scores = {h.id: h.score for h in keyword_hits}
             signals = {
                 nid: _why(loaded[nid], q.signals, sims.get(nid, 0.0), keyword_scores.get(nid, 0.0), fused[nid])
-                | {"question": base[nid] - boosted.get(nid, 0.0), "base": base[nid]}
+                | {"question": base[nid] - boosted[nid], "base": base[nid]}
                 for nid in chosen
             }
         return Seeds(
@@ -248,34 +243,6 @@ class SeedSearch:
         if cfg.episode_weight > 0:
             base = episode_boost(base, index, cfg.episode_weight)
         return base
-
-    async def _episode_centroid(
-        self,
-        p: RecallParams,
-        q: SeedQuery,
-        query: Vector,
-        base: dict[str, float],
-        loaded: dict[str, Node],
-        fused: Mapping[str, float],
-    ) -> dict[str, float]:
-        """The episode-centroid signal (ranking/centroid.py) over the head window, and the best
-        memories of the best episodes by centroid joining it (``loaded`` grows with them)."""
-        cfg = self.ranking
-        scope = await self.episode_topics.of(p.viewer, p.scope)
-        cosines = episode_cosines(np.asarray(query, dtype=np.float32), scope.centroids)
-        base = dict(base)
-        if cfg.episode_centroid_expand > 0:
-            qv = np.asarray(query, dtype=np.float32)
-            for ep in sorted(cosines, key=lambda e: -cosines[e])[: cfg.episode_centroid_expand]:
-                for nid in scope.best_members(qv, ep, cfg.episode_centroid_turns):
-                    if nid not in base:
-                        node = scope.nodes[nid]
-                        loaded[nid] = node
-                        factor = q.signals.factor(node) if q.signals.active else 1.0
-                        base[nid] = fused.get(nid, 0.0) * factor
-        return centroid_boost(
-            base, scope.episode_of, cosines, weight=cfg.episode_centroid_weight, form=cfg.episode_centroid_form
-        )
 
     async def _cosines(self, p: RecallParams, query: Vector, ids: list[str]) -> dict[str, float]:
         """True cosine similarity of keyword-only seeds, so every seed reports it."""
