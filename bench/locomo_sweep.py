@@ -5,7 +5,9 @@
 configurations takes minutes. Choosing a weight takes many runs, so this script asks the very
 same questions of the very same stored memories (the data dir a ``locomo_retrieval.py
 --data-dir DIR`` run left behind) through ``RecallService`` directly, once per variant of
-``RankingConfig``, and prints tuning and untouched figures per category. Its ``default``
+``RankingConfig``, and prints tuning and untouched figures: turn-level R@5 / R@10, session-level
+R@5 / R@10 (``s``, distinct sessions in rank order), turn-level per category, and the recall's
+in-process latency (no embedding; p50 / p95). Its ``default``
 row reproduces the protocol's ``full`` row to the last digit (BENCHMARKS.md); the figures
 that are recorded come from the protocol.
 
