@@ -6,7 +6,8 @@ over the stored memories of a ``locomo_retrieval.py --data-dir DIR`` run:
 * **sessions ranked by one score alone**: session-level R@5 when a scope's episodes
   (domain/episodes.py, inferred for the plain client) are ranked by the query's cosine to their
   centroid (the normalised mean of every memory's vector), to the centroid after the scope's
-  mean is taken away, or to their best / best three memories; the full recall ranking's own
+  mean is taken away, to the centroid of what the one person the question names said there, or
+  to their best / best three memories; the full recall ranking's own
   session R@5 is printed by ``bench/locomo_sweep.py``;
 * **expansion's ceiling**: of the evidence turns that are *not* among recall's 30 seeds, how
   many are among the ``T`` best memories (by cosine) of the ``X`` episodes of highest centroid
@@ -22,6 +23,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,16 +32,18 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.locomo_retrieval import CATEGORIES, DEFAULT_DATA, load_conversation
+from bench.locomo_retrieval import CATEGORIES, DEFAULT_DATA, Conversation, load_conversation
 
 from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.episodes import episode_keys
 from memlane.domain.model import Node
+from memlane.domain.text_signals import speaker_of
 from memlane.domain.visibility import Viewer
 from memlane.embed.local import LocalMiniLMEmbedder
 from memlane.services.container import build_store, from_settings
 from memlane.services.ranking.config import RankingConfig
+from memlane.services.ranking.query_text import words
 from memlane.services.reading import MemoryReader
 from memlane.services.recall.model import RecallParams
 from memlane.services.recall.neighbourhood import seedable
@@ -64,6 +68,73 @@ async def scope_nodes(reader: MemoryReader, scope: str) -> list[Node]:
             return nodes
 
 
+@dataclass
+class ScopeEpisodes:
+    """One conversation's stored memories grouped into episodes, with their unit vectors."""
+
+    episodes: list[Hashable]
+    members: dict[Hashable, list[str]]
+    #: per episode: its members' unit vectors, one row each
+    mats: list[Any]
+    session: dict[Hashable, int]
+    dia: dict[str, str | None]
+    speaker: dict[str, str]
+    centroids: Any
+    centred: Any
+
+    @classmethod
+    async def read(cls, reader: MemoryReader, scope: str, conv: Conversation) -> ScopeEpisodes:
+        nodes = await scope_nodes(reader, scope)
+        vectors = {nid: unit(v) for nid, v in (await reader.embeddings(VIEWER, nodes)).items()}
+        dia = {n.id: n.client_id for n in nodes}
+        members: dict[Hashable, list[str]] = {}
+        for nid, ep in episode_keys(nodes).items():
+            if nid in vectors:
+                members.setdefault(ep, []).append(nid)
+        episodes = list(members)
+        mats = [np.stack([vectors[m] for m in members[ep]]) for ep in episodes]
+        centroids = np.stack([unit(m.mean(axis=0)) for m in mats])
+        centred = centroids - np.mean(np.stack(list(vectors.values())), axis=0)
+        centred /= np.linalg.norm(centred, axis=1, keepdims=True)
+        return cls(
+            episodes=episodes,
+            members=members,
+            mats=mats,
+            session={ep: conv.session_of[str(dia[members[ep][0]])] for ep in episodes},
+            dia=dia,
+            speaker={n.id: speaker_of(n.slots, n.text) or "" for n in nodes},
+            centroids=centroids,
+            centred=centred,
+        )
+
+    def scores(self, question: str, v: Any) -> dict[str, Any]:
+        """Each episode's score for the question by each measure; "the named speaker's
+        centroid" is the centroid of what the one person the question names said (every
+        member's when it names none, or two)."""
+        qw = set(words(question))
+        named = {sp for sp in self.speaker.values() if sp and set(words(sp)) <= qw}
+        member_sims = [np.sort(m @ v)[::-1] for m in self.mats]
+        spoken = []
+        for ep, m in zip(self.episodes, self.mats, strict=True):
+            rows = [i for i, nid in enumerate(self.members[ep]) if self.speaker[nid] in named]
+            spoken.append(unit(m[rows].mean(axis=0)) @ v if len(named) == 1 and rows else unit(m.mean(axis=0)) @ v)
+        return {
+            "centroid": self.centroids @ v,
+            "centroid, scope mean removed": self.centred @ v,
+            "the named speaker's centroid": np.array(spoken),
+            "best memory": np.array([s[0] for s in member_sims]),
+            "best three memories": np.array([s[:3].mean() for s in member_sims]),
+        }
+
+    def expansion(self, v: Any, by_centroid: Any, x: int, t: int) -> set[str | None]:
+        """The ``t`` best memories of the ``x`` episodes of highest centroid cosine."""
+        return {
+            self.dia[self.members[self.episodes[i]][j]]
+            for i in by_centroid[:x]
+            for j in np.argsort(-(self.mats[i] @ v))[:t]
+        }
+
+
 async def run(args: argparse.Namespace) -> None:
     settings = Settings(MEMLANE_DATA_DIR=str(args.data_dir))
     embedder = LocalMiniLMEmbedder.load()
@@ -79,41 +150,21 @@ async def run(args: argparse.Namespace) -> None:
         for cid in args.conversations.split(","):
             conv = load_conversation(args.data / f"{cid}.json")
             scope = f"locomo-{cid}"
-            nodes = await scope_nodes(reader, scope)
-            vectors = {nid: unit(v) for nid, v in (await reader.embeddings(VIEWER, nodes)).items()}
-            dia = {n.id: n.client_id for n in nodes}
-            members: dict[Hashable, list[str]] = {}
-            for nid, ep in episode_keys(nodes).items():
-                if nid in vectors:
-                    members.setdefault(ep, []).append(nid)
-            episodes = list(members)
-            session = {ep: conv.session_of[str(dia[members[ep][0]])] for ep in episodes}
-            mats = [np.stack([vectors[m] for m in members[ep]]) for ep in episodes]
-            centroids = np.stack([unit(m.mean(axis=0)) for m in mats])
-            centred = centroids - np.mean(np.stack(list(vectors.values())), axis=0)
-            centred /= np.linalg.norm(centred, axis=1, keepdims=True)
+            eps = await ScopeEpisodes.read(reader, scope, conv)
             questions = conv.questions
             for q, qv in zip(questions, await embedder.embed([q.question for q in questions]), strict=True):
                 v = unit(qv)
                 wanted = {conv.session_of[e] for e in q.evidence}
-                member_sims = [np.sort(m @ v)[::-1] for m in mats]
-                scores = {
-                    "centroid": centroids @ v,
-                    "centroid, scope mean removed": centred @ v,
-                    "best memory": np.array([s[0] for s in member_sims]),
-                    "best three memories": np.array([s[:3].mean() for s in member_sims]),
-                }
+                scores = eps.scores(q.question, v)
                 for name, s in scores.items():
-                    top = {session[episodes[i]] for i in np.argsort(-s)[:5]}
+                    top = {eps.session[eps.episodes[i]] for i in np.argsort(-s)[:5]}
                     by_score.setdefault(name, []).append(len(wanted & top) / len(wanted))
                 out = await recall.recall(qv, RecallParams(viewer=VIEWER, scope=scope, query_text=q.question, limit=30))
                 seeds = {s.node.client_id for s in out.seeds}
                 missing = [e for e in q.evidence if e not in seeds]
                 by_centroid = np.argsort(-scores["centroid"])
                 for x, t in EXPANSIONS:
-                    added = {
-                        dia[members[episodes[i]][j]] for i in by_centroid[:x] for j in np.argsort(-(mats[i] @ v))[:t]
-                    }
+                    added = eps.expansion(v, by_centroid, x, t)
                     row = ceiling.setdefault((q.category, x, t), [0, 0, 0])
                     row[0] += len(missing)
                     row[1] += sum(e in added for e in missing)
