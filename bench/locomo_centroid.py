@@ -33,15 +33,14 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.locomo_retrieval import CATEGORIES, DEFAULT_DATA, Conversation, load_conversation
+from bench.locomo_sweep import open_data_dir
 
-from memlane.config import Settings
 from memlane.domain.clock import Clock
 from memlane.domain.episodes import episode_keys
 from memlane.domain.model import Node
 from memlane.domain.text_signals import speaker_of
 from memlane.domain.visibility import Viewer
-from memlane.embed.local import LocalMiniLMEmbedder
-from memlane.services.container import build_store, from_settings
+from memlane.services.container import from_settings
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.query_text import words
 from memlane.services.reading import MemoryReader
@@ -136,10 +135,7 @@ class ScopeEpisodes:
 
 
 async def run(args: argparse.Namespace) -> None:
-    settings = Settings(MEMLANE_DATA_DIR=str(args.data_dir))
-    embedder = LocalMiniLMEmbedder.load()
-    store = build_store(settings, dimension=embedder.dimension)
-    await store.open()
+    settings, embedder, store = await open_data_dir(args.data_dir)
     clock = Clock()
     reader = MemoryReader(store, clock)
     ranking = from_settings(RankingConfig, settings.recall)

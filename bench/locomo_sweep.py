@@ -45,6 +45,7 @@ from memlane.services.ranking.config import RankingConfig
 from memlane.services.reading import MemoryReader
 from memlane.services.recall.model import RecallParams
 from memlane.services.recall.service import RecallService
+from memlane.store.contracts import Store
 
 TENANT = "default"
 
@@ -60,11 +61,18 @@ def summary(rows: Sequence[Scored]) -> str:
     return f"{cell(rows)} s{sessions} [{cats}]"
 
 
-async def sweep(args: argparse.Namespace, variants: list[tuple[str, dict[str, Any]]]) -> None:
-    settings = Settings(MEMLANE_DATA_DIR=str(args.data_dir))
+async def open_data_dir(data_dir: Path) -> tuple[Settings, LocalMiniLMEmbedder, Store]:
+    """The stored memories a ``locomo_retrieval.py --data-dir`` run left behind, opened, with the
+    settings of that data dir and the embedder that wrote them."""
+    settings = Settings(MEMLANE_DATA_DIR=str(data_dir))
     embedder = LocalMiniLMEmbedder.load()
     store = build_store(settings, dimension=embedder.dimension)
     await store.open()
+    return settings, embedder, store
+
+
+async def sweep(args: argparse.Namespace, variants: list[tuple[str, dict[str, Any]]]) -> None:
+    settings, embedder, store = await open_data_dir(args.data_dir)
     clock = Clock()
     reader = MemoryReader(store, clock)
     convs = [load_conversation(args.data / f"{c}.json") for c in args.conversations.split(",")]
