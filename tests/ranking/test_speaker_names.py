@@ -1,17 +1,34 @@
 """A question that names a speaker: the name finds that person's memories through the speaker
 signal, not through the keyword search, where it would find the other person's greetings
 ("Hey Melanie!"), the only memories that spell it. A name that is no speaker's stays a keyword.
-In-process, one store ranked with the name skipped (the default) and kept."""
+In-process, on both backends (the keyword search differs by store, the words it is given do not),
+one store ranked with the name skipped (the default) and kept."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
-from memlane.services.ranking.config import RankingConfig
-from memlane.services.ranking.query_text import named_words, without_words
-from tests.ranking.helpers import Ranking, distractors, query_vector, vector_with_cosine
+import pytest
 
-NAMES_KEPT = RankingConfig(skip_speaker_names=False)
+from memlane.domain.clock import Clock
+from memlane.embed.hashing import HashingEmbedder
+from memlane.services.container import open_services
+from memlane.services.ranking.query_text import named_words, without_words
+from tests.ranking.helpers import SWITCHES, Ranking, distractors, query_vector, vector_with_cosine
+from tests.support.settings import DIM, make_settings
+
+NAMES_KEPT = SWITCHES["speaker-names-kept"]
+
+
+@pytest.fixture
+async def ranking(db_url: str) -> AsyncIterator[Ranking]:
+    """The ranking helper on each backend (the package's own fixture is SQLite only)."""
+    svc = await open_services(make_settings(db_url), clock=Clock(), embedder=HashingEmbedder(DIM))
+    try:
+        yield Ranking(svc)
+    finally:
+        await svc.close()
 
 
 def said(client_id: str, speaker: str, text: str, query: str, cosine: float, seed: int) -> dict[str, Any]:
