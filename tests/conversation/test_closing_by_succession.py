@@ -108,6 +108,72 @@ def test_antonym_words_alone_never_close_a_fact(
     assert_the_first_stays_active(succession_api, first, second, kept)
 
 
+def assert_the_first_is_closed(api: httpx.Client, first: str, second: str, gone: str) -> None:
+    """Said a week apart, the second message closes the first one's note: superseded, kept as
+    history, out of what is recalled."""
+    app = new_app()
+    (old_id,) = note_ids(say(api, app, first, day=1))
+    say(api, app, second, day=9)
+    old = get_memory(api, app, old_id)["metadata"]
+    assert old["status"] == "superseded" and old["invalid_at"] is not None, old
+    active = [str(m["document"]) for m in everything(api, app)]
+    assert not any(gone in d for d in active), active
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "gone"),
+    [
+        ("I take metformin every morning with breakfast.",
+         "I've come off the metformin, the diabetes nurse is happy with my numbers.", "every morning"),
+        ("We've booked a canal boat holiday for the half term.",
+         "The boatyard cancelled the canal boat, they had a flood.", "booked"),
+        ("I'm a member of the climbing wall on Hope Street, I go twice a week.",
+         "I'm not a member of the climbing wall any more, it got too pricey.", "twice a week"),
+    ],
+)  # fmt: skip
+def test_a_note_that_says_a_state_or_plan_ended_closes_the_note_that_stated_it(
+    succession_api: httpx.Client, first: str, second: str, gone: str
+) -> None:
+    """Coming off a medicine, a plan cancelled, a membership that lapsed: the topic both notes
+    name is ended by a verb of ending or a lasting negation."""
+    assert_the_first_is_closed(succession_api, first, second, gone)
+
+
+def test_a_corrected_value_on_the_same_topic_closes_the_old_note(succession_api: httpx.Client) -> None:
+    assert_the_first_is_closed(
+        succession_api,
+        "The plumber is coming on the 12th to fix the boiler.",
+        "Sorry, I misread the text: the plumber is coming on the 21st.",
+        "12th",
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [
+        ("My husband drives a Skoda Octavia, it's huge.", "I drive a little Fiat 500 now for the school run.",
+         "Skoda"),
+        ("I run the dance studio on Mill Lane with my sister.",
+         "I won't give up on the dance studio now, whatever happens.", "Mill Lane"),
+    ],
+)  # fmt: skip
+def test_a_relatives_fact_or_a_promise_to_go_on_never_closes_a_note(
+    succession_api: httpx.Client, first: str, second: str, kept: str
+) -> None:
+    """A husband's car is not the user's; "won't give up" says it goes on, not that it ended."""
+    assert_the_first_stays_active(succession_api, first, second, kept)
+
+
+def test_addressing_someone_by_name_does_not_close_a_note(succession_api: httpx.Client) -> None:
+    """A name said to someone ("Wow, Gina, ...") is not a changed value of what the note states."""
+    assert_the_first_stays_active(
+        succession_api,
+        "Jon is teaching the beginners' salsa class with Rosa on Tuesdays.",
+        "Wow, Gina, Jon switched the beginners' salsa class to a bigger hall.",
+        "Rosa",
+    )
+
+
 def test_an_earlier_message_never_closes_a_later_note(succession_api: httpx.Client) -> None:
     app = new_app()
     (new_id,) = note_ids(say(succession_api, app, AFTER, day=9))

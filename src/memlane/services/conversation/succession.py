@@ -34,6 +34,7 @@ from typing import Any
 
 from memlane.domain.model import Node
 from memlane.services.conversation import language as lang
+from memlane.services.conversation import topic_change
 from memlane.services.conversation.messages import parse_timestamp
 from memlane.services.conversation.notes import event_time
 from memlane.services.opposition import opposition, replaces_older
@@ -41,7 +42,7 @@ from memlane.services.ranking.succession import CHANGE_CUES, tells_an_event
 
 #: words that say the new note adds to what is known ("also speaks German", "a rabbit too",
 #: "another trip", "off camping again"): such a note never closes one
-_ADDS = re.compile(
+ADDS = re.compile(
     r"\b(?:also|too|as well|another|besides|again|additionally|in addition|both|second|one more|either)\b",
     re.IGNORECASE,
 )
@@ -61,12 +62,22 @@ def says_an_ending(text: str, *, replaced: bool = False) -> bool:
     was added: a change cue of the ranking (services/ranking/succession.py) but "new" or
     "first" alone, or a cancellation, and no word that says it adds. With ``replaced``, a cue
     that a value was replaced ("switched", "moved", "instead", "no longer"), not only a time."""
-    if _ADDS.search(text):
+    if ADDS.search(text):
         return False
     if _CANCELS.search(text):
         return True
     skip = _WEAK_CUES | (_TIME_CUES if replaced else frozenset())
-    return any(m.group(0).lower() not in skip for m in CHANGE_CUES.finditer(text))
+    return any(
+        m.group(0).lower() not in skip and not _AFFECTED.match(text, m.start()) for m in CHANGE_CUES.finditer(text)
+    )
+
+
+#: "changed" with an object it affected, not replaced ("it changed the way Tim works",
+#: "changed John's view"); "changed GPs", "changed to", "the email changed" say a replacement
+_AFFECTED = re.compile(
+    r"changed\s+(?:the|a|an|my|his|her|their|our|your|its|it|me|us|them|him|everything|[A-Z][\w-]*['\u2019]s)\b",
+    re.IGNORECASE,
+)
 
 
 #: the least cosine between the two notes' texts (their stored MiniLM vectors); chosen on the
@@ -126,8 +137,6 @@ def succeeded(
 ) -> Succession | None:
     """The most similar of ``earlier`` that a new note (``text``, said in ``sources``)
     succeeds, or None."""
-    if not says_an_ending(text):
-        return None
     when, roles = _latest(sources), _roles(sources)
     best: Succession | None = None
     best_cos = -1.0
@@ -190,16 +199,80 @@ def different_subjects(a: str, b: str) -> bool:
 
 
 def _ended(old: str, new: str) -> list[tuple[int, str]]:
-    """The sentences of ``old`` that state a present state and that ``new`` disagrees with by
-    a negation, opposite facts or a changed value (not by antonym words alone: "in"/"out" or
-    "up"/"down" in chat seldom say a fact was replaced), unless the two are about different
-    named people or things. When they only differ in a name, place, date or number
-    (two trips, two places may both be true), the new note must say that a value was replaced."""
+    """The sentences of ``old`` that state a present state and that ``new`` ends or changes,
+    unless the two are about different named people or things (:func:`disagreement`)."""
+    new = spoken(new)
     out: list[tuple[int, str]] = []
     for k, sentence in enumerate(lang.sentences(old) or [old]):
-        if tells_an_event(sentence) or different_subjects(sentence, new):
+        said = spoken(sentence)
+        if tells_an_event(said) or different_subjects(said, new):
             continue
-        why = opposition(sentence, new, antonyms=False)
-        if why is not None and (replaces_older(why) or says_an_ending(new, replaced=True)):
+        why = disagreement(said, new)
+        if why is not None:
             out.append((k, why))
     return out
+
+
+def disagreement(old: str, new: str) -> str | None:
+    """Why ``new`` ends or replaces what the sentence ``old`` states, or None. Two tests:
+
+    * the merge guard's (services/opposition.py), when ``new`` says a change: a negation,
+      opposite facts or a changed value (not antonym words alone: "in"/"out" or "up"/"down" in
+      chat seldom say a fact was replaced); when they only differ in a name, place, date or
+      number (two trips, two places may both be true), ``new`` must say a value was replaced;
+    * the topic's (topic_change.py), sentence by sentence of ``new``: the topic both name is
+      ended, or its value replaced or corrected."""
+    if says_an_ending(new):
+        why = opposition(_named_plainly(old), _named_plainly(new), antonyms=False)
+        if why is not None and (replaces_older(why) or says_an_ending(new, replaced=True)):
+            return why
+    for sentence in lang.sentences(new) or [new]:
+        why = topic_change.ending(old, sentence, ADDS) or topic_change.changed_value(old, sentence, ADDS)
+        if why is not None:
+            return why
+    return None
+
+
+#: words said to someone, not about them: an interjection or a greeting
+_INTERJECTION = (
+    r"(?i:wow|hey|hi|hello|oh|thanks|thank you|congrats|congratulations|yes|yeah|yep|yup|nah|no|well|sorry|aw+"
+    r"|omg|haha|lol|dear|ok|okay|great|nice|good job|way to go|go|cheers|bye|see you|love you|morning"
+    r"|good morning|night)"
+)
+#: a name used to address someone, after an interjection and followed by a comma or an
+#: exclamation ("Wow, Gina, Jon is stoked", "Thanks, Jon!", "Hey Jon, ...")
+_ADDRESSED = re.compile(rf"(?P<lead>\b{_INTERJECTION}[,!]?\s+)(?P<name>[A-Z][a-z][\w-]*)(?P<after>\s*[,!?])")
+
+
+def _keep_lead(m: re.Match[str]) -> str:
+    after = m.group("after").strip()
+    return m.group("lead") + (after if after in "!?" else "")
+
+
+#: a name said to someone at the end of a sentence ("Jon hopes so, Gina.")
+_ADDRESSED_LAST = re.compile(r",\s+[A-Z][a-z][\w-]*(?=\s*[.!?](?:\s|$))")
+#: what a chat client says it shared ("[shares a photo: a photo of a trophy]"), and when a
+#: note says it was said ("(19 January 2023)", "(the week of 2 June 2023)"): two notes said on
+#: different days always differ in it
+_CAPTION = re.compile(r"\[[^\]]*\]|\s*\([^()]*\b(?:19|20)\d\d\)")
+
+
+#: a name's possessive ("Tim's"), which the guard would read as another name than "Tim"
+_POSSESSIVE = re.compile(r"\b([A-Z][\w-]*)['\u2019]s\b")
+#: a capitalised word opening a sentence before a name ("Glad Tim", "Sorry Nate"), which the
+#: guard would read as part of the name
+_OPENER_BEFORE_NAME = re.compile(r"(^|[.!?]\s+)([A-Z][a-z]+'?)(?=\s+[A-Z])")
+
+
+def _named_plainly(text: str) -> str:
+    """``text`` with its names written one way, so that the guard's changed-name test compares
+    names, not their forms: "Tim's" as "Tim", "Glad Tim" as "glad Tim"."""
+    text = _POSSESSIVE.sub(r"\1", text)
+    return _OPENER_BEFORE_NAME.sub(lambda m: m.group(1) + m.group(2).lower(), text)
+
+
+def spoken(text: str) -> str:
+    """``text`` without the names it addresses someone by and the captions of what was
+    shared: a name said *to* someone is not a value of what the text states, and a picture's
+    caption is not a fact, so neither makes two notes disagree."""
+    return _ADDRESSED_LAST.sub("", _ADDRESSED.sub(_keep_lead, _CAPTION.sub("", text)))
