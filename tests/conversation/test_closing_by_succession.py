@@ -125,10 +125,10 @@ def assert_the_first_is_closed(api: httpx.Client, first: str, second: str, gone:
     [
         ("I take metformin every morning with breakfast.",
          "I've come off the metformin, the diabetes nurse is happy with my numbers.", "every morning"),
-        ("We've booked a canal boat holiday for the half term.",
-         "The boatyard cancelled the canal boat, they had a flood.", "booked"),
-        ("I'm a member of the climbing wall on Hope Street, I go twice a week.",
-         "I'm not a member of the climbing wall any more, it got too pricey.", "twice a week"),
+        ("We're having a conservatory built on the back of the house in April.",
+         "We've shelved the conservatory, the quote was silly money.", "April"),
+        ("I've got a season pass for the Lakeside lido, I swim before work.",
+         "I don't have a lido pass now, the pool is shut for repairs.", "before work"),
     ],
 )  # fmt: skip
 def test_a_note_that_says_a_state_or_plan_ended_closes_the_note_that_stated_it(

@@ -246,7 +246,7 @@ _ADDRESSED = re.compile(rf"(?P<lead>\b{_INTERJECTION}[,!]?\s+)(?P<name>[A-Z][a-z
 
 def _keep_lead(m: re.Match[str]) -> str:
     after = m.group("after").strip()
-    return m.group("lead") + (after if after in "!?" else "")
+    return after if after in "!?" else ""
 
 
 #: a name said to someone at the end of a sentence ("Jon hopes so, Gina.")
@@ -264,10 +264,15 @@ _POSSESSIVE = re.compile(r"\b([A-Z][\w-]*)['\u2019]s\b")
 _OPENER_BEFORE_NAME = re.compile(r"(^|[.!?]\s+)([A-Z][a-z]+'?)(?=\s+[A-Z])")
 
 
+#: an interjection that opens a sentence ("Yes, Jon moved ..."): left off, the name after it
+#: opens the sentence as it would without it
+_LEADING_INTERJECTION = re.compile(rf"(^|[.!?]\s+){_INTERJECTION}\b[,!]?\s+(?=[A-Z])")
+
+
 def _named_plainly(text: str) -> str:
     """``text`` with its names written one way, so that the guard's changed-name test compares
     names, not their forms: "Tim's" as "Tim", "Glad Tim" as "glad Tim"."""
-    text = _POSSESSIVE.sub(r"\1", text)
+    text = _LEADING_INTERJECTION.sub(r"\1", _POSSESSIVE.sub(r"\1", text))
     return _OPENER_BEFORE_NAME.sub(lambda m: m.group(1) + m.group(2).lower(), text)
 
 
