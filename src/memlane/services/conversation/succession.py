@@ -41,9 +41,10 @@ from memlane.services.opposition import opposition, replaces_older
 from memlane.services.ranking.succession import CHANGE_CUES, tells_an_event
 
 #: words that say the new note adds to what is known ("also speaks German", "a rabbit too",
-#: "another trip", "off camping again"): such a note never closes one
+#: "another trip", "off camping again", "our other neighbour"): such a note never closes one
 ADDS = re.compile(
-    r"\b(?:also|too|as well|another|besides|again|additionally|in addition|both|second|one more|either)\b",
+    r"\b(?:also|too|as well|another|besides|again|additionally|in addition|both|second|one more|either"
+    r"|(?:my|our|his|her|their|the) other(?! (?:day|week|night|morning|evening|time|way)))\b",
     re.IGNORECASE,
 )
 #: "new" and "first" alone say something began, not that something ended ("we hired a new
@@ -83,6 +84,9 @@ _AFFECTED = re.compile(
 #: the least cosine between the two notes' texts (their stored MiniLM vectors); chosen on the
 #: tune split (BENCHMARKS.md, "Memory truth")
 NOTE_COSINE = 0.3
+#: the least cosine for the topic test (topic_change.py), which asks for a salient word both
+#: notes share and so may look further
+TOPIC_COSINE = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,12 +144,13 @@ def succeeded(
     when, roles = _latest(sources), _roles(sources)
     best: Succession | None = None
     best_cos = -1.0
+    least = min(threshold, TOPIC_COSINE)
     for i, e in enumerate(earlier):
-        if e.cosine < threshold or e.cosine <= best_cos:
+        if e.cosine < least or e.cosine <= best_cos:
             continue
         if when is None or e.said_at is None or e.said_at >= when or _roles(e.sources) != roles:
             continue
-        ended = _ended(e.text, text)
+        ended = _ended(e.text, text, guard=e.cosine >= threshold)
         if ended:
             best = Succession(i, frozenset(k for k, _ in ended), ended[0][1])
             best_cos = e.cosine
@@ -198,7 +203,7 @@ def different_subjects(a: str, b: str) -> bool:
     return False
 
 
-def _ended(old: str, new: str) -> list[tuple[int, str]]:
+def _ended(old: str, new: str, *, guard: bool = True) -> list[tuple[int, str]]:
     """The sentences of ``old`` that state a present state and that ``new`` ends or changes,
     unless the two are about different named people or things (:func:`disagreement`)."""
     new = spoken(new)
@@ -207,13 +212,13 @@ def _ended(old: str, new: str) -> list[tuple[int, str]]:
         said = spoken(sentence)
         if tells_an_event(said) or different_subjects(said, new):
             continue
-        why = disagreement(said, new)
+        why = disagreement(said, new, guard=guard)
         if why is not None:
             out.append((k, why))
     return out
 
 
-def disagreement(old: str, new: str) -> str | None:
+def disagreement(old: str, new: str, *, guard: bool = True) -> str | None:
     """Why ``new`` ends or replaces what the sentence ``old`` states, or None. Two tests:
 
     * the merge guard's (services/opposition.py), when ``new`` says a change: a negation,
@@ -222,7 +227,7 @@ def disagreement(old: str, new: str) -> str | None:
       number (two trips, two places may both be true), ``new`` must say a value was replaced;
     * the topic's (topic_change.py), sentence by sentence of ``new``: the topic both name is
       ended, or its value replaced or corrected."""
-    if says_an_ending(new):
+    if guard and says_an_ending(new):
         why = opposition(_named_plainly(old), _named_plainly(new), antonyms=False)
         if why is not None and (replaces_older(why) or says_an_ending(new, replaced=True)):
             return why

@@ -56,7 +56,8 @@ _GENERIC = (
 #: verbs and phrases that end a state, a habit or a plan, as a class
 _ENDING = re.compile(
     r"\b(?:stop(?:s|ped|ping)?(?! and| to)|quit(?:s|ting)?|g[ai]ve(?:n)? up|giving up|c[oa]me off|coming off"
-    r"|drop(?:s|ped|ping)?(?! off| by| in| round)|left|leaving|sold|sell(?:s|ing)|clos(?:ed|ing)|shut"
+    r"|drop(?:s|ped|ping)?(?! off| by| in| round)"
+    r"|(?:left|leaving) (?:the|my|our|his|her|their|its|[A-Z]\w*)|sold|sell(?:s|ing)|clos(?:ed|ing)|shut"
     r"|cancell?(?:ed|ing)|called off|calling off|shelved|scrapped|wound (?:\w+ ){0,3}up"
     r"|pulled (?:out|the|it|its|their|our)|fell through|fallen through|knocked (?:\w+ ){0,3}on the head"
     r"|let us down|retired|retiring|paid (?:\w+ ){1,5}off|broke up|moved out|gave (?:\w+ ){0,2}away|no more"
