@@ -1,7 +1,7 @@
 """Closing by succession (``MEMLANE_CLOSE_BY_SUCCESSION``, services/conversation/succession.py):
 when it is on, a later message that says a change in words no fact rule reads closes the
 earlier note of the same person it disagrees with, kept as history in the evolution chain;
-facts that only add are never closed. Off by default, where such a note stays active."""
+facts that only add are never closed. On by default; turned off, such a note stays active."""
 
 from __future__ import annotations
 
@@ -35,15 +35,16 @@ def assert_the_first_stays_active(api: httpx.Client, first: str, second: str, ke
 
 @pytest.fixture(scope="module")
 def succession_api(live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
-    """The local model: the note cosine the rule needs is fitted to it."""
+    """The local model (the note cosine the rule needs is fitted to it) and the default
+    settings: closing by succession is on unless turned off."""
     with (
-        live_server_factory(MEMLANE_EMBEDDER="local", MEMLANE_CLOSE_BY_SUCCESSION=True) as server,
+        live_server_factory(MEMLANE_EMBEDDER="local") as server,
         httpx.Client(base_url=server.url, timeout=60) as client,
     ):
         yield client
 
 
-def test_a_change_no_fact_rule_reads_closes_the_old_note_when_on(succession_api: httpx.Client) -> None:
+def test_a_change_no_fact_rule_reads_closes_the_old_note_by_default(succession_api: httpx.Client) -> None:
     app = new_app()
     (old_id,) = note_ids(say(succession_api, app, BEFORE, day=1))
     result = say(succession_api, app, AFTER, day=9)
@@ -70,9 +71,7 @@ def test_a_change_no_fact_rule_reads_closes_the_old_note_when_on(succession_api:
          "Our new favourite brunch spot is Fig and Olive, the shakshuka is amazing.", "Thai place"),
     ],
 )  # fmt: skip
-def test_facts_that_only_add_stay_active_when_on(
-    succession_api: httpx.Client, first: str, second: str, kept: str
-) -> None:
+def test_facts_that_only_add_stay_active(succession_api: httpx.Client, first: str, second: str, kept: str) -> None:
     assert_the_first_stays_active(succession_api, first, second, kept)
 
 
@@ -181,8 +180,9 @@ def test_an_earlier_message_never_closes_a_later_note(succession_api: httpx.Clie
     assert get_memory(succession_api, app, new_id)["metadata"]["status"] == "active"
 
 
-def test_the_old_note_stays_active_by_default(api: httpx.Client) -> None:
-    app = new_app()
-    (old_id,) = note_ids(say(api, app, BEFORE, day=1))
-    say(api, app, AFTER, day=9)
-    assert get_memory(api, app, old_id)["metadata"]["status"] == "active"
+def test_the_old_note_stays_active_when_closing_by_succession_is_off(live_server_factory: ServerFactory) -> None:
+    with (
+        live_server_factory(MEMLANE_EMBEDDER="local", MEMLANE_CLOSE_BY_SUCCESSION=False) as server,
+        httpx.Client(base_url=server.url, timeout=60) as off,
+    ):
+        assert_the_first_stays_active(off, BEFORE, AFTER, "MacBook")
