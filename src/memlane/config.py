@@ -293,6 +293,7 @@ class RecallSettings(SettingsGroup):
     query_rewrite_weight: float = Field(0.0, ge=0, le=1, validation_alias=_env("MEMLANE_RECALL_QUERY_REWRITE_WEIGHT"))
     prf_seeds: int = Field(0, ge=0, le=50, validation_alias=_env("MEMLANE_RECALL_PRF_SEEDS"))
     prf_weight: float = Field(0.3, ge=0, le=1, validation_alias=_env("MEMLANE_RECALL_PRF_WEIGHT"))
+    skip_speaker_names: bool = Field(True, validation_alias=_env("MEMLANE_RECALL_SKIP_SPEAKER_NAMES"))
     relevance_midpoint: float = Field(0.22, ge=-1, le=1, validation_alias=_env("MEMLANE_RELEVANCE_MIDPOINT"))
     relevance_scale: float = Field(0.123, gt=0, le=10, validation_alias=_env("MEMLANE_RELEVANCE_SCALE"))
     #: relevance against the query's background (services/ranking/calibration.py): the cosine's
