@@ -10,15 +10,23 @@ the question's similarity replaced by the notes' own:
 
 * the new note is later, and of the same speaker (the roles of their source messages; the
   candidates are already the same user's),
-* it says a change ending something, not only a beginning or an addition (:func:`says_an_ending`),
 * the earlier note states a present state or plan, not an event told in the past
   (:func:`~memlane.services.ranking.succession.tells_an_event`),
-* the two disagree by the merge guard (services/opposition.py) in a negation, opposite facts or
-  a changed value, not by antonym words alone (in chat "in"/"out", "on"/"off", "up"/"down",
-  "always"/"never" seldom say that a fact was replaced),
 * they are about the same person or thing: a sentence about another named one ("my cousin
   Lars moved to Bergen" beside "my cousin Freya lives in Oslo") never closes (:func:`different_subjects`), and
-* the two notes are alike: their MiniLM cosine at least :data:`NOTE_COSINE`.
+* the two disagree (:func:`disagreement`), by one of two tests:
+
+  - the merge guard's (services/opposition.py), when the notes' MiniLM cosine is at least
+    :data:`NOTE_COSINE` and the new note says a change ending something, not only a beginning
+    or an addition (:func:`says_an_ending`): a negation, opposite facts or a changed value, not
+    antonym words alone (in chat "in"/"out", "on"/"off", "up"/"down", "always"/"never" seldom
+    say that a fact was replaced);
+  - the topic's (topic_change.py), when the cosine is at least :data:`TOPIC_COSINE`: a salient
+    word both share, ended, or its value replaced or corrected, in the new sentence.
+
+A name said to someone ("Wow, Gina, ..."), a shared picture's caption and a note's date suffix
+are left off first (:func:`spoken`): none is a value of what a note states. On by default
+(``MEMLANE_CLOSE_BY_SUCCESSION``; BENCHMARKS.md, "Memory truth").
 
 Only the most similar such note is closed, and only its sentences that disagree with the new
 note end; its other sentences are carried into the new note, as every closing does.
