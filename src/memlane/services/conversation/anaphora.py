@@ -10,7 +10,7 @@ the nearest earlier turn of the same request that gives one: the question asked 
 ("How's the commute with Petra?", "Still doing the night shifts?") or the person's own earlier
 sentence ("The allotment was too much. Gave it up in the end."). The topic is written into the
 sentence where the pronoun stood ("Harriet packed in the bell ringing, ...") or, with no object
-to replace, beside the words that said the change ("Not these days (about: night shifts), ...").
+to replace, beside the words that said the change ("Not these days (about night shifts), ...").
 
 Deliberately narrow: the endings are a closed class of English, the topic is a noun phrase led
 by a determiner or asked about in a question of a known shape, and a greeting, a question that
@@ -242,7 +242,8 @@ def topic_before(earlier_sentences: Sequence[str], earlier_turns: Sequence[Turn]
 
 
 def _bare_topic(topic: str) -> str:
-    """The topic without a leading article, for a parenthesis ("(about: night shifts)")."""
+    """The topic without a leading article, for a parenthesis ("(about night shifts)"); no
+    colon, which would end the clause for the closing rules (topic_change.py)."""
     return re.sub(r"^(?:the|that|those|these|this)\s+", "", topic, flags=re.IGNORECASE)
 
 
@@ -255,7 +256,7 @@ def with_topic(sentence: str, topic: str, gap: Gap, *, person: bool) -> str:
     elif gap.kind == "subject":
         out = f"{sentence[: gap.start]}{topic[:1].upper()}{topic[1:]}{gap.particle}{sentence[gap.end :]}"
     else:
-        out = f"{sentence[: gap.end]} (about: {_bare_topic(topic)}){sentence[gap.end :]}"
+        out = f"{sentence[: gap.end]} (about {_bare_topic(topic)}){sentence[gap.end :]}"
     if person and gap.kind == "object" and _LEADING_VERB.match(out):
         out = f"I {out[:1].lower()}{out[1:]}"
     return out
