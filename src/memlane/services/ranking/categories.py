@@ -1,4 +1,4 @@
-"""Category questions: "What activities does Ana do?" is answered by "I went swimming".
+"""Category questions: "What activities does Ana do?" is answered by "I went hiking".
 
 A question that asks for the members of a category (activities, books, pets, instruments,
 cities ...) is often answered by a memory that names a member and shares no word with the
@@ -174,7 +174,8 @@ _PASTIME_FORM = re.compile(
 _PLACE_FORM = re.compile(r"^\s*where\s+(?:has|have|had)\b", re.IGNORECASE)
 
 
-#: the most words a member search asks for (the SQLite keyword search reads 64)
+#: the most words a member search asks for (the SQLite keyword search reads 64): a list's
+#: later words (most sports; most countries) are past it, as measured
 MEMBER_TERMS = 48
 
 
