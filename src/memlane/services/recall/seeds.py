@@ -6,7 +6,8 @@ recall). With keyword fusion it is the fusion (relative scores, or reciprocal ra
 dense and keyword lists; entity and time boosts then multiply it, and the signals of the
 question's kind (ranking/question.py) adjust it. Candidates come from both lists,
 ``RankingConfig.candidates`` deep, so a strong keyword match the dense list missed can still
-seed.
+seed; a question asking for a category's members ("What activities ...") brings a third list,
+the keyword search for those members' words (ranking/categories.py).
 """
 
 from __future__ import annotations
