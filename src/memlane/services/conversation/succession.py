@@ -36,6 +36,7 @@ from memlane.domain.model import Node
 from memlane.services.conversation import language as lang
 from memlane.services.conversation.messages import parse_timestamp
 from memlane.services.conversation.notes import event_time
+from memlane.services.exclusive_states import exclusive_change
 from memlane.services.opposition import opposition, replaces_older
 from memlane.services.ranking.succession import CHANGE_CUES, tells_an_event
 
@@ -203,3 +204,35 @@ def _ended(old: str, new: str) -> list[tuple[int, str]]:
         if why is not None and (replaces_older(why) or says_an_ending(new, replaced=True)):
             out.append((k, why))
     return out
+
+
+#: the least cosine between two notes for an exclusive state change to close the older: lower
+#: than :data:`NOTE_COSINE`, since the shared attribute is itself the evidence that ties them
+#: ("fills up the Golf" and "since getting the electric Mini": 0.20); chosen on the tune split
+STATE_COSINE = 0.15
+
+
+def succeeded_by_state(
+    text: str, sources: Sequence[Any], earlier: Sequence[Earlier], *, threshold: float = STATE_COSINE
+) -> Succession | None:
+    """The most similar of ``earlier`` whose state a new note changes to one that excludes it
+    (services/exclusive_states.py: "single" → "my husband", "expecting" → "three weeks old"),
+    said later by the same speaker about the same subject, or None. An implied change needs no
+    change cue: the vocabulary of exclusive states is what says the old note ended."""
+    when, roles = _latest(sources), _roles(sources)
+    best: Succession | None = None
+    best_cos = -1.0
+    for i, e in enumerate(earlier):
+        if e.cosine < threshold or e.cosine <= best_cos:
+            continue
+        if when is None or e.said_at is None or e.said_at >= when or _roles(e.sources) != roles:
+            continue
+        ended = [
+            (k, f"exclusive state ({attribute})")
+            for k, sentence in enumerate(lang.sentences(e.text) or [e.text])
+            if not different_subjects(sentence, text) and (attribute := exclusive_change(sentence, text)) is not None
+        ]
+        if ended:
+            best = Succession(i, frozenset(k for k, _ in ended), ended[0][1])
+            best_cos = e.cosine
+    return best
