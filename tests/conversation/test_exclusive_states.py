@@ -31,6 +31,10 @@ from memlane.services.exclusive_states import ATTRIBUTES, exclusive_change, excl
         ("The user's van runs on diesel.", "The user charges the car at work.", "car fuel"),
         ("Ola's son goes to Westfield Primary.", "Ola's son started at Kingsmead Academy.", "school"),
         ("We get our coffee from Bean There on the corner.", "Bean There went bust in May.", "business closed"),
+        ("The user works as a chef in Bristol.", "The user was laid off in the spring.", "employment"),
+        ("Dan has a pint most evenings.", "Dan is teetotal these days.", "alcohol"),
+        ("The user cycles to work along the canal.", "The user takes the bus to work, the knee is bad.", "commute"),
+        ("The user is doing a Spanish course on Mondays.", "The user finished the Spanish course in May.", "course"),
     ],
 )  # fmt: skip
 def test_a_later_note_in_a_state_that_excludes_the_earlier_one_changes_it(old: str, new: str, attribute: str) -> None:
@@ -72,6 +76,8 @@ def test_an_ordered_attribute_never_steps_back(old: str, new: str) -> None:
         ("The user is vegan.", "When the user was a student the user ate meat every day."),
         ("The user is vegan.", "The user's favourite vegan café is Tofu Town."),
         ("The user is a certified diver, qualified in Dahab.", "The user got a first aid certificate at work."),
+        ("The user is taking a pottery class on Thursdays.", "The user got the user's first aid certificate."),
+        ("The user takes the train to Paris twice a year.", "The user cycles to work most days."),
     ],
 )
 def test_the_same_state_an_addition_or_a_past_state_changes_nothing(old: str, new: str) -> None:

@@ -53,6 +53,9 @@ class Attribute:
     ordered: bool = False
     #: nouns that name a state of this attribute, not whom a sentence is about ("my husband")
     own_nouns: frozenset[str] = frozenset()
+    #: the two sentences must also share a content word: a person takes several courses at
+    #: once, and "got a first aid certificate" does not end "taking a pottery class"
+    same_topic: bool = False
 
 
 #: whose, as a note says it: "my", "her", "the user's", "Sam's"
@@ -172,6 +175,69 @@ ATTRIBUTES: tuple[Attribute, ...] = (
             "flatmate flatmates housemate housemates roommate roommates friends partner boyfriend girlfriend husband "
             "wife fiance fiancé fiancee fiancée parents mum dad mom"
         ),
+    ),
+    Attribute(
+        "employment",
+        (
+            (
+                "employed",
+                r"works? (?:as|at|for)|working (?:as|at|for)|(?:new |full[- ]time |part[- ]time )?job (?:as|at)",
+            ),
+            (
+                "unemployed",
+                rf"unemployed|out of work|between jobs|job[- ]hunting|looking for (?:a )?work|lost {_WHOSE} job"
+                r"|(?:was |were |got |been )?(?:made redundant|laid off)|on the dole",
+            ),
+        ),
+    ),
+    Attribute(
+        "alcohol",
+        (
+            (
+                "drinks",
+                r"(?:glass|glasses|bottle|bottles) of (?:\w+ )?(?:wine|beer|prosecco|whisky|gin)|pints?"
+                r"|drinks? (?:wine|beer|alcohol|most nights|every night)|a drink (?:most|every)",
+            ),
+            (
+                "sober",
+                r"sober|sobriety|teetotal|tee-total|t-total|(?:days?|weeks?|months?|years?) dry"
+                r"|off the (?:booze|drink)",
+            ),
+        ),
+    ),
+    Attribute(
+        "commute",
+        (
+            (
+                "cycling",
+                r"commut\w* (?:on|by) (?:[\w'\u2019]+ ){0,3}(?:bike|bicycle)"
+                r"|(?:cycles?|cycling|bikes?|biking) (?:in|to work|to the office)",
+            ),
+            (
+                "public transport",
+                r"(?:get|gets|getting|take|takes|taking|catch|catches|catching|on) the (?:tram|bus|train|tube|metro)"
+                r" (?:in|to work|to the office|into work)|commut\w* (?:on|by) (?:the )?(?:tram|bus|train|tube|metro)",
+            ),
+            ("driving", r"(?:drives?|driving) (?:in|to work|to the office|into work)|commut\w* by car"),
+            ("walking", r"(?:walks?|walking) (?:in|to work|to the office|into work)|commut\w* on foot"),
+        ),
+    ),
+    Attribute(
+        "course",
+        (
+            (
+                "taking",
+                r"(?:taking|doing|enrolled (?:in|on)|signed up (?:for|to)) (?:a|an|the) (?:\w+ ){0,3}"
+                r"(?:class|classes|course|lessons)",
+            ),
+            (
+                "finished",
+                rf"(?:got|received|passed|earned) {_WHOSE} (?:\w+ )?(?:certificate|diploma)|(?:finished|completed)"
+                r" (?:the|my|his|her) (?:\w+ ){0,2}(?:class|classes|course|lessons)|last (?:session|class|lesson)",
+            ),
+        ),
+        ordered=True,
+        same_topic=True,
     ),
     Attribute(
         "car fuel",
@@ -344,7 +410,7 @@ def exclusive_change(old: str, new: str) -> str | None:
         before = mentions(old_sentence)
         if before:
             for new_sentence in lang.sentences(new) or [new]:
-                why = _sentence_change(old_sentence, before, new_sentence)
+                why = _sentence_change(old_sentence, before, new_sentence, new)
                 if why is not None:
                     return why
         if _closed(old_sentence, new):
@@ -355,14 +421,25 @@ def exclusive_change(old: str, new: str) -> str | None:
     return None
 
 
-def _sentence_change(old: str, before: list[Mention], new: str) -> str | None:
+def _sentence_change(old: str, before: list[Mention], new: str, new_text: str) -> str | None:
     after = mentions(new, adding=True)
     for attribute in ATTRIBUTES:
         old_m = [m for m in before if m.attribute == attribute.name]
         new_m = [m for m in after if m.attribute == attribute.name]
         if old_m and new_m and _changed(attribute, old_m, new_m) and same_subject(old, new, attribute):
+            if attribute.same_topic and not _same_topic(old, new_text):
+                continue
             return attribute.name
     return None
+
+
+#: words every note of one user shares, which say nothing of the topic
+_NO_TOPIC = lang.wordset("user class classes course lessons session certificate diploma")
+
+
+def _same_topic(old: str, new: str) -> bool:
+    shared = set(lang.content_words(old)) & set(lang.content_words(new))
+    return bool(shared - _NO_TOPIC)
 
 
 def exclusive_either(a: str, b: str) -> str | None:
