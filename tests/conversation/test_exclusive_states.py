@@ -73,6 +73,7 @@ def test_an_ordered_attribute_never_steps_back(old: str, new: str) -> None:
         ("The user is married.", "The user's husband works nights as a paramedic."),
         ("The user fills up the Golf every Friday.", "The user bought an electric bike for the weekends."),
         ("We have a dog called Rex.", "We also adopted a kitten last week."),
+        ("We've no pets, the flat is too small.", "The user walks the neighbour's dog on Sundays."),
         ("The user is vegan.", "When the user was a student the user ate meat every day."),
         ("The user is vegan.", "The user's favourite vegan café is Tofu Town."),
         ("The user is a certified diver, qualified in Dahab.", "The user got a first aid certificate at work."),

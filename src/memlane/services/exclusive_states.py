@@ -66,7 +66,11 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         "relationship",
         (
             ("single", r"single|unattached|on my own romantically"),
-            ("dating", r"(?:girl|boy)friends?|dating|seeing someone|together (?:for )?(?:\w+ )?(?:years?|months?)"),
+            (
+                "dating",
+                r"(?:girl|boy)friends?|dating|seeing someone|together (?:for )?(?:\d+|a|a few|several|many|two|three"
+                r"|four|five|six|seven|eight|nine|ten|\w+teen) (?:years?|months?)",
+            ),
             ("engaged", r"engaged|engagement|fianc[ée]e?s?|proposed"),
             ("married", r"married|marriage|husbands?|wife|wives|wedding|spouses?|newlyweds?|honeymoon|married life"),
             ("divorced", r"divorced?|divorcing|separated|ex-(?:husband|wife|partner)"),
@@ -92,9 +96,10 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         (
             (
                 "studying",
-                r"students?|studying (?:for|at|to|law|medicine|nursing)|(?:\w+ )?degree|undergrad(?:uate)?"
-                r"|final year|(?:first|second|third) year at (?:uni|university|college)|at (?:uni|university)"
-                r"|doing a (?:\w+ )?(?:course|masters|phd|diploma)",
+                rf"(?:a|an) (?:\w+ )?student|student (?:at|nurse|doctor|teacher)|studying (?:for|at|to|law|medicine"
+                rf"|nursing)|(?:doing|studying for|year of) (?:a|an|{_WHOSE}) (?:\w+ ){{0,2}}degree|undergrad(?:uate)?"
+                r"|final year (?:of|at)|(?:first|second|third) year at (?:uni|university|college)|at (?:uni|university)"
+                r"|doing a (?:\w+ )?(?:masters|phd|diploma)",
             ),
             ("training", r"apprentices?|apprenticeship|trainee|in training|training to be|junior doctor"),
             (
@@ -143,7 +148,9 @@ ATTRIBUTES: tuple[Attribute, ...] = (
             ("none", r"no pets?|no animals|pet[- ]free|(?:don't|do not|doesn't) have (?:any )?(?:pets?|animals)"),
             (
                 "some",
-                r"(?:our|my|a|the|his|her|their) (?:\w+ )?(?:dog|cat|puppy|kitten|rabbit|hamster|guinea pig|greyhound"
+                r"(?:(?:our|my|his|her|their|the user's|(?-i:[A-Z])\w*'s)"
+                r"|(?:adopted|got|have|has|bought|rescued|took in) (?:a|an|two|three|another))"
+                r" (?:\w+ )?(?:dog|cat|puppy|kitten|rabbit|hamster|guinea pig|greyhound"
                 r"|labrador|spaniel|terrier|parrot|budgie|tortoise|lurcher|whippet|collie)s?|adopted a \w+",
             ),
         ),
