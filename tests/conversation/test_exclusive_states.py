@@ -18,7 +18,7 @@ from memlane.services.exclusive_states import ATTRIBUTES, exclusive_change, excl
         ("The user is married with two kids.", "Since the divorce the user has the kids at weekends.", "relationship"),
         ("Our baby is due in August.", "The baby was born on a Tuesday, seven pounds.", "parenthood"),
         ("Jo is pregnant with twins.", "The twins are two months old and never sleep.", "parenthood"),
-        ("Aisha is a medical student in Cardiff.", "Aisha works as a GP in Swansea.", "training"),
+        ("Aisha is a medical student in Cardiff.", "Aisha qualified last year, a GP in Swansea now.", "training"),
         ("Ben is an apprentice electrician.", "Ben is fully qualified and works for himself.", "training"),
         ("Kim is a junior developer at a bank.", "Kim's a senior developer there these days.", "seniority"),
         ("The user works as a postman.", "The user is retired and plays a lot of golf.", "work"),
@@ -75,6 +75,7 @@ def test_an_ordered_attribute_never_steps_back(old: str, new: str) -> None:
         ("We have a dog called Rex.", "We also adopted a kitten last week."),
         ("We've no pets, the flat is too small.", "The user walks the neighbour's dog on Sundays."),
         ("The user is vegan.", "When the user was a student the user ate meat every day."),
+        ("John's girlfriend and John had a lovely wedding last week.", "John's wife and John are off to Rome."),
         ("The user is vegan.", "The user's favourite vegan café is Tofu Town."),
         ("The user is a certified diver, qualified in Dahab.", "The user got a first aid certificate at work."),
         ("The user is taking a pottery class on Thursdays.", "The user got the user's first aid certificate."),
@@ -85,9 +86,30 @@ def test_the_same_state_an_addition_or_a_past_state_changes_nothing(old: str, ne
     assert exclusive_change(old, new) is None
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The user is single and loves travelling.", "The user goes to the gym every single day."),
+        ("The user is engaged to Priya.", "The user and Priya are getting married in June."),
+        ("We're expecting our first baby.", "Our puppy is ten weeks old and chews everything."),
+        ("We're expecting our first baby.", "The user was born in Leeds and grew up there."),
+        ("The user is expecting a parcel from Spain.", "The baby was born on Tuesday."),
+        ("The user is a student at Leeds.", "The user works as a waitress at weekends."),
+        ("The user shares a flat with two friends.", "The user fixed the boiler on the user's own."),
+        ("The user is vegan.", "The user cooks for the kids."),
+        ("The user fills up the kettle twice a day.", "The user got an electric Kia last month."),
+    ],
+)
+def test_a_word_of_a_state_used_in_another_sense_changes_nothing(old: str, new: str) -> None:
+    """ "every single day" is no relationship, a puppy's age no birth, a student's weekend job no
+    qualification, a plan no state."""
+    assert exclusive_change(old, new) is None
+
+
 def test_a_negated_state_ends_only_that_state() -> None:
     assert exclusive_change("The user is vegan.", "The user is not vegan any more.") == "diet"
-    assert mentions("The user gave up meat.")[0].negated
+    assert mentions("The user stopped eating meat.")[0].negated
+    assert exclusive_change("The user eats meat every day.", "The user gave up meat in May.") == "diet"
     assert exclusive_change("The user is vegetarian.", "The user is not vegan.") is None
 
 

@@ -56,6 +56,9 @@ class Attribute:
     #: the two sentences must also share a content word: a person takes several courses at
     #: once, and "got a first aid certificate" does not end "taking a pottery class"
     same_topic: bool = False
+    #: words that, anywhere in a sentence, say it is about something else ("the puppy is ten
+    #: weeks old"): the attribute is not read there
+    excludes: str = ""
 
 
 #: whose, as a note says it: "my", "her", "the user's", "Sam's"
@@ -65,31 +68,55 @@ ATTRIBUTES: tuple[Attribute, ...] = (
     Attribute(
         "relationship",
         (
-            ("single", r"single|unattached|on my own romantically"),
+            (
+                "single",
+                r"(?:am|is|are|i'm|being|still|happily|been|stay|staying|'m|'s|now|newly) single"
+                r"|single (?:again|and|life|mum|mom|dad|parent)|unattached",
+            ),
             (
                 "dating",
-                r"(?:girl|boy)friends?|dating|seeing someone|together (?:for )?(?:\d+|a|a few|several|many|two|three"
+                r"(?:girl|boy)friend|dating|seeing someone|together (?:for )?(?:\d+|a|a few|several|many|two|three"
                 r"|four|five|six|seven|eight|nine|ten|\w+teen) (?:years?|months?)",
             ),
-            ("engaged", r"engaged|engagement|fianc[ée]e?s?|proposed"),
-            ("married", r"married|marriage|husbands?|wife|wives|wedding|spouses?|newlyweds?|honeymoon|married life"),
-            ("divorced", r"divorced?|divorcing|separated|ex-(?:husband|wife|partner)"),
-            ("widowed", r"widow(?:ed|er)?|lost (?:my|his|her) (?:husband|wife)"),
+            (
+                "engaged",
+                rf"engaged|{_WHOSE} engagement|fianc[ée]e?|proposed to (?:me|him|her|them)|(?:he|she) proposed",
+            ),
+            (
+                "married",
+                r"married|marriage|husbands?|wife|wives|spouses?|newlyweds?|(?:since|after) (?:the|our|my) wedding",
+            ),
+            (
+                "divorced",
+                r"divorced?|divorcing|(?:are|is|got|we|they|recently|just|now) separated|separated from"
+                r"|ex-(?:husband|wife|partner)",
+            ),
+            ("widowed", rf"widow(?:ed|er)?|lost {_WHOSE} (?:husband|wife)"),
         ),
         own_nouns=lang.wordset("husband wife girlfriend boyfriend fiance fiancé fiancee fiancée spouse partner ex"),
     ),
     Attribute(
         "parenthood",
         (
-            ("expecting", r"expecting|pregnant|pregnancy|due (?:in|on|date)|baby on the way|(?:baby )?bump|trimester"),
+            (
+                "expecting",
+                r"expecting (?:a|our|my|their|his|her) (?:first |second |third )?(?:baby|child|kid|girl|boy|twins)"
+                r"|(?:we're|we are|she's|she is|they're|they are) expecting(?= ?[.,!;]|$| in | again)"
+                r"|pregnant|pregnancy|(?:baby is|baby's|she's|she is|i'm|i am) due (?:in|on)|due date|baby on the way"
+                r"|(?:baby|my|her) bump|trimester",
+            ),
             (
                 "born",
-                r"(?:was |were |been )?born|newborn|(?:\w+ )(?:days?|weeks?|months?) old|gave birth|maternity leave"
-                r"|paternity leave|first nappy|sleepless nights with the baby",
+                r"(?:baby|daughter|son|twins?|girl|boy|little one|she|he|they) (?:was |were |has been |have been )born"
+                r"|(?:was|were) born (?:on|last|yesterday|this|early|weighing|at home|in hospital|at \d)"
+                r"|newborn|(?:\w+ )(?:days?|weeks?|months?) old|gave birth|maternity leave|paternity leave",
             ),
         ),
         ordered=True,
         own_nouns=lang.wordset("baby daughter son girl boy bump little one"),
+        # a puppy, a car or a business can be "ten weeks old" too
+        excludes=r"dogs?|cats?|pupp(?:y|ies)|kittens?|pups?|foals?|lambs?|cars?|vans?|laptops?|phones?|house|flat"
+        r"|bikes?|plants?|business|company|relationship|job|account|tattoo",
     ),
     Attribute(
         "training",
@@ -101,11 +128,11 @@ ATTRIBUTES: tuple[Attribute, ...] = (
                 r"|final year (?:of|at)|(?:first|second|third) year at (?:uni|university|college)|at (?:uni|university)"
                 r"|doing a (?:\w+ )?(?:masters|phd|diploma)",
             ),
-            ("training", r"apprentices?|apprenticeship|trainee|in training|training to be|junior doctor"),
+            ("training", r"apprentices?|apprenticeship|trainee|training to be|junior doctor"),
             (
                 "qualified",
                 r"qualif(?:ied|ying)|graduated|graduating|passed (?:my|his|her|their|the) (?:final|finals)"
-                r"|fully qualified|newly qualified|(?:first|second) (?:day|week|month) as|works? as|working as",
+                r"|fully qualified|newly qualified|(?:first|second) (?:day|week|month) as",
             ),
         ),
         ordered=True,
@@ -115,8 +142,12 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         (
             ("junior", r"junior|intern|internship|entry[- ]level|graduate (?:scheme|role|job)"),
             ("senior", r"senior|mid[- ]level"),
-            ("lead", r"(?:team|tech|design|engineering) lead|lead (?:\w+er|\w+or|\w+ist)|principal"),
-            ("head", r"head of|director|chief|vp|vice president|partner at"),
+            (
+                "lead",
+                r"(?:team|tech|design|engineering) lead|lead (?:\w+er|\w+or|\w+ist)"
+                r"|principal (?:engineer|designer|developer|consultant|scientist)",
+            ),
+            ("head", r"head of|director|vice president|partner at"),
         ),
         ordered=True,
     ),
@@ -128,16 +159,23 @@ ATTRIBUTES: tuple[Attribute, ...] = (
                 r"works? (?:as|at|for|in)|working (?:as|at|for)|job (?:as|at)|teach(?:es|ing)?|employed|races|racing"
                 r"|on the (?:early|late|night) shift",
             ),
-            ("retired", r"retired|retiring|retirement|pensioner|drawing (?:my|his|her) pension"),
+            (
+                "retired",
+                rf"retired|(?:since|in|enjoying|into) (?:{_WHOSE} )?retirement|pensioner|drawing {_WHOSE} pension",
+            ),
         ),
         ordered=True,
     ),
     Attribute(
         "diet",
         (
-            ("omnivore", r"meat|meat[- ]eater|carnivore|loves? (?:a good )?steak"),
+            (
+                "omnivore",
+                r"(?:eats?|eating|ate|cooks?|cooking) (?:\w+ ){0,2}meat|meat[- ]eater|carnivore"
+                r"|loves? (?:a good )?steak",
+            ),
             ("pescatarian", r"pescatarian|pescetarian|eats? fish|eating fish"),
-            ("vegetarian", r"vegetarian|veggie"),
+            ("vegetarian", r"vegetarian|veggie|(?:gave|given|giving) up meat|off meat"),
             ("vegan", r"vegan|plant[- ]based"),
         ),
     ),
@@ -167,7 +205,10 @@ ATTRIBUTES: tuple[Attribute, ...] = (
                 r"shares? (?:a |the )?(?:flat|house|place)|flat ?share|house ?share|flat ?mates?|house ?mates?"
                 r"|room ?mates?|lives? with (?:\w+ )?friends",
             ),
-            ("alone", rf"on {_WHOSE} own|lives? alone|living alone|by (?:my|him|her)self|living solo"),
+            (
+                "alone",
+                rf"(?:live|lives|living) (?:on {_WHOSE} own|alone|by (?:my|him|her|them)sel(?:f|ves)|solo)",
+            ),
             (
                 "with partner",
                 rf"(?:live|lives|living|moved in) (?:together|with {_WHOSE} (?:partner|boyfriend|girlfriend"
@@ -249,7 +290,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
     Attribute(
         "car fuel",
         (
-            ("petrol", r"petrol|diesel|unleaded|fill(?:s|ing|ed)? (?:it |her )?up|filling station|petrol station"),
+            ("petrol", r"petrol|diesel|unleaded|fill(?:s|ing|ed)? up (?:the|my|his|her) (?:car|van|(?-i:[A-Z])\w+)"
+                r"|fill(?:s|ing|ed)? (?:it|her) up (?:at|with|every)|filling station"),
             (
                 "electric",
                 r"electric (?:car|van|vehicle|(?-i:[A-Z]\w*))|(?-i:EVs?)|charg(?:e|es|ing) (?:it|the car)|charger"
@@ -280,6 +322,12 @@ _NEGATORS = re.compile(
 #: words before a mention that put it in the past ("when I was a student", "used to be vegan")
 _PAST = re.compile(
     r"\b(?:was|were|used to|had been|former|formerly|back when|before)\b[\w\s',-]{0,24}$",
+    re.IGNORECASE,
+)
+#: words before a mention that make it a plan ("getting married in June", "hoping to retire")
+_FUTURE = re.compile(
+    r"\b(?:getting|get|to be|will be|'ll be|going to|gonna|planning to|plan to|want to|wants to|hope to|hoping to"
+    r"|would like to|thinking of|thinking about|might|may)\b[\w\s'-]{0,12}$",
     re.IGNORECASE,
 )
 #: a sentence that adds to what is known ("also adopted", "another", "a second")
@@ -319,21 +367,56 @@ class Mention:
     negated: bool
 
 
-def mentions(sentence: str, *, adding: bool = False) -> list[Mention]:
+def mentions(sentence: str, *, adding: bool = False, present: bool = False) -> list[Mention]:
     """The states a sentence says are true now, negated or not; with ``adding``, none when it
-    says it adds (what a later sentence that only adds cannot end)."""
+    says it adds (what a later sentence that only adds cannot end); with ``present``, none in a
+    clause told in the past ("John's girlfriend and John had a lovely wedding last week": an
+    event, which stays true, unlike a state a later note can end). A later note may tell its
+    state by an event ("was made redundant"), so only the earlier note's are asked for it."""
     if adding and _ADDS.search(sentence):
         return []
     out: list[Mention] = []
     for attribute in ATTRIBUTES:
+        if attribute.excludes and _pattern(attribute.excludes).search(sentence):
+            continue
         for state, words in attribute.states:
             for m in _pattern(words).finditer(sentence):
                 before = sentence[: m.start()]
-                if _PAST.search(before) or m.group(0).lower().startswith("ex-"):
+                if _PAST.search(before) or _FUTURE.search(before) or m.group(0).lower().startswith("ex-"):
+                    continue
+                if present and _told_in_the_past(sentence, m.start(), m.end()):
                     continue
                 negated = bool(_NEGATORS.search(before)) and not m.group(0).lower().startswith("no ")
                 out.append(Mention(attribute.name, state, negated))
     return out
+
+
+#: a verb in the past tense, and words that put a clause in the present (as in
+#: services/ranking/succession.py, with the contracted forms: "he's", "we've")
+_PAST_VERB = re.compile(
+    r"\b(?:was|were|had|did|went|got|made|took|saw|came|gave|found|told|said|met|won|lost|bought|sold|ran|began"
+    r"|felt|thought|wrote|left|kept|spent|brought|heard"
+    r"|(?!(?:called|named|based|located|aged|used|allowed|married|engaged|retired|qualified|divorced|separated"
+    r"|widowed|employed|unemployed|tired|interested|excited|obsessed|bored|pleased|supposed|related|involved"
+    r"|attached|unattached|dedicated|shared|need|seed|feed|speed|bed|red|shed)\b)\w{2,}ed)\b",
+    re.IGNORECASE,
+)
+_PRESENT_WORD = re.compile(
+    r"\b(?:is|are|am|has|have|does|do|can|now|currently|nowadays|still)\b"
+    r"|\b(?:he|she|it|that|there|who|what|here)['\u2019]s\b|['\u2019](?:re|m|ve)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(r"[,;:.!?]|\b(?:but|while|whereas|although)\b", re.IGNORECASE)
+
+
+def _told_in_the_past(sentence: str, start: int, end: int) -> bool:
+    """Whether the clause around a mention (less the mention, whose own word may end in "-ed":
+    "married", "retired") has a verb in the past tense and none in the present; participles
+    that describe a present state ("a rabbit called Biscuit", "based in Leeds") are no past."""
+    left = max((m.end() for m in _CLAUSE_END.finditer(sentence, 0, start)), default=0)
+    after = _CLAUSE_END.search(sentence, end)
+    clause = sentence[left:start] + " " + sentence[end : after.start() if after else len(sentence)]
+    return bool(_PAST_VERB.search(clause)) and not _PRESENT_WORD.search(clause)
 
 
 def _rank(attribute: Attribute, state: str) -> int:
@@ -414,7 +497,7 @@ def exclusive_change(old: str, new: str) -> str | None:
     the same subject, or None: "single" → "my husband" is ``"relationship"``; "expecting" →
     "three weeks old" is ``"parenthood"``, not the other way round."""
     for old_sentence in lang.sentences(old) or [old]:
-        before = mentions(old_sentence)
+        before = mentions(old_sentence, present=True)
         if before:
             for new_sentence in lang.sentences(new) or [new]:
                 why = _sentence_change(old_sentence, before, new_sentence, new)
