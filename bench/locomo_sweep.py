@@ -5,7 +5,9 @@
 configurations takes minutes. Choosing a weight takes many runs, so this script asks the very
 same questions of the very same stored memories (the data dir a ``locomo_retrieval.py
 --data-dir DIR`` run left behind) through ``RecallService`` directly, once per variant of
-``RankingConfig``, and prints tuning and untouched figures per category. Its ``default``
+``RankingConfig``, and prints tuning and untouched figures: turn-level R@5 / R@10, session-level
+R@5 / R@10 (``s``, distinct sessions in rank order), turn-level per category, and the recall's
+in-process latency (no embedding; p50 / p95). Its ``default``
 row reproduces the protocol's ``full`` row to the last digit (BENCHMARKS.md); the figures
 that are recorded come from the protocol.
 
@@ -22,6 +24,7 @@ import asyncio
 import dataclasses
 import json
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,7 +34,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.locomo_retrieval import CATEGORIES, DEFAULT_DATA, load_conversation, recall_at
+from bench.locomo_retrieval import CATEGORIES, DEFAULT_DATA, Scored, load_conversation, score
 
 from memlane.config import Settings
 from memlane.domain.clock import Clock
@@ -42,23 +45,34 @@ from memlane.services.ranking.config import RankingConfig
 from memlane.services.reading import MemoryReader
 from memlane.services.recall.model import RecallParams
 from memlane.services.recall.service import RecallService
+from memlane.store.contracts import Store
 
 TENANT = "default"
 
 
-def summary(rows: Sequence[tuple[int, dict[int, float]]]) -> str:
-    def cell(sel: Sequence[dict[int, float]]) -> str:
-        return f"{np.mean([r[5] for r in sel]):.3f}/{np.mean([r[10] for r in sel]):.3f}" if sel else "-"
+def summary(rows: Sequence[Scored]) -> str:
+    """Turn-level R@5/R@10, session-level R@5/R@10 (distinct sessions in rank order), then turn-level per category."""
 
-    cats = " ".join(f"c{c}:{cell([r for k, r in rows if k == c])}" for c in CATEGORIES)
-    return f"{cell([r for _, r in rows])} [{cats}]"
+    def cell(sel: Sequence[Scored]) -> str:
+        return f"{np.mean([r.recalls[5] for r in sel]):.3f}/{np.mean([r.recalls[10] for r in sel]):.3f}" if sel else "-"
+
+    sessions = "/".join(f"{np.mean([r.session_recalls[k] for r in rows]):.3f}" for k in (5, 10)) if rows else "-"
+    cats = " ".join(f"c{c}:{cell([r for r in rows if r.category == c])}" for c in CATEGORIES)
+    return f"{cell(rows)} s{sessions} [{cats}]"
 
 
-async def sweep(args: argparse.Namespace, variants: list[tuple[str, dict[str, Any]]]) -> None:
-    settings = Settings(MEMLANE_DATA_DIR=str(args.data_dir))
+async def open_data_dir(data_dir: Path) -> tuple[Settings, LocalMiniLMEmbedder, Store]:
+    """The stored memories a ``locomo_retrieval.py --data-dir`` run left behind, opened, with the
+    settings of that data dir and the embedder that wrote them."""
+    settings = Settings(MEMLANE_DATA_DIR=str(data_dir))
     embedder = LocalMiniLMEmbedder.load()
     store = build_store(settings, dimension=embedder.dimension)
     await store.open()
+    return settings, embedder, store
+
+
+async def sweep(args: argparse.Namespace, variants: list[tuple[str, dict[str, Any]]]) -> None:
+    settings, embedder, store = await open_data_dir(args.data_dir)
     clock = Clock()
     reader = MemoryReader(store, clock)
     convs = [load_conversation(args.data / f"{c}.json") for c in args.conversations.split(",")]
@@ -68,18 +82,26 @@ async def sweep(args: argparse.Namespace, variants: list[tuple[str, dict[str, An
         for name, change in variants:
             ranking = dataclasses.replace(from_settings(RankingConfig, settings.recall), **change)
             recall = RecallService(store, reader, clock=clock, dimension=embedder.dimension, ranking=ranking)
-            rows: dict[bool, list[tuple[int, dict[int, float]]]] = {True: [], False: []}
+            rows: dict[bool, list[Scored]] = {True: [], False: []}
+            latencies: list[float] = []
             for c in convs:
                 for q, vec in zip(c.questions, vectors[c.conv_id], strict=True):
                     p = RecallParams(
                         viewer=Viewer(TENANT), scope=f"locomo-{c.conv_id}", query_text=q.question, limit=30
                     )
+                    started = time.perf_counter()
                     out = await recall.recall(vec, p)
+                    latencies.append(time.perf_counter() - started)
                     dia = {s.node.id: s.node.client_id for s in out.seeds}
                     ranked = [d for r in out.ranked if (d := dia.get(r.id))]
-                    rows[c.conv_id in tune].append((q.category, {k: recall_at(ranked, q.evidence, k) for k in (5, 10)}))
+                    rows[c.conv_id in tune].append(score(c, q, ranked))
             await recall.drain_audit()
-            print(f"{name:24s} tune {summary(rows[True])} | untouched {summary(rows[False])}", flush=True)
+            ms = np.percentile(np.array(latencies) * 1000, [50, 95])
+            print(
+                f"{name:24s} tune {summary(rows[True])} | untouched {summary(rows[False])}"
+                f" | recall p50/p95 {ms[0]:.1f}/{ms[1]:.1f} ms",
+                flush=True,
+            )
     finally:
         await store.close()
 

@@ -16,7 +16,9 @@ blind to the rules' code, for measurement only: every case of theirs is ``untouc
 and ``blind4-additive`` groups (updates_blind4.py, additive_blind4.py) are a fourth such set,
 written before the ranking work and likewise ``untouched`` whole, and the ``blind5-update:<kind>``
 and ``blind5-additive`` groups (updates_blind5.py, additive_blind5.py) a fifth, written before
-the second round of closing by succession. ``--groups`` of
+the second round of closing by succession, and the ``blind6-update:<kind>`` and
+``blind6-additive`` groups (updates_blind6.py, additive_blind6.py) a sixth, written before the
+next change to the closing rules. ``--groups`` of
 bench/memory_truth.py runs some groups alone (:meth:`Catalog.only`).
 """
 
@@ -39,6 +41,7 @@ from bench.memory_truth_cases.additive import ADDITIVE
 from bench.memory_truth_cases.additive_blind3 import BLIND3_ADDITIVE
 from bench.memory_truth_cases.additive_blind4 import BLIND4_ADDITIVE
 from bench.memory_truth_cases.additive_blind5 import BLIND5_ADDITIVE
+from bench.memory_truth_cases.additive_blind6 import BLIND6_ADDITIVE
 from bench.memory_truth_cases.additive_everyday import EVERYDAY_ADDITIVE
 from bench.memory_truth_cases.consolidation import PAIRS
 from bench.memory_truth_cases.expiry import EXPIRING
@@ -46,6 +49,7 @@ from bench.memory_truth_cases.updates import UPDATES
 from bench.memory_truth_cases.updates_blind3 import BLIND3_UPDATES
 from bench.memory_truth_cases.updates_blind4 import BLIND4_UPDATES
 from bench.memory_truth_cases.updates_blind5 import BLIND5_UPDATES
+from bench.memory_truth_cases.updates_blind6 import BLIND6_UPDATES
 from bench.memory_truth_cases.updates_everyday import EVERYDAY_UPDATES
 
 #: groups that topics.py does not tag: the persons of the ``thresholds`` phase (and
@@ -59,6 +63,8 @@ UNPOOLED_GROUPS = (
     "blind4-additive",
     "blind5-update",
     "blind5-additive",
+    "blind6-update",
+    "blind6-additive",
 )
 #: groups (a name without ``:<kind>`` names each of its kinds) whose cases are all ``untouched``:
 #: sets kept for measurement only, with nothing to tune on
@@ -69,6 +75,8 @@ UNTOUCHED_GROUPS = (
     "blind4-additive",
     "blind5-update",
     "blind5-additive",
+    "blind6-update",
+    "blind6-additive",
 )
 
 
@@ -146,8 +154,8 @@ class Catalog:
 
 
 def load() -> Catalog:
-    updates = [*UPDATES, *EVERYDAY_UPDATES, *BLIND3_UPDATES, *BLIND4_UPDATES, *BLIND5_UPDATES]
-    additives = [*ADDITIVE, *EVERYDAY_ADDITIVE, *BLIND3_ADDITIVE, *BLIND4_ADDITIVE, *BLIND5_ADDITIVE]
+    updates = [*UPDATES, *EVERYDAY_UPDATES, *BLIND3_UPDATES, *BLIND4_UPDATES, *BLIND5_UPDATES, *BLIND6_UPDATES]
+    additives = [*ADDITIVE, *EVERYDAY_ADDITIVE, *BLIND3_ADDITIVE, *BLIND4_ADDITIVE, *BLIND5_ADDITIVE, *BLIND6_ADDITIVE]
     problems = check_cases(updates, additives, PAIRS, EXPIRING)
     if problems:
         raise ValueError("the memory truth cases are inconsistent:\n  " + "\n  ".join(problems))
@@ -170,6 +178,9 @@ def load() -> Catalog:
     for u in BLIND5_UPDATES:
         groups.setdefault(f"blind5-update:{u.kind}", []).append(u.id)
     groups["blind5-additive"] = [a.id for a in BLIND5_ADDITIVE]
+    for u in BLIND6_UPDATES:
+        groups.setdefault(f"blind6-update:{u.kind}", []).append(u.id)
+    groups["blind6-additive"] = [a.id for a in BLIND6_ADDITIVE]
     split = assign_splits(groups, UNTOUCHED_GROUPS)
     assert set(split.values()) <= set(SPLITS)
     group = {case_id: name for name, ids in groups.items() for case_id in ids}

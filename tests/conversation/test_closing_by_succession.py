@@ -1,7 +1,7 @@
 """Closing by succession (``MEMLANE_CLOSE_BY_SUCCESSION``, services/conversation/succession.py):
 when it is on, a later message that says a change in words no fact rule reads closes the
 earlier note of the same person it disagrees with, kept as history in the evolution chain;
-facts that only add are never closed. Off by default, where such a note stays active."""
+facts that only add are never closed. On by default; turned off, such a note stays active."""
 
 from __future__ import annotations
 
@@ -35,15 +35,16 @@ def assert_the_first_stays_active(api: httpx.Client, first: str, second: str, ke
 
 @pytest.fixture(scope="module")
 def succession_api(live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
-    """The local model: the note cosine the rule needs is fitted to it."""
+    """The local model (the note cosine the rule needs is fitted to it) and the default
+    settings: closing by succession is on unless turned off."""
     with (
-        live_server_factory(MEMLANE_EMBEDDER="local", MEMLANE_CLOSE_BY_SUCCESSION=True) as server,
+        live_server_factory(MEMLANE_EMBEDDER="local") as server,
         httpx.Client(base_url=server.url, timeout=60) as client,
     ):
         yield client
 
 
-def test_a_change_no_fact_rule_reads_closes_the_old_note_when_on(succession_api: httpx.Client) -> None:
+def test_a_change_no_fact_rule_reads_closes_the_old_note_by_default(succession_api: httpx.Client) -> None:
     app = new_app()
     (old_id,) = note_ids(say(succession_api, app, BEFORE, day=1))
     result = say(succession_api, app, AFTER, day=9)
@@ -70,9 +71,7 @@ def test_a_change_no_fact_rule_reads_closes_the_old_note_when_on(succession_api:
          "Our new favourite brunch spot is Fig and Olive, the shakshuka is amazing.", "Thai place"),
     ],
 )  # fmt: skip
-def test_facts_that_only_add_stay_active_when_on(
-    succession_api: httpx.Client, first: str, second: str, kept: str
-) -> None:
+def test_facts_that_only_add_stay_active(succession_api: httpx.Client, first: str, second: str, kept: str) -> None:
     assert_the_first_stays_active(succession_api, first, second, kept)
 
 
@@ -108,6 +107,72 @@ def test_antonym_words_alone_never_close_a_fact(
     assert_the_first_stays_active(succession_api, first, second, kept)
 
 
+def assert_the_first_is_closed(api: httpx.Client, first: str, second: str, gone: str) -> None:
+    """Said a week apart, the second message closes the first one's note: superseded, kept as
+    history, out of what is recalled."""
+    app = new_app()
+    (old_id,) = note_ids(say(api, app, first, day=1))
+    say(api, app, second, day=9)
+    old = get_memory(api, app, old_id)["metadata"]
+    assert old["status"] == "superseded" and old["invalid_at"] is not None, old
+    active = [str(m["document"]) for m in everything(api, app)]
+    assert not any(gone in d for d in active), active
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "gone"),
+    [
+        ("I take metformin every morning with breakfast.",
+         "I've come off the metformin, the diabetes nurse is happy with my numbers.", "every morning"),
+        ("We're having a conservatory built on the back of the house in April.",
+         "We've shelved the conservatory, the quote was silly money.", "April"),
+        ("I've got a season pass for the Lakeside lido, I swim before work.",
+         "I don't have a lido pass now, the pool is shut for repairs.", "before work"),
+    ],
+)  # fmt: skip
+def test_a_note_that_says_a_state_or_plan_ended_closes_the_note_that_stated_it(
+    succession_api: httpx.Client, first: str, second: str, gone: str
+) -> None:
+    """Coming off a medicine, a plan cancelled, a membership that lapsed: the topic both notes
+    name is ended by a verb of ending or a lasting negation."""
+    assert_the_first_is_closed(succession_api, first, second, gone)
+
+
+def test_a_corrected_value_on_the_same_topic_closes_the_old_note(succession_api: httpx.Client) -> None:
+    assert_the_first_is_closed(
+        succession_api,
+        "The plumber is coming on the 12th to fix the boiler.",
+        "Sorry, I misread the text: the plumber is coming on the 21st.",
+        "12th",
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [
+        ("My husband drives a Skoda Octavia, it's huge.", "I drive a little Fiat 500 now for the school run.",
+         "Skoda"),
+        ("I run the dance studio on Mill Lane with my sister.",
+         "I won't give up on the dance studio now, whatever happens.", "Mill Lane"),
+    ],
+)  # fmt: skip
+def test_a_relatives_fact_or_a_promise_to_go_on_never_closes_a_note(
+    succession_api: httpx.Client, first: str, second: str, kept: str
+) -> None:
+    """A husband's car is not the user's; "won't give up" says it goes on, not that it ended."""
+    assert_the_first_stays_active(succession_api, first, second, kept)
+
+
+def test_addressing_someone_by_name_does_not_close_a_note(succession_api: httpx.Client) -> None:
+    """A name said to someone ("Wow, Gina, ...") is not a changed value of what the note states."""
+    assert_the_first_stays_active(
+        succession_api,
+        "Jon is teaching the beginners' salsa class with Rosa on Tuesdays.",
+        "Wow, Gina, Jon switched the beginners' salsa class to a bigger hall.",
+        "Rosa",
+    )
+
+
 def test_an_earlier_message_never_closes_a_later_note(succession_api: httpx.Client) -> None:
     app = new_app()
     (new_id,) = note_ids(say(succession_api, app, AFTER, day=9))
@@ -115,11 +180,12 @@ def test_an_earlier_message_never_closes_a_later_note(succession_api: httpx.Clie
     assert get_memory(succession_api, app, new_id)["metadata"]["status"] == "active"
 
 
-def test_the_old_note_stays_active_by_default(api: httpx.Client) -> None:
-    app = new_app()
-    (old_id,) = note_ids(say(api, app, BEFORE, day=1))
-    say(api, app, AFTER, day=9)
-    assert get_memory(api, app, old_id)["metadata"]["status"] == "active"
+def test_the_old_note_stays_active_when_closing_by_succession_is_off(live_server_factory: ServerFactory) -> None:
+    with (
+        live_server_factory(MEMLANE_EMBEDDER="local", MEMLANE_CLOSE_BY_SUCCESSION=False) as server,
+        httpx.Client(base_url=server.url, timeout=60) as off,
+    ):
+        assert_the_first_stays_active(off, BEFORE, AFTER, "MacBook")
 
 
 def test_a_note_that_the_baby_is_born_closes_the_note_that_they_are_expecting(succession_api: httpx.Client) -> None:

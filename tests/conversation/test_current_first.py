@@ -1,16 +1,31 @@
 """Current first on every surface that ranks memories for a question (services/ranking/
 succession.py): when a later message changes a fact in words no conflict rule knows, the old
 note stays active, but the new one answers first; both are still returned, and facts that only
-add are all kept."""
+add are all kept. Closing by succession (on by default) would close the old note of these
+pairs, so the ranking is tested with it off, where it is what stands between the two."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 
 import httpx
+import pytest
 
 from tests.conversation.helpers import query
 from tests.conversation.test_changed_facts import active_documents, say
+from tests.support.server import ServerFactory
+
+
+@pytest.fixture(scope="module")
+def api(live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
+    """The offline extractor with closing by succession off: only the ranking orders the two."""
+    with (
+        live_server_factory(MEMLANE_CLOSE_BY_SUCCESSION=False) as server,
+        httpx.Client(base_url=server.url, timeout=30) as client,
+    ):
+        yield client
+
 
 #: said in words the conflict rules do not read as a change, and less like the question than
 #: the old note is, so without the rule the old note answers first on all three surfaces

@@ -23,6 +23,7 @@ from memlane.services.exclusive_states import ATTRIBUTES, exclusive_change, excl
         ("Kim is a junior developer at a bank.", "Kim's a senior developer there these days.", "seniority"),
         ("The user works as a postman.", "The user is retired and plays a lot of golf.", "work"),
         ("Lena is vegetarian.", "Lena eats meat most days.", "diet"),
+        ("Omar has been vegetarian for years.", "Omar has been eating his dad's lamb stew all week.", "diet"),
         ("The user eats meat every day.", "The user has gone plant-based for the climate.", "diet"),
         ("The user is on keto.", "The user came off keto in the summer.", "diet plan"),
         ("We don't have any pets.", "Our puppy chewed the sofa.", "pets"),
@@ -96,7 +97,7 @@ def test_the_same_state_an_addition_or_a_past_state_changes_nothing(old: str, ne
         ("The user is expecting a parcel from Spain.", "The baby was born on Tuesday."),
         ("The user is a student at Leeds.", "The user works as a waitress at weekends."),
         ("The user shares a flat with two friends.", "The user fixed the boiler on the user's own."),
-        ("The user is vegan.", "The user cooks for the kids."),
+        ("The user is vegan.", "The user cooks chicken for the kids."),
         ("The user fills up the kettle twice a day.", "The user got an electric Kia last month."),
     ],
 )

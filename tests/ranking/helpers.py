@@ -45,6 +45,7 @@ SWITCHES: dict[str, RankingConfig] = {
     "no-episode": RankingConfig(episode_weight=0),
     "entity-links": RankingConfig(entity_link_weight=0.3),
     "query-rewrite": RankingConfig(query_rewrite_weight=0.5),
+    "speaker-names-kept": RankingConfig(skip_speaker_names=False),
 }
 
 

@@ -171,8 +171,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         (
             (
                 "omnivore",
-                r"(?:eats?|eating|ate|cooks?|cooking) (?:\w+ ){0,2}meat|meat[- ]eater|carnivore"
-                r"|loves? (?:a good )?steak",
+                r"(?:eats?|eating|ate|devour(?:s|ing|ed)?|tucking into) (?:[\w'\u2019]+ ){0,3}(?:meat|chicken|beef|pork"
+                r"|lamb|bacon|steak|burgers?|sausages?|ham)|meat[- ]eater|carnivore|loves? (?:a good )?steak",
             ),
             ("pescatarian", r"pescatarian|pescetarian|eats? fish|eating fish"),
             ("vegetarian", r"vegetarian|veggie|(?:gave|given|giving) up meat|off meat"),
@@ -442,14 +442,24 @@ def _changed(attribute: Attribute, old: list[Mention], new: list[Mention]) -> bo
     return True
 
 
+#: a possessive after a person, and what they own ("dad's lamb stew", "sister's husband")
+_OWNS = re.compile(r"['\u2019]s\s+(?P<first>[a-z][\w-]*)(?:\s+(?P<second>[a-z][\w-]*))?")
+
+
 def _possessed(sentence: str, attribute: Attribute) -> frozenset[str]:
+    """The people a sentence names as someone's ("my sister", "Sam's daughter"), less the
+    nouns that name the attribute's state and people named only as owners of a thing."""
     found: set[str] = set()
     for m in _POSSESSED.finditer(sentence):
         if re.match(r"\s+[A-Z]", sentence[m.end() :]):
             continue  # "our greyhound Dash": about Dash, whom the names compare
-        noun = next((w.lower() for w in (m.group("a"), m.group("b")) if w and w.lower() in _PEOPLE), None)
-        if noun is not None and noun not in attribute.own_nouns:
-            found.add(noun)
+        group = next((g for g in ("a", "b") if m.group(g) and m.group(g).lower() in _PEOPLE), None)
+        if group is None or m.group(group).lower() in attribute.own_nouns:
+            continue
+        owned = _OWNS.match(sentence, m.end(group))
+        if owned is not None and not {w.lower() for w in owned.group("first", "second") if w} & _PEOPLE:
+            continue  # "his dad's lamb stew": about the stew's eater, not the dad
+        found.add(m.group(group).lower())
     return frozenset(found)
 
 

@@ -9,6 +9,7 @@ questions are dropped. Every draft cites the message it came from.
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -167,8 +168,96 @@ def with_owner(sentence: str) -> str:
     return f"My {adj} {head}{verb} {rest}" if adj else f"My {head}{verb} {rest}"
 
 
+#: a past verb a person begins a sentence with, the "I" left out ("Been busy volunteering at
+#: the shelter", "Just got back from Lisbon", "Started a pottery class"); not before what makes
+#: it a reaction or a thanks ("Got it", "Had to laugh", "Been there, done that")
+_DROPPED_I = re.compile(
+    r"^(?P<adv>(?:just|finally|also|recently|only)\s+)?"
+    r"(?P<verb>been|got|went|finished|started|moved|booked|bought|joined|passed|signed|picked|adopted|visited|"
+    r"spent|tried|took|had|met|sold|quit|left|lost|won|found|ran|broke|hurt)\s+"
+    r"(?!(?:it|that|this|you|ya|there|to|me|a feeling|a point|nothing)\b)(?=\w)",
+    re.IGNORECASE,
+)
+
+
+def with_subject(sentence: str) -> str:
+    """A sentence that drops its "I" before a past verb, with the "I" restored ("Been busy
+    volunteering." -> "I've been busy volunteering."; "Just got back from Lisbon." -> "I just
+    got back from Lisbon."); anything else as it is."""
+    m = _DROPPED_I.match(sentence.strip())
+    if m is None or sentence.rstrip().endswith("?"):
+        return sentence
+    text = sentence.strip()
+    adv = (m.group("adv") or "").lower()
+    verb = m.group("verb").lower()
+    head = f"I've {adv}been" if verb == "been" else f"I {adv}{verb}"
+    return f"{head} {text[m.end() :]}"
+
+
 #: fact kinds that change what a note holds: a sentence that states one is worth keeping
 _CHANGES = frozenset({fx.CANCEL, fx.CORRECTION})
+#: a thing that began, or an event called off by what happened to it ("have started coming",
+#: "began to walk", "got rained off", "was called off"): news that changes what is true
+_STARTED_OR_OFF = re.compile(
+    r"\b(?:start(?:ed|s)|began|begun)\s+(?:\w+ing|to\s+\w+)\b"
+    r"|\b(?:got|gets|been|was|were|is|are|being)\s+\w+(?:ed|en)\s+off\b",
+    re.IGNORECASE,
+)
+#: words a sentence may begin with that are not a name ("Everyone's", "Nobody has")
+_NOT_A_NAME = lang.wordset(
+    """everyone everybody someone somebody anyone anybody nobody everything something anything nothing
+    work life dinner lunch breakfast weather traffic today tonight let"""
+)
+#: a word before the subject, set off by a comma ("Good, she found a flat", "Yes, Rowan has ...")
+_LEAD = r"^(?:[A-Za-z]+,\s+)?"
+#: a verb in -ing after "is", not an opinion in -ing ("is coming", not "is amazing")
+_DOING = (
+    r"(?!(?:amazing|interesting|exciting|boring|relaxing|inspiring|thrilling|annoying|charming|stunning|"
+    r"rewarding|refreshing|satisfying|challenging|disappointing|encouraging|frustrating|fascinating|"
+    r"tiring|exhausting|worrying|surprising|touching|moving|heartwarming|terrifying|depressing)\b)\w+ing"
+)
+#: who the news is about, as the subject of a sentence ("Rowan won't be shooting on Sunday", "Mia
+#: has been vegetarian since she was eight", "Good, she found a flat", "the boys had a sleepover"):
+#: ``lang.entities`` passes over a sentence's first word, which any sentence has capitalised; a
+#: name, a third person or a plural followed by an auxiliary of news (not "is" and an opinion:
+#: "Yoga is amazing") is someone's news
+_NAMED_SUBJECT = re.compile(
+    _LEAD + r"(?P<name>[A-Z][a-z]+)(?:['\u2019]s|\s+(?:is|was))\s+(?:been|got|gone|not|just|finally|" + _DOING + r")\b"
+    r"|" + _LEAD + r"(?P<name2>[A-Z][a-z]+)\s+"
+    r"(?:has|had|will|did|(?:won|can|didn|doesn|isn|wasn|hasn|hadn)['\u2019]t)\b"
+    r"|" + _LEAD + r"(?P<other>(?i:she|he|they|the \w+s))\s+"
+    r"(?:(?:has|have|had|will|(?:won|didn|hasn|haven)['\u2019]t)\b"
+    r"|(?:['\u2019]s|['\u2019]re|is|are|was|were)\s+(?:been|got|gone|" + _DOING + r")\b"
+    r"|(?:\w+ed|found|got|went|made|took|came|left|lost|won|bought|sold|met|began|became|broke|gave|grew|ran|turned)\b)"
+)
+#: a weekday or a month named without "last/this/next" ("coming Thursday", "on Sundays", "in
+#: March"): a time the sentence is anchored to, though not one a date can be resolved from
+_NAMED_DAY = re.compile(
+    r"\b(?:" + "|".join(calendar.day_name) + r")s?\b|(?<=\s)(?:" + "|".join(calendar.month_name[1:]) + r")\b"
+)
+
+
+def _says_more_than_the_day(text: str) -> bool:
+    """Two words besides the day that are neither filler nor stopwords: "the bins go out on
+    Tuesday night" says something of the day, "thanks, see you Monday!" does not."""
+    days = set(lang.WEEKDAYS) | {f"{d}s" for d in lang.WEEKDAYS} | set(lang.MONTHS)
+    said = [w for w in lang.words(text.lower()) if w not in lang.FILLER and w not in lang.STOPWORDS and w not in days]
+    return len(said) >= 2
+
+
+def _names_a_subject(text: str) -> bool:
+    m = _NAMED_SUBJECT.match(text)
+    if m is None:
+        return False
+    if m.group("other"):
+        return True
+    name = (m.group("name") or m.group("name2")).lower()
+    return not (
+        name.endswith("ing") or
+        name in lang.STOPWORDS
+        or name in lang.FILLER or name in lang.WEEKDAYS or name in lang.MONTHS
+        or name in _NOT_A_NAME or name in lang.NEGATIONS
+    )  # fmt: skip
 
 
 def score_sentence(sentence: str, message: Message) -> SentenceScore:
@@ -196,11 +285,14 @@ def score_sentence(sentence: str, message: Message) -> SentenceScore:
     if date:
         score += 0.2
         category = "event" if category == "fact" else category
-    if lang.entities(text):
+    elif _NAMED_DAY.search(text) and _says_more_than_the_day(text):
+        score += 0.1  # "the fitters are coming Thursday": a day, though not a date
+    if lang.entities(text) or _names_a_subject(text):
         score += 0.1
     if re.search(r"\d", text):
         score += 0.05
-    if lang.CHANGE_MARKER.search(text.lower()) or any(f.kind in _CHANGES for f in fx.parse(text)):
+    changes = lang.CHANGE_MARKER.search(text.lower()) or _STARTED_OR_OFF.search(text)
+    if changes or any(f.kind in _CHANGES for f in fx.parse(text)):
         score += 0.15  # "the house fell through", "so that's off": what changes a stored fact is worth keeping
     return SentenceScore(text, min(score, 1.0), category, date)
 
@@ -221,7 +313,7 @@ def draft_from_message(message: Message, user_name: str | None = None) -> NoteDr
     bar = KEEP_SCORE + (ASSISTANT_EXTRA if role in ASSISTANT_ROLES else 0.0)
     said = [part for s in lang.sentences(message.content) for part in split_facts(_without_name(s)) if part]
     # what a person says of their own things without "my" is read as if they had said it
-    read = said if role in ASSISTANT_ROLES else [with_owner(s) for s in said]
+    read = said if role in ASSISTANT_ROLES else [with_owner(with_subject(s)) for s in said]
     scored = [score_sentence(s, message) for s in read]
     verbatim = {id(sc): text for sc, text in zip(scored, said, strict=True)}
     kept = [s for s in scored if s.score >= bar]

@@ -10,15 +10,27 @@ the question's similarity replaced by the notes' own:
 
 * the new note is later, and of the same speaker (the roles of their source messages; the
   candidates are already the same user's),
-* it says a change ending something, not only a beginning or an addition (:func:`says_an_ending`),
 * the earlier note states a present state or plan, not an event told in the past
   (:func:`~memlane.services.ranking.succession.tells_an_event`),
-* the two disagree by the merge guard (services/opposition.py) in a negation, opposite facts or
-  a changed value, not by antonym words alone (in chat "in"/"out", "on"/"off", "up"/"down",
-  "always"/"never" seldom say that a fact was replaced),
 * they are about the same person or thing: a sentence about another named one ("my cousin
   Lars moved to Bergen" beside "my cousin Freya lives in Oslo") never closes (:func:`different_subjects`), and
-* the two notes are alike: their MiniLM cosine at least :data:`NOTE_COSINE`.
+* the two disagree (:func:`disagreement`), by one of two tests:
+
+  - the merge guard's (services/opposition.py), when the notes' MiniLM cosine is at least
+    :data:`NOTE_COSINE` and the new note says a change ending something, not only a beginning
+    or an addition (:func:`says_an_ending`): a negation, opposite facts or a changed value, not
+    antonym words alone (in chat "in"/"out", "on"/"off", "up"/"down", "always"/"never" seldom
+    say that a fact was replaced);
+  - the topic's (topic_change.py), when the cosine is at least :data:`TOPIC_COSINE`: a salient
+    word both share, ended, or its value replaced or corrected, in the new sentence.
+
+An implied change with no change cue is read by another path (:func:`succeeded_by_state`):
+the new note puts the same subject in a state that excludes the earlier note's
+(services/exclusive_states.py: "single" → "my husband", "expecting" → "three weeks old").
+
+A name said to someone ("Wow, Gina, ..."), a shared picture's caption and a note's date suffix
+are left off first (:func:`spoken`): none is a value of what a note states. On by default
+(``MEMLANE_CLOSE_BY_SUCCESSION``; BENCHMARKS.md, "Memory truth").
 
 Only the most similar such note is closed, and only its sentences that disagree with the new
 note end; its other sentences are carried into the new note, as every closing does.
@@ -34,6 +46,7 @@ from typing import Any
 
 from memlane.domain.model import Node
 from memlane.services.conversation import language as lang
+from memlane.services.conversation import topic_change
 from memlane.services.conversation.messages import parse_timestamp
 from memlane.services.conversation.notes import event_time
 from memlane.services.exclusive_states import exclusive_change
@@ -41,9 +54,10 @@ from memlane.services.opposition import opposition, replaces_older
 from memlane.services.ranking.succession import CHANGE_CUES, tells_an_event
 
 #: words that say the new note adds to what is known ("also speaks German", "a rabbit too",
-#: "another trip", "off camping again"): such a note never closes one
-_ADDS = re.compile(
-    r"\b(?:also|too|as well|another|besides|again|additionally|in addition|both|second|one more|either)\b",
+#: "another trip", "off camping again", "our other neighbour"): such a note never closes one
+ADDS = re.compile(
+    r"\b(?:also|too|as well|another|besides|again|additionally|in addition|both|second|one more|either"
+    r"|(?:my|our|his|her|their|the) other(?! (?:day|week|night|morning|evening|time|way)))\b",
     re.IGNORECASE,
 )
 #: "new" and "first" alone say something began, not that something ended ("we hired a new
@@ -62,17 +76,30 @@ def says_an_ending(text: str, *, replaced: bool = False) -> bool:
     was added: a change cue of the ranking (services/ranking/succession.py) but "new" or
     "first" alone, or a cancellation, and no word that says it adds. With ``replaced``, a cue
     that a value was replaced ("switched", "moved", "instead", "no longer"), not only a time."""
-    if _ADDS.search(text):
+    if ADDS.search(text):
         return False
     if _CANCELS.search(text):
         return True
     skip = _WEAK_CUES | (_TIME_CUES if replaced else frozenset())
-    return any(m.group(0).lower() not in skip for m in CHANGE_CUES.finditer(text))
+    return any(
+        m.group(0).lower() not in skip and not _AFFECTED.match(text, m.start()) for m in CHANGE_CUES.finditer(text)
+    )
+
+
+#: "changed" with an object it affected, not replaced ("it changed the way Tim works",
+#: "changed John's view"); "changed GPs", "changed to", "the email changed" say a replacement
+_AFFECTED = re.compile(
+    r"changed\s+(?:the|a|an|my|his|her|their|our|your|its|it|me|us|them|him|everything|[A-Z][\w-]*['\u2019]s)\b",
+    re.IGNORECASE,
+)
 
 
 #: the least cosine between the two notes' texts (their stored MiniLM vectors); chosen on the
 #: tune split (BENCHMARKS.md, "Memory truth")
 NOTE_COSINE = 0.3
+#: the least cosine for the topic test (topic_change.py), which asks for a salient word both
+#: notes share and so may look further
+TOPIC_COSINE = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,17 +154,16 @@ def succeeded(
 ) -> Succession | None:
     """The most similar of ``earlier`` that a new note (``text``, said in ``sources``)
     succeeds, or None."""
-    if not says_an_ending(text):
-        return None
     when, roles = _latest(sources), _roles(sources)
     best: Succession | None = None
     best_cos = -1.0
+    least = min(threshold, TOPIC_COSINE)
     for i, e in enumerate(earlier):
-        if e.cosine < threshold or e.cosine <= best_cos:
+        if e.cosine < least or e.cosine <= best_cos:
             continue
         if when is None or e.said_at is None or e.said_at >= when or _roles(e.sources) != roles:
             continue
-        ended = _ended(e.text, text)
+        ended = _ended(e.text, text, guard=e.cosine >= threshold)
         if ended:
             best = Succession(i, frozenset(k for k, _ in ended), ended[0][1])
             best_cos = e.cosine
@@ -190,20 +216,89 @@ def different_subjects(a: str, b: str) -> bool:
     return False
 
 
-def _ended(old: str, new: str) -> list[tuple[int, str]]:
-    """The sentences of ``old`` that state a present state and that ``new`` disagrees with by
-    a negation, opposite facts or a changed value (not by antonym words alone: "in"/"out" or
-    "up"/"down" in chat seldom say a fact was replaced), unless the two are about different
-    named people or things. When they only differ in a name, place, date or number
-    (two trips, two places may both be true), the new note must say that a value was replaced."""
+def _ended(old: str, new: str, *, guard: bool = True) -> list[tuple[int, str]]:
+    """The sentences of ``old`` that state a present state and that ``new`` ends or changes,
+    unless the two are about different named people or things (:func:`disagreement`)."""
+    new = spoken(new)
     out: list[tuple[int, str]] = []
     for k, sentence in enumerate(lang.sentences(old) or [old]):
-        if tells_an_event(sentence) or different_subjects(sentence, new):
+        said = spoken(sentence)
+        if tells_an_event(said) or different_subjects(said, new):
             continue
-        why = opposition(sentence, new, antonyms=False)
-        if why is not None and (replaces_older(why) or says_an_ending(new, replaced=True)):
+        why = disagreement(said, new, guard=guard)
+        if why is not None:
             out.append((k, why))
     return out
+
+
+def disagreement(old: str, new: str, *, guard: bool = True) -> str | None:
+    """Why ``new`` ends or replaces what the sentence ``old`` states, or None. Two tests:
+
+    * the merge guard's (services/opposition.py), when ``new`` says a change: a negation,
+      opposite facts or a changed value (not antonym words alone: "in"/"out" or "up"/"down" in
+      chat seldom say a fact was replaced); when they only differ in a name, place, date or
+      number (two trips, two places may both be true), ``new`` must say a value was replaced;
+    * the topic's (topic_change.py), sentence by sentence of ``new``: the topic both name is
+      ended, or its value replaced or corrected."""
+    if guard and says_an_ending(new):
+        why = opposition(_named_plainly(old), _named_plainly(new), antonyms=False)
+        if why is not None and (replaces_older(why) or says_an_ending(new, replaced=True)):
+            return why
+    for sentence in lang.sentences(new) or [new]:
+        why = topic_change.ending(old, sentence, ADDS) or topic_change.changed_value(old, sentence, ADDS)
+        if why is not None:
+            return why
+    return None
+
+
+#: words said to someone, not about them: an interjection or a greeting
+_INTERJECTION = (
+    r"(?i:wow|hey|hi|hello|oh|thanks|thank you|congrats|congratulations|yes|yeah|yep|yup|nah|no|well|sorry|aw+"
+    r"|omg|haha|lol|dear|ok|okay|great|nice|good job|way to go|go|cheers|bye|see you|love you|morning"
+    r"|good morning|night)"
+)
+#: a name used to address someone, after an interjection and followed by a comma or an
+#: exclamation ("Wow, Gina, Jon is stoked", "Thanks, Jon!", "Hey Jon, ...")
+_ADDRESSED = re.compile(rf"(?P<lead>\b{_INTERJECTION}[,!]?\s+)(?P<name>[A-Z][a-z][\w-]*)(?P<after>\s*[,!?])")
+
+
+def _keep_lead(m: re.Match[str]) -> str:
+    after = m.group("after").strip()
+    return after if after in "!?" else ""
+
+
+#: a name said to someone at the end of a sentence ("Jon hopes so, Gina.")
+_ADDRESSED_LAST = re.compile(r",\s+[A-Z][a-z][\w-]*(?=\s*[.!?](?:\s|$))")
+#: what a chat client says it shared ("[shares a photo: a photo of a trophy]"), and when a
+#: note says it was said ("(19 January 2023)", "(the week of 2 June 2023)"): two notes said on
+#: different days always differ in it
+_CAPTION = re.compile(r"\[[^\]]*\]|\s*\([^()]*\b(?:19|20)\d\d\)")
+
+
+#: a name's possessive ("Tim's"), which the guard would read as another name than "Tim"
+_POSSESSIVE = re.compile(r"\b([A-Z][\w-]*)['\u2019]s\b")
+#: a capitalised word opening a sentence before a name ("Glad Tim", "Sorry Nate"), which the
+#: guard would read as part of the name
+_OPENER_BEFORE_NAME = re.compile(r"(^|[.!?]\s+)([A-Z][a-z]+'?)(?=\s+[A-Z])")
+
+
+#: an interjection that opens a sentence ("Yes, Jon moved ..."): left off, the name after it
+#: opens the sentence as it would without it
+_LEADING_INTERJECTION = re.compile(rf"(^|[.!?]\s+){_INTERJECTION}\b[,!]?\s+(?=[A-Z])")
+
+
+def _named_plainly(text: str) -> str:
+    """``text`` with its names written one way, so that the guard's changed-name test compares
+    names, not their forms: "Tim's" as "Tim", "Glad Tim" as "glad Tim"."""
+    text = _LEADING_INTERJECTION.sub(r"\1", _POSSESSIVE.sub(r"\1", text))
+    return _OPENER_BEFORE_NAME.sub(lambda m: m.group(1) + m.group(2).lower(), text)
+
+
+def spoken(text: str) -> str:
+    """``text`` without the names it addresses someone by and the captions of what was
+    shared: a name said *to* someone is not a value of what the text states, and a picture's
+    caption is not a fact, so neither makes two notes disagree."""
+    return _ADDRESSED_LAST.sub("", _ADDRESSED.sub(_keep_lead, _CAPTION.sub("", text)))
 
 
 #: the least cosine between two notes for an exclusive state change to close the older: lower
@@ -220,6 +315,7 @@ def succeeded_by_state(
     said later by the same speaker about the same subject, or None. An implied change needs no
     change cue: the vocabulary of exclusive states is what says the old note ended."""
     when, roles = _latest(sources), _roles(sources)
+    new = spoken(text)
     best: Succession | None = None
     best_cos = -1.0
     for i, e in enumerate(earlier):
@@ -230,7 +326,8 @@ def succeeded_by_state(
         ended = [
             (k, f"exclusive state ({attribute})")
             for k, sentence in enumerate(lang.sentences(e.text) or [e.text])
-            if not different_subjects(sentence, text) and (attribute := exclusive_change(sentence, text)) is not None
+            if not different_subjects(said := spoken(sentence), new)
+            and (attribute := exclusive_change(said, new)) is not None
         ]
         if ended:
             best = Succession(i, frozenset(k for k, _ in ended), ended[0][1])

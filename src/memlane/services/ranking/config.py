@@ -51,6 +51,10 @@ class RankingConfig:
     #: runs again with it; 0 seeds = off
     prf_seeds: int = 0
     prf_weight: float = 0.3
+    #: the keyword search leaves out the question's names that are speakers (recall/seeds.py):
+    #: the speaker signal (``entity_boost``) carries them, and in a speaker's own words the
+    #: name is rare while the other person's "Hey Caroline!" has it
+    skip_speaker_names: bool = True
     salience_weight: float = 0.15
     confidence_weight: float = 0.10
 

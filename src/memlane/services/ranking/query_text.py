@@ -44,6 +44,18 @@ def keyword_query(text: str) -> str | None:
     return " ".join(kept[:MAX_KEYWORD_TERMS])
 
 
+def named_words(text: str) -> frozenset[str]:
+    """The words of ``text`` written with a capital, its first word aside, lower-cased: the
+    names it may mention (``"Did Jon and Gina both ..."`` -> ``jon``, ``gina``)."""
+    return frozenset(w.lower() for w in _WORD.findall(text)[1:] if w[0].isupper())
+
+
+def without_words(keyword_text: str, dropped: frozenset[str]) -> str | None:
+    """``keyword_text`` (``keyword_query``'s) without ``dropped``, or ``None`` if nothing is left."""
+    kept = [w for w in keyword_text.split() if w not in dropped]
+    return " ".join(kept) if kept else None
+
+
 def mentions(query_words: frozenset[str], name: str) -> bool:
     """Whether every word of ``name`` occurs in the query (``"Mary Ann"`` needs both)."""
     parts = words(name)

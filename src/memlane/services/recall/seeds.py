@@ -19,10 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from memlane.domain.model import ACTIVE_TIERS, Node, ScoredId
+from memlane.domain.text_signals import speaker_of
 from memlane.metrics import recall_stage
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import Candidates, fuse
-from memlane.services.ranking.query_text import keyword_query
+from memlane.services.ranking.query_text import keyword_query, named_words, without_words, words
 from memlane.services.ranking.question import (
     QuestionKind,
     common_names,
@@ -59,6 +60,9 @@ class SeedQuery:
     signals: QuerySignals
     #: the words searched in the keyword index; None when there is no keyword list
     keyword_text: str | None
+    #: the keyword words the question writes with a capital (names that may be speakers' and
+    #: are left out of the keyword search if they are); empty when nothing is to be left out
+    names: frozenset[str]
     fusing: bool
     #: whether the signals of the question's kind apply
     aware: bool
@@ -76,10 +80,15 @@ class SeedQuery:
         # already ranked exactly like boosting every candidate), and without boosts nothing
         # reorders it: whole nodes are loaded for that head only, which keeps recall_text's
         # latency close to dense-only recall.
+        keyword_text = keyword_query(text) if (cfg.keyword and text) else None
+        names: frozenset[str] = frozenset()
+        if text and keyword_text and cfg.skip_speaker_names:
+            names = named_words(text) & frozenset(keyword_text.split())
         return cls(
             text=text,
             signals=signals,
-            keyword_text=keyword_query(text) if (cfg.keyword and text) else None,
+            keyword_text=keyword_text,
+            names=names,
             fusing=fusing,
             aware=aware,
             depth=max(p.limit, cfg.candidates) if (fusing or boosting) else p.limit,
@@ -116,14 +125,14 @@ class SeedSearch:
 
     async def find(self, query: Vector, p: RecallParams) -> Seeds:
         q = SeedQuery.of(p, self.ranking)
-        dense_hits, keyword_hits = await self._candidates(query, p, q)
+        dense_hits, keyword_hits, read = await self._candidates(query, p, q)
         if self.ranking.prf_seeds > 0 and self.ranking.prf_weight > 0:
             query, dense_hits = await self._feedback(query, p, q, dense_hits, keyword_hits)
         sims = {h.id: h.score for h in dense_hits}
         pool = DensePool(dict(sims), len(dense_hits) < q.depth)
         fused = self._fuse(q, dense_hits, keyword_hits)
         order = sorted(fused, key=lambda nid: (-fused[nid], -sims.get(nid, 0.0), nid))
-        loaded, boosted = await self._head(p, q, order, fused, sims)
+        loaded, boosted = await self._head(p, q, order, fused, sims, read)
         base = self._question_aware(q.text, boosted, loaded, sims) if q.aware and q.text is not None else boosted
         chosen = sorted(base, key=lambda nid: (-base[nid], -sims.get(nid, 0.0), nid))[: p.limit]
         missing = [nid for nid in chosen if nid not in sims]
@@ -145,11 +154,15 @@ class SeedSearch:
             signals=signals,
         )
 
-    async def _candidates(self, query: Vector, p: RecallParams, q: SeedQuery) -> tuple[list[ScoredId], list[ScoredId]]:
-        """The dense and keyword lists, ``depth`` deep. The keyword search runs while the dense
-        search does, after the query is embedded: run during the embedding it slowed the
-        embedder's two threads on two cores by more than its own ~1.5 ms (measured at 100k
-        nodes)."""
+    async def _candidates(
+        self, query: Vector, p: RecallParams, q: SeedQuery
+    ) -> tuple[list[ScoredId], list[ScoredId], dict[str, Node]]:
+        """The dense and keyword lists, ``depth`` deep, and the nodes read on the way. The
+        keyword search runs while the dense search does, after the query is embedded: run during
+        the embedding it slowed the embedder's two threads on two cores by more than its own
+        ~1.5 ms (measured at 100k nodes). When the question writes a name, it runs after."""
+        if q.names and q.keyword_text:
+            return await self._without_speakers(query, p, q, q.keyword_text)
         keyword_task = asyncio.ensure_future(self._keyword(p, q.keyword_text, q.depth)) if q.keyword_text else None
         try:
             with recall_stage("vector"):
@@ -160,7 +173,24 @@ class SeedSearch:
                 keyword_task.cancel()
                 with contextlib.suppress(BaseException):
                     await keyword_task
-        return dense_hits, keyword_hits
+        return dense_hits, keyword_hits, {}
+
+    async def _without_speakers(
+        self, query: Vector, p: RecallParams, q: SeedQuery, keyword_text: str
+    ) -> tuple[list[ScoredId], list[ScoredId], dict[str, Node]]:
+        """The dense list, then the keyword list without the question's names that are speakers
+        of the dense list's head (the speaker signal carries them). A speaker seldom says their
+        own name, the other person's "Hey Caroline!" does: kept, the name ranked the other
+        person's greetings first (BENCHMARKS.md, "Why evidence is missed"). The head is read
+        whole here, and not again. (Measured: the keyword search run beside the dense one and
+        again only when a name is a speaker's was slower, one keyword search wasted.)"""
+        with recall_stage("vector"):
+            dense_hits = await self.reader.nearest(p.viewer, p.scope, query, q.depth, p.when, tiers=ACTIVE_TIERS)
+        head = await self.reader.nodes(p.viewer, p.scope, [h.id for h in dense_hits[: q.window]], p.when)
+        speakers = frozenset(w for n in head if (sp := speaker_of(n.slots, n.text)) for w in words(sp))
+        text = without_words(keyword_text, q.names & speakers)
+        keyword_hits = await self._keyword(p, text, q.depth) if text else []
+        return dense_hits, keyword_hits, {n.id: n for n in head}
 
     async def _feedback(
         self, query: Vector, p: RecallParams, q: SeedQuery, dense_hits: list[ScoredId], keyword_hits: list[ScoredId]
@@ -207,11 +237,17 @@ class SeedSearch:
         return fuse(cfg.fusion, lists, rrf_k=cfg.rrf_k)
 
     async def _head(
-        self, p: RecallParams, q: SeedQuery, order: Sequence[str], fused: Mapping[str, float], sims: Mapping[str, float]
+        self,
+        p: RecallParams,
+        q: SeedQuery,
+        order: Sequence[str],
+        fused: Mapping[str, float],
+        sims: Mapping[str, float],
+        read: Mapping[str, Node],
     ) -> tuple[dict[str, Node], dict[str, float]]:
-        """The first ``window`` eligible candidates of ``order``, read whole, and their scores
-        with the query's entity and time boosts. Keyword hits are not filtered on readiness by
-        the store; seeds must be ready."""
+        """The first ``window`` eligible candidates of ``order``, read whole (but for those in
+        ``read``), and their scores with the query's entity and time boosts. Keyword hits are
+        not filtered on readiness by the store; seeds must be ready."""
         signals = q.signals
         loaded: dict[str, Node] = {}
         scores: dict[str, float] = {}
@@ -219,7 +255,9 @@ class SeedSearch:
         while start < len(order) and len(scores) < q.window:
             chunk = order[start : start + q.window]
             start += len(chunk)
-            for n in await self.reader.nodes(p.viewer, p.scope, chunk, p.when):
+            unread = [nid for nid in chunk if nid not in read]
+            fresh = await self.reader.nodes(p.viewer, p.scope, unread, p.when) if unread else []
+            for n in [*(read[nid] for nid in chunk if nid in read), *fresh]:
                 if n.id in sims or seedable(n):
                     loaded[n.id] = n
             for nid in chunk:

@@ -1,0 +1,290 @@
+"""Whether a later sentence ends or changes what an earlier one states about the same topic:
+the second test of closing by succession (succession.py), for changes the merge guard's
+whole-sentence comparison misses (issue #27).
+
+The guard (services/opposition.py) sees a negation only between two sentences that share half
+their content words, so "Priya has been vegetarian for about five years" and "Priya is not
+vegetarian anymore, Priya started eating fish again" pass as compatible. Here the two are
+compared on what they are *about*, as a person would: a salient topic word both use (a content
+word, lightly stemmed, not a generic one like "user", "day", "thing", not the name of whom the
+sentence is about), and then, in the part of the later sentence that carries that topic,
+
+* an **ending**: the topic negated in a present or lasting sense ("not vegetarian anymore",
+  "doesn't have a gym membership now", "not on nights these days", "didn't renew the season
+  ticket") or a verb of the class that ends a state or a plan (stop, quit, give up, come off,
+  drop, leave, sell, close, shut, cancel, shelve, scrap, wind up, pull, retire, pay off ...);
+* a **changed value** of the topic (a name, number, time, date or code that differs on both
+  sides) with a word that says it replaced the old one ("now", "these days", "switched",
+  "transferred", "in the end", "instead"); or
+* a **correction** of a value: a word that says the earlier one was wrong ("correction",
+  "wrong", "mixed up", "misread", "swapped", "typo", "I meant") or "not <the old value>", and
+  a value that differs, on the same topic or spelled nearly alike ("Aidan" → "Aiden with an
+  e", "LS6 2AB" → "LS6 2BA").
+
+A sentence that says it adds ("also", "too", "another", "again" ...: succession.ADDS) never
+changes anything, and neither does a sentence about another named one of a kind
+(succession.different_subjects, checked by the caller).
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+from memlane.services.conversation import language as lang
+
+#: words that name no topic of their own: who (the rewritten first person), when, how much,
+#: and verbs that say nothing of what a fact is about
+_GENERIC = (
+    lang.wordset(
+        """
+    user users people person someone everyone thing stuff time times day days week month year weekend
+    minut minute hour second tonight today now these days nowadays ago every each most lot bit
+    go goe going gone went get gett got make mak made take tak took come com came do doe doing did done
+    say said tell told see saw seen look want need like love think feel know keep put let
+    good great nice bad new old first last next little big small long short much more less well
+    back way kind sort part end home there here yes no still just even really pretty quite always never
+    can will would could should might may must one two three four five six seven eight nine ten
+    give gave keep kept try tried let help start started wish bet hard since photo pic picture share shares
+    find found
+    """
+    )
+    | frozenset(lang.MONTHS)
+    | frozenset(lang.WEEKDAYS)
+)
+
+#: verbs and phrases that end a state, a habit or a plan, as a class
+_ENDING = re.compile(
+    r"\b(?:stop(?:s|ped|ping)?(?! and| to)|quit(?:s|ting)?|g[ai]ve(?:n)? up|giving up|c[oa]me off|coming off"
+    r"|drop(?:s|ped|ping)?(?! off| by| in| round)"
+    r"|(?:left|leaving) (?:the|my|our|his|her|their|its|[A-Z]\w*)|sold|sell(?:s|ing)|clos(?:ed|ing)|shut"
+    r"|cancell?(?:ed|ing)|called off|calling off|shelved|scrapped|wound (?:\w+ ){0,3}up"
+    r"|pulled (?:out|the|it|its|their|our)|fell through|fallen through|knocked (?:\w+ ){0,3}on the head"
+    r"|let us down|retired|retiring|paid (?:\w+ ){1,5}off|broke up|moved out|gave (?:\w+ ){0,2}away|no more"
+    r"|not going ahead)\b",
+    re.IGNORECASE,
+)
+#: "used to" and the few words it puts in the past ("used to cycle in", "used to have a dog")
+_USED_TO = re.compile(r"\bused to\s+(?P<what>(?:[\w'-]+\s+){0,3}[\w'-]+)", re.IGNORECASE)
+#: a negation just before a verb of ending turns it into going on ("never give up", "won't quit",
+#: "can't stop writing")
+_NOT_ENDING = re.compile(
+    r"(?:\b(?:not|never|no)|n't)\s+(?:\w+\s+){0,2}(?:stop|quit|give up|giving up|gave up|drop|leave|let go)",
+    re.IGNORECASE,
+)
+#: a negation that says a state no longer holds ("not ... anymore", "doesn't ... now")
+_NEGATED = re.compile(r"\b(?:not|no|never|no longer|none)\b|n't\b", re.IGNORECASE)
+#: words that put a negation in the present or say it lasts: with them a negation ends a state
+_LASTING = re.compile(
+    r"\b(?:now|anymore|any more|any longer|no longer|these days|nowadays|after all|at all|for good)\b",
+    re.IGNORECASE,
+)
+#: a negated verb of going on ("didn't renew", "not continuing", "won't be going back")
+_NOT_GOING_ON = re.compile(
+    r"(?:n't|\bnot)\s+(?:\w+\s+)?(?:renew|renewing|continu\w*|extend\w*|go(?:ing)? ahead|go(?:ing)? back|keep\w*)\b",
+    re.IGNORECASE,
+)
+#: words that say a value was replaced, with a shared topic (a time word suffices here)
+_REPLACED = re.compile(
+    r"\b(?:now|these days|nowadays|switched|swapped|changed|transferred|moved|instead|in the end|went with"
+    r"|gone with|no longer|any ?more)\b",
+    re.IGNORECASE,
+)
+#: words that say the earlier value was wrong
+_CORRECTION = re.compile(
+    r"\b(?:correction|corrected|wrong|mistake|mistaken|mixed (?:\w+ )?up|mix-up|misread\w*|misheard|misremember\w*"
+    r"|swapped|transpos\w*|typo|i meant|meant to say|spelled|spelt|with an? (?:\w|extra \w)\b"
+    r"|sorry(?!\s+(?:to|for|about|that|you|\w+ (?:hasn't|didn't|couldn't|can't|won't))\b))",
+    re.IGNORECASE,
+)
+#: a value: an email address, a phone number, a number, time, amount or ordinal; a code of
+#: letters and digits; a capitalised name that does not open the sentence
+_VALUE = re.compile(
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\+?\d[\d ]{6,}\d|\b[A-Za-z]+\d+[A-Za-z\d]*\b|\b\d+(?!st|nd|rd|th)[A-Za-z]+\b"
+    r"|£?\$?€?\d+(?:[.,:]\d+)*(?:st|nd|rd|th|am|pm|k|m|%)?|(?<=\s)[A-Z][\w'-]*"
+)
+#: clause boundaries inside a sentence
+_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:and|but|so|because|though|while)\s+|\s+-\s+")
+#: "not <value>": the old value denied in so many words ("it's Jenna, not Jen", "9:30, not 8:45")
+_NOT_VALUE = re.compile(r"\bnot\s+(?P<value>\S+)", re.IGNORECASE)
+#: two values spelled this alike are one value corrected (Aidan/Aiden, 2AB/2BA, 1,450/1,540)
+_ALIKE = 0.7
+
+
+def stem(word: str) -> str:
+    """A word lower-cased, a possessive and the commonest endings left off ("drives",
+    "driving" → "driv"; "nights" → "night"): enough to see two sentences use one word."""
+    w = word.lower().strip("'-")
+    w = re.sub(r"['\u2019]s$", "", w)
+    for suffix in ("ings", "ing", "ed", "es"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            w = w[: -len(suffix)]
+            break
+    else:
+        if w.endswith("s") and len(w) >= 4 and not w.endswith(("ss", "us", "is")):
+            w = w[:-1]
+    return w[:-1] if len(w) > 4 and w.endswith("e") else w
+
+
+#: the stems of the generic words
+_GENERIC_STEMS = frozenset(stem(w) for w in _GENERIC)
+
+
+def _subjects(text: str) -> set[str]:
+    """Whom a text is about by name: a name before a verb or one that owns something
+    ("Priya is ...", "Wes's mobile"). The person is not the topic."""
+    out = {stem(m.group(1)) for m in re.finditer(r"\b([A-Z][\w-]*)['\u2019]s\b", text)}
+    out |= {stem(m.group(1)) for m in _NAME_THEN_VERB.finditer(text)}
+    return out
+
+
+#: a name followed by a verb: the subject of its clause ("... , Maria has been volunteering")
+_NAME_THEN_VERB = re.compile(
+    r"\b([A-Z][a-z][\w-]*)\s+(?:is|was|has|had|have|will|would|can|could|does|did|just|also|really|still|isn't"
+    r"|wasn't|hasn't|can't|won't|doesn't|didn't|[a-z]+s|[a-z]+ed)\b"
+)
+
+
+def _topic_words(text: str, subjects: set[str]) -> set[str]:
+    words = {stem(w) for w in lang.content_words(text) if not w[:1].isdigit()}
+    return {w for w in words if len(w) > 2 and w not in _GENERIC_STEMS and w not in subjects}
+
+
+def shared_topic(old: str, new: str) -> set[str]:
+    """The salient words (stemmed) two texts share, not counting whom they are about."""
+    subjects = _subjects(old) | _subjects(new)
+    return _topic_words(old, subjects) & _topic_words(new, subjects)
+
+
+def _clauses(sentence: str) -> list[tuple[int, int]]:
+    """Where the clauses of a sentence start and end."""
+    spans, start = [], 0
+    for m in _CLAUSE.finditer(sentence):
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(sentence)))
+    return [(a, b) for a, b in spans if sentence[a:b].strip()]
+
+
+def _ends_in(pattern: re.Pattern[str], sentence: str, span: tuple[int, int]) -> bool:
+    """Whether ``pattern`` matches the sentence at a place inside the clause ``span`` (read
+    on past the clause's end, so "stop and admire" is not "stop")."""
+    return any(span[0] <= m.start() < span[1] for m in pattern.finditer(sentence))
+
+
+def _values(text: str) -> set[str]:
+    found = {re.sub(r"['\u2019]s$", "", m.group(0).strip(",.!?").lower()) for m in _VALUE.finditer(text)}
+    return {v for v in found if v and v not in lang.STOPWORDS and v != "i"}
+
+
+def _alike(a: set[str], b: set[str]) -> bool:
+    return any(x != y and SequenceMatcher(None, x, y).ratio() >= _ALIKE for x in a for y in b)
+
+
+#: nouns for a person (or a pet) of someone's: "Angus's wife drives a Volvo" is about the
+#: wife, not about Angus
+_KIN = (
+    r"wife|husband|partner|son|daughter|mum|mom|dad|mother|father|brother|sister|cousin|aunt|uncle|friend|boss"
+    r"|manager|colleague|neighbour|neighbor|niece|nephew|grandson|granddaughter|grandma|grandad|grandpa|nan"
+    r"|girlfriend|boyfriend|fiancee?|kid|child|baby|parents?|in-laws?|sister-in-law|brother-in-law|flatmate"
+    r"|housemate|roommate|teacher|dog|cat|puppy|kitten|pet"
+)
+_SOMEONES = re.compile(
+    rf"^(?:(?P<owner>[A-Z][\w-]*|[Tt]he user)['\u2019]s|(?P<mine>[Mm]y|[Oo]ur))\s+(?:\w+\s+)?(?P<noun>{_KIN})s?\b"
+    r"(?:\s+(?P<name>[A-Z][\w-]*))?"
+)
+#: how a sentence names its subject when it opens with them
+_OPENER = re.compile(r"^(?:(?P<user>[Tt]he user|I|We)\b|(?P<name>[A-Z][\w-]*)\s+(?=[a-z]))")
+
+
+def _opener(sentence: str) -> str | None:
+    m = _OPENER.match(sentence.strip())
+    if m is None:
+        return None
+    return "the user" if m.group("user") else m.group("name").lower()
+
+
+def _someone_elses(a: str, b: str) -> bool:
+    """Whether ``a`` opens with someone's relative or pet ("Angus's wife drives a Volvo",
+    "my sister lives in Leeds") and ``b`` opens with that someone ("Angus drives a Fiat now"),
+    not mentioning the relative (by that word or that name): two people, not a change."""
+    m = _SOMEONES.match(a.strip())
+    if m is None:
+        return False
+    owner = "the user" if m.group("mine") else m.group("owner").lower()
+    lower, name = b.lower(), m.group("name")
+    mentioned = re.search(rf"\b{m.group('noun')}", lower) or (name and name.lower() in lower)
+    return _opener(b) == owner and not mentioned
+
+
+def same_subject(old: str, new: str) -> bool:
+    """Whether two sentences may be about the same one: neither opens with someone's
+    relative or pet while the other opens with that someone."""
+    return not _someone_elses(old, new) and not _someone_elses(new, old)
+
+
+def ending(old: str, new: str, adds: re.Pattern[str]) -> str | None:
+    """Why ``new`` (one sentence) ends what ``old`` (one sentence) states about a topic both
+    name, or None: the clause of ``new`` that names the topic negates it lastingly or ends it
+    with a verb of ending, while ``old`` states it without a negation."""
+    topic = shared_topic(old, new)
+    if not topic or _NEGATED.search(old) or not same_subject(old, new):
+        return None
+    for span in _clauses(new):
+        clause = new[span[0] : span[1]]
+        if adds.search(clause) or not (_topic_words(clause, set()) & topic):
+            continue
+        if _NOT_ENDING.search(clause):
+            continue
+        if _ends_in(_ENDING, new, span) or _NOT_GOING_ON.search(clause) or _past_topic(clause, topic):
+            return f"ended ({', '.join(sorted(topic))})"
+        if _NEGATED.search(clause) and _LASTING.search(clause):
+            return f"no longer ({', '.join(sorted(topic))})"
+    return None
+
+
+def _past_topic(clause: str, topic: set[str]) -> bool:
+    """Whether the clause puts the topic in the past: "used to" a few words before it."""
+    return any(_topic_words(m.group("what"), set()) & topic for m in _USED_TO.finditer(clause))
+
+
+def changed_value(old: str, new: str, adds: re.Pattern[str]) -> str | None:
+    """Why ``new`` (one sentence) replaces or corrects a value ``old`` (one sentence) states,
+    or None (see the module's docstring)."""
+    if adds.search(new) or not same_subject(old, new):
+        return None
+    if _CORRECTION.search(new) and _denies(new, _plain_words(old) - lang.STOPWORDS - _GENERIC):
+        return "corrected value"
+    va, vb = _values(old), _values(new)
+    gone = {v for v in va - vb if v not in _plain_words(new)}
+    came = {v for v in vb - va if v not in _plain_words(old)}
+    if not gone or not came:
+        return None
+    topic = shared_topic(old, new)
+    if _CORRECTION.search(new) or _denies(new, va):
+        if topic or _alike(gone, came) or _denies(new, va):
+            return "corrected value"
+        return None
+    if topic and _REPLACED.search(new) and not _NEGATED.search(new):
+        return f"changed value ({', '.join(sorted(topic))})"
+    if _same_kind(gone, came) and (_REPLACED.search(new) or re.search(r"\bnew\b", new, re.IGNORECASE)):
+        return "changed value (of one kind)"
+    return None
+
+
+#: values of a kind that one person has one of: an email address, a phone number
+_KINDS = (re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$"), re.compile(r"^\+?\d[\d ]{6,}\d$"))
+
+
+def _same_kind(gone: set[str], came: set[str]) -> bool:
+    """Whether a value gone and a value come are of one kind a person has one of (an email
+    address replaced by another, a phone number by another)."""
+    return any(any(k.match(a) for a in gone) and any(k.match(b) for b in came) for k in _KINDS)
+
+
+def _plain_words(text: str) -> set[str]:
+    return {re.sub(r"['\u2019]s$", "", w.lower()) for w in lang.words(text)}
+
+
+def _denies(new: str, old_values: set[str]) -> bool:
+    return any(m.group("value").strip(",.!?").lower() in old_values for m in _NOT_VALUE.finditer(new))
