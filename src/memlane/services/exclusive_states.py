@@ -12,16 +12,22 @@ The vocabulary is data (:data:`ATTRIBUTES`): per attribute, its states in the or
 through them, each a class of word forms (regular expressions over lemma variants, not
 sentences). An attribute is
 
-* **exclusive**: any other state replaces the old one (relationship, diet, living arrangement,
-  a car's fuel, pets, a diet plan), or
+* **exclusive**: any other state replaces the old one (relationship, employment, diet, a diet
+  plan, alcohol, pets, living arrangement, commute, a car's fuel), or
 * **ordered**: only a later state replaces an earlier one (expecting → born; studying →
-  training → qualified; junior → senior → head; working → retired). "We're expecting our
-  second" beside "Rosa is three weeks old" is an addition, not a change back.
+  training → qualified; junior → senior → head; working → retired; taking a course →
+  finished it, which also needs a topic word both share). "We're expecting our second" beside
+  "Rosa is three weeks old" is an addition, not a change back.
+
+Word forms are narrow where a word has another sense: "single" only as someone's status (not
+"every single day"), an age in weeks only beside no pet or thing, a pet only owned or adopted.
 
 A state can also end without a new one: a negated mention ("not vegan", "came off keto", "gave
 up meat", "ex-smoker") is the state's negation, which ends only that state. A mention in the
-past ("when I was a student", "used to be vegan", "my ex-husband") states nothing now and is
-ignored, as is one in a sentence that says it adds ("also", "another", "second"). Two
+past ("when I was a student", "used to be vegan", "my ex-husband") or planned ("getting married
+in June") states nothing now and is ignored, as is one in a later sentence that says it adds
+("also", "another", "second"), and one of the earlier note in a clause told in the past (an
+event, which stays true). Two
 attribute kinds have values rather than states: a **school** named with a school word ("goes to
 Hillside Elementary" → "started at Oakwood Academy"), and a **business that closed** ("Crumbs
 shut its doors for good"), which ends every note that names it.
@@ -545,8 +551,3 @@ def _same_topic(old: str, new: str) -> bool:
 def exclusive_either(a: str, b: str) -> str | None:
     """An exclusive state change between two texts in either order: what keeps them apart."""
     return exclusive_change(a, b) or exclusive_change(b, a)
-
-
-def attribute_names() -> list[str]:
-    """The attributes the vocabulary knows, for documentation and tests."""
-    return [a.name for a in ATTRIBUTES]
