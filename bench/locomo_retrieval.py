@@ -98,6 +98,7 @@ CONFIGS: dict[str, dict[str, str]] = {
     "no-time-statement": {"MEMLANE_RECALL_TIME_STATEMENT_BOOST": "0"},
     "no-episode": {"MEMLANE_RECALL_EPISODE_WEIGHT": "0"},
     "entity-links": {"MEMLANE_RECALL_ENTITY_LINK_WEIGHT": "0.15"},
+    "no-category": {"MEMLANE_RECALL_CATEGORY_KEYWORD_WEIGHT": "0"},
     "rrf": {"MEMLANE_RECALL_FUSION": "rrf", "MEMLANE_RECALL_DENSE_WEIGHT": "1", "MEMLANE_RECALL_KEYWORD_WEIGHT": "1"},
     "dense-only": {
         "MEMLANE_RECALL_KEYWORD": "false",

@@ -290,6 +290,7 @@ class RecallSettings(SettingsGroup):
     time_statement_boost: float = Field(0.5, ge=0, validation_alias=_env("MEMLANE_RECALL_TIME_STATEMENT_BOOST"))
     episode_weight: float = Field(0.3, ge=0, validation_alias=_env("MEMLANE_RECALL_EPISODE_WEIGHT"))
     entity_link_weight: float = Field(0.0, ge=0, validation_alias=_env("MEMLANE_RECALL_ENTITY_LINK_WEIGHT"))
+    category_keyword_weight: float = Field(0.5, ge=0, validation_alias=_env("MEMLANE_RECALL_CATEGORY_KEYWORD_WEIGHT"))
     query_rewrite_weight: float = Field(0.0, ge=0, le=1, validation_alias=_env("MEMLANE_RECALL_QUERY_REWRITE_WEIGHT"))
     prf_seeds: int = Field(0, ge=0, le=50, validation_alias=_env("MEMLANE_RECALL_PRF_SEEDS"))
     prf_weight: float = Field(0.3, ge=0, le=1, validation_alias=_env("MEMLANE_RECALL_PRF_WEIGHT"))

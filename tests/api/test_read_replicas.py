@@ -163,6 +163,30 @@ def test_reads_are_served_by_the_replica_and_writes_answer_their_position(cluste
 
 
 @pytest.mark.postgres
+def test_a_server_secret_made_during_a_replica_read_is_read_back_from_the_primary(cluster: Cluster) -> None:
+    """The UI's page cursors are sealed with a secret made on first use, in the middle of a
+    read a replica serves: a replica that has not replayed the new secret must not fail it."""
+    cluster.primary.execute("DELETE FROM server_secrets WHERE name = 'page_cursor_key'", database="memlane")
+    wait_for(
+        lambda: (
+            not cluster.replica.fetch("SELECT 1 FROM server_secrets WHERE name = 'page_cursor_key'", database="memlane")
+        ),
+        what="the replica without the secret",
+        timeout=30,
+    )
+    cluster.replica.pause_replay()
+    try:
+        with LiveServer.start(replica_settings(cluster)) as server, httpx.Client(base_url=server.url, timeout=30) as c:
+            wait_state(c, "in_rotation")
+            first = c.get("/ui/part/browse")
+            assert first.status_code == 200, first.text
+            assert first.headers[SOURCE] == "replica"
+    finally:
+        cluster.replica.resume_replay()
+    assert cluster.primary.fetch("SELECT 1 FROM server_secrets WHERE name = 'page_cursor_key'", database="memlane")
+
+
+@pytest.mark.postgres
 def test_a_read_after_a_write_falls_back_to_the_primary_while_the_replica_is_behind(
     cluster: Cluster, paused: PgNode
 ) -> None:

@@ -46,6 +46,7 @@ SWITCHES: dict[str, RankingConfig] = {
     "entity-links": RankingConfig(entity_link_weight=0.3),
     "query-rewrite": RankingConfig(query_rewrite_weight=0.5),
     "speaker-names-kept": RankingConfig(skip_speaker_names=False),
+    "no-category": RankingConfig(category_keyword_weight=0),
 }
 
 

@@ -174,8 +174,11 @@ def test_a_reply_written_alone_is_found_by_the_question_it_answers_through_its_c
         ("Alice", "The animal shelter on Elm Street is looking for volunteers."),
         ("Bob", "My neighbour's cat keeps sleeping on our porch."),
     ]
-    # the question names no speaker: naming Bob would lift his turns with or without context
-    question = "Which pet was adopted from the shelter?"
+    # the question names no speaker: naming Bob would lift his turns with or without context;
+    # and "Which pet ..." would search pets' names, "puppy" among them, and find the reply
+    # alone too (services/ranking/categories.py); with "animal" the ranks are the same with
+    # that search on or off
+    question = "Which animal was adopted from the shelter?"
     ranks = {}
     for name, c in (("context", client), ("alone", client_without_context)):
         scope = f"turns-{uuid.uuid4().hex[:10]}"

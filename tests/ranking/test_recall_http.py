@@ -40,6 +40,7 @@ SETTINGS_OF: dict[str, dict[str, Any]] = {
     "entity-links": {"MEMLANE_RECALL_ENTITY_LINK_WEIGHT": 0.3},
     "query-rewrite": {"MEMLANE_RECALL_QUERY_REWRITE_WEIGHT": 0.5},
     "speaker-names-kept": {"MEMLANE_RECALL_SKIP_SPEAKER_NAMES": False},
+    "no-category": {"MEMLANE_RECALL_CATEGORY_KEYWORD_WEIGHT": 0},
 }
 
 

@@ -40,6 +40,10 @@ class RankingConfig:
     time_statement_boost: float = 0.5
     episode_weight: float = 0.3
     entity_link_weight: float = 0.0
+    #: a question that asks for a category's members ("What activities ...", ranking/categories.py):
+    #: a keyword search for the members' words ("swimming", "pottery" ...) is fused as a third
+    #: list with this weight (beside ``dense_weight`` and ``keyword_weight``); 0 = off
+    category_keyword_weight: float = 0.5
     #: a node's own weight in its score (``score = activation x node_weight``): the share of
     #: its salience and of its confidence (each 0..1); the rest of the weight is fixed, so a
     #: node of salience and confidence 0 keeps 0.75 of its activation

@@ -6,7 +6,8 @@ recall). With keyword fusion it is the fusion (relative scores, or reciprocal ra
 dense and keyword lists; entity and time boosts then multiply it, and the signals of the
 question's kind (ranking/question.py) adjust it. Candidates come from both lists,
 ``RankingConfig.candidates`` deep, so a strong keyword match the dense list missed can still
-seed.
+seed; a question asking for a category's members ("What activities ...") brings a third list,
+the keyword search for those members' words (ranking/categories.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 from memlane.domain.model import ACTIVE_TIERS, Node, ScoredId
 from memlane.domain.text_signals import speaker_of
 from memlane.metrics import recall_stage
+from memlane.services.ranking.categories import Category, asked_category, member_query
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import Candidates, fuse
 from memlane.services.ranking.query_text import keyword_query, named_words, without_words, words
@@ -66,6 +68,9 @@ class SeedQuery:
     fusing: bool
     #: whether the signals of the question's kind apply
     aware: bool
+    #: the category whose members the question asks for (ranking/categories.py), when their
+    #: keyword search is on
+    category: Category | None
     depth: int
     window: int
 
@@ -84,6 +89,9 @@ class SeedQuery:
         names: frozenset[str] = frozenset()
         if text and keyword_text and cfg.skip_speaker_names:
             names = named_words(text) & frozenset(keyword_text.split())
+        category = None
+        if text and fusing and cfg.category_keyword_weight > 0:
+            category = asked_category(text)
         return cls(
             text=text,
             signals=signals,
@@ -91,6 +99,7 @@ class SeedQuery:
             names=names,
             fusing=fusing,
             aware=aware,
+            category=category,
             depth=max(p.limit, cfg.candidates) if (fusing or boosting) else p.limit,
             window=max(p.limit + 10, -(-4 * p.limit // 3)) if boosting else p.limit,
         )
@@ -126,11 +135,14 @@ class SeedSearch:
     async def find(self, query: Vector, p: RecallParams) -> Seeds:
         q = SeedQuery.of(p, self.ranking)
         dense_hits, keyword_hits, read = await self._candidates(query, p, q)
+        member_hits: list[ScoredId] = []
+        if q.category is not None:
+            member_hits = await self._keyword(p, member_query(q.category), q.depth)
         if self.ranking.prf_seeds > 0 and self.ranking.prf_weight > 0:
             query, dense_hits = await self._feedback(query, p, q, dense_hits, keyword_hits)
         sims = {h.id: h.score for h in dense_hits}
         pool = DensePool(dict(sims), len(dense_hits) < q.depth)
-        fused = self._fuse(q, dense_hits, keyword_hits)
+        fused = self._fuse(q, dense_hits, keyword_hits, member_hits)
         order = sorted(fused, key=lambda nid: (-fused[nid], -sims.get(nid, 0.0), nid))
         loaded, boosted = await self._head(p, q, order, fused, sims, read)
         base = self._question_aware(q.text, boosted, loaded, sims) if q.aware and q.text is not None else boosted
@@ -216,8 +228,15 @@ class SeedSearch:
         with recall_stage("keyword"):
             return await self.reader.keyword(p.viewer, p.scope, text, depth, p.when, tiers=ACTIVE_TIERS)
 
-    def _fuse(self, q: SeedQuery, dense_hits: Sequence[ScoredId], keyword_hits: Sequence[ScoredId]) -> dict[str, float]:
-        """One score per candidate: the fusion of the two lists, or the (non-negative) cosine."""
+    def _fuse(
+        self,
+        q: SeedQuery,
+        dense_hits: Sequence[ScoredId],
+        keyword_hits: Sequence[ScoredId],
+        member_hits: Sequence[ScoredId] = (),
+    ) -> dict[str, float]:
+        """One score per candidate: the fusion of the lists (dense, keyword, and a category's
+        members when the question asks for them), or the (non-negative) cosine."""
         cfg = self.ranking
         dense = [(h.id, h.score) for h in dense_hits]
         if not q.fusing:
@@ -234,6 +253,14 @@ class SeedSearch:
                 floor=0.0,
             ),
         ]
+        if member_hits:
+            lists.append(
+                Candidates(
+                    keyword_weight(cfg.category_keyword_weight, len(dense_hits), q.depth),
+                    [(h.id, h.score) for h in member_hits],
+                    floor=0.0,
+                )
+            )
         return fuse(cfg.fusion, lists, rrf_k=cfg.rrf_k)
 
     async def _head(

@@ -160,6 +160,14 @@ class SqlCore:
         async with self.engine.connect() as conn:
             yield conn
 
+    @contextlib.asynccontextmanager
+    async def _read_primary(self) -> AsyncIterator[AsyncConnection]:
+        """A read that must see the primary even inside a request routed to a replica
+        (store/read_routing.py): what the process itself just wrote there, like a server
+        secret made on first use, which a lagging replica has not replayed yet."""
+        async with self.engine.connect() as conn:
+            yield conn
+
     # --- the commit chain ---------------------------------------------------------------------
     async def _chain_commit(
         self,

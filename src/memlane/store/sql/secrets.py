@@ -38,7 +38,8 @@ class ServerSecrets(SqlCore):
         return made
 
     async def _read_secret(self, name: str) -> str | None:
-        async with self._read() as conn:
+        # on the primary: a secret made by this very call is not on a lagging replica yet
+        async with self._read_primary() as conn:
             value = (
                 await conn.execute(sa.select(server_secrets.c.value).where(server_secrets.c.name == name))
             ).scalar_one_or_none()

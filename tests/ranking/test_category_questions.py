@@ -1,0 +1,107 @@
+"""A question that asks for a category's members ("What activities does Melanie do?") finds a
+memory that names a member ("we went hiking with the kids") though the two share no word
+and the memory's embedding is far from the question's: the members' words are searched by
+keyword too. A question that asks for no category searches nothing more. In-process, on both
+backends (the keyword search differs by store, the words it is given do not)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from memlane.domain.clock import Clock
+from memlane.embed.hashing import HashingEmbedder
+from memlane.services.container import open_services
+from memlane.services.ranking.categories import CATEGORIES, MEMBER_TERMS, asked_category, member_query
+from memlane.store.sqlite.keyword_terms import MAX_TERMS
+from tests.ranking.helpers import SWITCHES, Ranking, distractors, query_vector, vector_with_cosine
+from tests.support.settings import DIM, make_settings
+
+NO_CATEGORY = SWITCHES["no-category"]
+
+
+@pytest.fixture
+async def ranking(db_url: str) -> AsyncIterator[Ranking]:
+    """The ranking helper on each backend (the package's own fixture is SQLite only)."""
+    svc = await open_services(make_settings(db_url), clock=Clock(), embedder=HashingEmbedder(DIM))
+    try:
+        yield Ranking(svc)
+    finally:
+        await svc.close()
+
+
+def said(client_id: str, text: str, query: str, cosine: float, seed: int) -> dict[str, Any]:
+    """Melanie's turn, written alone by a documented client, at a chosen cosine to ``query``."""
+    return {
+        "client_id": client_id,
+        "type": "event",
+        "text_summary": text,
+        "slots": {"speaker": "Melanie"},
+        "embedding": vector_with_cosine(query_vector(query), cosine, seed=seed),
+    }
+
+
+async def test_a_question_asking_for_activities_finds_the_memory_that_names_one(ranking: Ranking) -> None:
+    query = "What activities does Melanie partake in?"
+    nodes = [
+        *distractors(query, 100, start=0.5, step=0.004),
+        # no word in common with the question, and far from it in meaning as the embedder sees it
+        said("hike", "we went hiking with the kids", query, -0.10, seed=1),
+    ]
+    scope, ids = await ranking.write(nodes)
+
+    assert ids["hike"] in await ranking.ranked_ids(scope, query, limit=5)
+    # without the members' search nothing reaches it
+    assert ids["hike"] not in await ranking.ranked_ids(scope, query, limit=5, config=NO_CATEGORY)
+
+
+async def test_a_question_asking_for_no_category_does_not_search_for_members(ranking: Ranking) -> None:
+    query = "What does Melanie think of the new neighbours?"
+    nodes = [
+        *distractors(query, 100, start=0.5, step=0.004),
+        said("hike", "we went hiking with the kids", query, -0.10, seed=1),
+    ]
+    scope, ids = await ranking.write(nodes)
+
+    assert ids["hike"] not in await ranking.ranked_ids(scope, query, limit=5)
+
+
+@pytest.mark.parametrize(
+    ("question", "category"),
+    [
+        ("What activities has Melanie done with her family?", "activities"),
+        ("What kind of art does Caroline make?", "art"),
+        ("What musical instruments does Tim play?", "instruments"),
+        ("Which cities has Jon visited?", "places"),
+        ("What pets does Ana have?", "animals"),
+        ("What does Melanie do to destress?", "activities"),
+        ("Where has Melanie camped?", "places"),
+        ("What books has Ana read?", "books"),
+    ],
+)
+def test_a_question_asking_for_a_categorys_members_is_recognised(question: str, category: str) -> None:
+    found = asked_category(question)
+    assert found is not None
+    assert found.name == category
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When did Melanie go camping?",
+        "Would Caroline be considered religious?",
+        "What did Ana say about her new job?",
+        "Why did Jon open a studio?",
+    ],
+)
+def test_a_question_asking_for_no_category_is_not_taken_for_one(question: str) -> None:
+    assert asked_category(question) is None
+
+
+def test_a_members_search_asks_for_single_words_within_the_keyword_searchs_reach() -> None:
+    for category in CATEGORIES:
+        searched = member_query(category).split()
+        assert 0 < len(searched) <= MEMBER_TERMS <= MAX_TERMS, category.name
+        assert all(w.replace("-", "").isalpha() for w in searched), category.name
