@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from memlane.services.conversation import language as lang
 
@@ -374,13 +374,21 @@ class Mention:
 
 
 def mentions(sentence: str, *, adding: bool = False, present: bool = False) -> list[Mention]:
+    """:func:`_mentions`, remembered per sentence: ingestion asks it of every earlier note's
+    sentences and of the new note once per candidate, and a pass of every attribute's patterns
+    was a quarter of the server's time per message (BENCHMARKS.md, "Conversation ingestion")."""
+    return list(_mentions(sentence, adding, present))
+
+
+@lru_cache(maxsize=4096)
+def _mentions(sentence: str, adding: bool, present: bool) -> tuple[Mention, ...]:
     """The states a sentence says are true now, negated or not; with ``adding``, none when it
     says it adds (what a later sentence that only adds cannot end); with ``present``, none in a
     clause told in the past ("John's girlfriend and John had a lovely wedding last week": an
     event, which stays true, unlike a state a later note can end). A later note may tell its
     state by an event ("was made redundant"), so only the earlier note's are asked for it."""
     if adding and _ADDS.search(sentence):
-        return []
+        return ()
     out: list[Mention] = []
     for attribute in ATTRIBUTES:
         if attribute.excludes and _pattern(attribute.excludes).search(sentence):
@@ -394,7 +402,7 @@ def mentions(sentence: str, *, adding: bool = False, present: bool = False) -> l
                     continue
                 negated = bool(_NEGATORS.search(before)) and not m.group(0).lower().startswith("no ")
                 out.append(Mention(attribute.name, state, negated))
-    return out
+    return tuple(out)
 
 
 #: a verb in the past tense, and words that put a clause in the present (as in

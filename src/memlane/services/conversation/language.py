@@ -11,6 +11,7 @@ import calendar
 import re
 from collections import Counter
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 
 def wordset(text: str) -> frozenset[str]:
@@ -102,11 +103,23 @@ CHANGE_MARKER = re.compile(
 
 
 def words(text: str) -> list[str]:
-    return WORD.findall(text)
+    return list(_words(text))
+
+
+@lru_cache(maxsize=4096)
+def _words(text: str) -> tuple[str, ...]:
+    """The words of a text, remembered: conflict resolution reads each earlier note's words
+    once per new note it is compared with."""
+    return tuple(WORD.findall(text))
 
 
 def content_words(text: str) -> list[str]:
     """Lower-cased words minus stopwords and negations, lightly stemmed (plural ``s``)."""
+    return list(_content_words(text))
+
+
+@lru_cache(maxsize=4096)
+def _content_words(text: str) -> tuple[str, ...]:
     out = []
     for w in words(text.lower()):
         if w.endswith("'s"):
@@ -117,7 +130,7 @@ def content_words(text: str) -> list[str]:
         if len(w) > 4 and w.endswith("s") and not w.endswith(("ss", "is", "us")):
             w = w[:-1]
         out.append(w)
-    return out
+    return tuple(out)
 
 
 #: a sentence never ends at these ("Dr. Okafor", "a nurse at St. Mary's", "Mr. B.")
@@ -125,6 +138,12 @@ ABBREVIATION = re.compile(r"(?:^|\s)(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Mt|Ave|Rd|No|v
 
 
 def sentences(text: str) -> list[str]:
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=4096)
+def _sentences(text: str) -> tuple[str, ...]:
+    """The sentences of a text, remembered (see :func:`_words`)."""
     out: list[str] = []
     for part in (p.strip() for p in SENTENCE_END.split(text.strip())):
         if not part:
@@ -133,7 +152,7 @@ def sentences(text: str) -> list[str]:
             out[-1] = f"{out[-1]} {part}"
         else:
             out.append(part)
-    return out
+    return tuple(out)
 
 
 def is_negated(text: str) -> bool:
@@ -153,6 +172,11 @@ def is_filler(text: str) -> bool:
 def entities(text: str) -> list[str]:
     """Capitalised words and runs that are not sentence-initial, plus any capitalised run of
     two or more words; a rule-based stand-in for named-entity recognition."""
+    return list(_entities(text))
+
+
+@lru_cache(maxsize=4096)
+def _entities(text: str) -> tuple[str, ...]:
     found: list[str] = []
     for sent in sentences(text):
         tokens = re.findall(r"[A-Za-z][\w'\-]*|[^\sA-Za-z]", sent)
@@ -173,7 +197,7 @@ def entities(text: str) -> list[str]:
         if key in STOPWORDS or key in MONTHS or key in WEEKDAYS or len(key) < 2:
             continue
         seen.setdefault(key, e)
-    return list(seen.values())
+    return tuple(seen.values())
 
 
 def keywords(text: str, *, limit: int = 8, extra_stop: set[str] | None = None) -> list[str]:

@@ -39,9 +39,11 @@ note end; its other sentences are carried into the new note, as every closing do
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from memlane.domain.model import Node
@@ -71,6 +73,7 @@ _TIME_CUES = frozenset({"now", "nowadays", "these days", "since", "not", "never"
 _CANCELS = re.compile(r"\b(?:cancell?ed|called off|calling off|scrapped|postponed|put off|fell through)\b", re.I)
 
 
+@lru_cache(maxsize=4096)
 def says_an_ending(text: str, *, replaced: bool = False) -> bool:
     """Whether a note says that something changed or ended, not only that something began or
     was added: a change cue of the ranking (services/ranking/succession.py) but "new" or
@@ -184,9 +187,13 @@ _NOT_NAMES = lang.wordset(
 )
 
 
-def _named(text: str) -> dict[str | None, set[str]]:
+@lru_cache(maxsize=4096)
+def _named(text: str) -> Mapping[str | None, frozenset[str]]:
     """The names a text gives its people and things: by the noun before them ("cousin":
-    {"lars"}), and under None the name a sentence opens with ("Tomasz moved to Krakow")."""
+    {"lars"}), and under None the name a sentence opens with ("Tomasz moved to Krakow").
+    Remembered per text, like :func:`spoken` and :func:`_mentioned`: a new note is compared
+    with every candidate, each candidate with every new note of its conversation. Callers only
+    read the result."""
     out: dict[str | None, set[str]] = {}
     for sentence in lang.sentences(text) or [text]:
         for owned in _POSSESSED.finditer(sentence):
@@ -194,9 +201,10 @@ def _named(text: str) -> dict[str | None, set[str]]:
         opening = _OPENING_NAME.match(sentence.strip())
         if opening is not None and opening.group("name").lower() not in lang.STOPWORDS | _NOT_NAMES:
             out.setdefault(None, set()).add(opening.group("name").lower())
-    return out
+    return MappingProxyType({k: frozenset(v) for k, v in out.items()})
 
 
+@lru_cache(maxsize=4096)
 def _mentioned(text: str) -> frozenset[str]:
     """The words of a text, a possessive's "'s" left off ("Freya's" mentions "freya")."""
     return frozenset(re.sub(r"['\u2019]s$", "", w) for w in lang.words(text.lower()))
@@ -294,6 +302,7 @@ def _named_plainly(text: str) -> str:
     return _OPENER_BEFORE_NAME.sub(lambda m: m.group(1) + m.group(2).lower(), text)
 
 
+@lru_cache(maxsize=4096)
 def spoken(text: str) -> str:
     """``text`` without the names it addresses someone by and the captions of what was
     shared: a name said *to* someone is not a value of what the text states, and a picture's

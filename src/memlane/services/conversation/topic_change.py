@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from memlane.services.conversation import language as lang
 
@@ -111,6 +112,7 @@ _NOT_VALUE = re.compile(r"\bnot\s+(?P<value>\S+)", re.IGNORECASE)
 _ALIKE = 0.7
 
 
+@lru_cache(maxsize=16384)
 def stem(word: str) -> str:
     """A word lower-cased, a possessive and the commonest endings left off ("drives",
     "driving" → "driv"; "nights" → "night"): enough to see two sentences use one word."""
@@ -131,11 +133,16 @@ _GENERIC_STEMS = frozenset(stem(w) for w in _GENERIC)
 
 
 def _subjects(text: str) -> set[str]:
+    return set(_subjects_of(text))
+
+
+@lru_cache(maxsize=4096)
+def _subjects_of(text: str) -> frozenset[str]:
     """Whom a text is about by name: a name before a verb or one that owns something
     ("Priya is ...", "Wes's mobile"). The person is not the topic."""
     out = {stem(m.group(1)) for m in re.finditer(r"\b([A-Z][\w-]*)['\u2019]s\b", text)}
     out |= {stem(m.group(1)) for m in _NAME_THEN_VERB.finditer(text)}
-    return out
+    return frozenset(out)
 
 
 #: a name followed by a verb: the subject of its clause ("... , Maria has been volunteering")
@@ -173,8 +180,15 @@ def _ends_in(pattern: re.Pattern[str], sentence: str, span: tuple[int, int]) -> 
 
 
 def _values(text: str) -> set[str]:
+    return set(_values_of(text))
+
+
+@lru_cache(maxsize=4096)
+def _values_of(text: str) -> frozenset[str]:
+    """The values a text names (see ``_VALUE``), remembered per text (see
+    succession.py's ``spoken``)."""
     found = {re.sub(r"['\u2019]s$", "", m.group(0).strip(",.!?").lower()) for m in _VALUE.finditer(text)}
-    return {v for v in found if v and v not in lang.STOPWORDS and v != "i"}
+    return frozenset(v for v in found if v and v not in lang.STOPWORDS and v != "i")
 
 
 def _alike(a: set[str], b: set[str]) -> bool:
@@ -283,7 +297,12 @@ def _same_kind(gone: set[str], came: set[str]) -> bool:
 
 
 def _plain_words(text: str) -> set[str]:
-    return {re.sub(r"['\u2019]s$", "", w.lower()) for w in lang.words(text)}
+    return set(_plain_words_of(text))
+
+
+@lru_cache(maxsize=4096)
+def _plain_words_of(text: str) -> frozenset[str]:
+    return frozenset(re.sub(r"['\u2019]s$", "", w.lower()) for w in lang.words(text))
 
 
 def _denies(new: str, old_values: set[str]) -> bool:

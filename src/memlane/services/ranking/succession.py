@@ -41,6 +41,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from memlane.domain.model import Node
 from memlane.services.conversation.notes import event_time
@@ -117,6 +118,7 @@ def says_a_change(text: str) -> bool:
     return bool(CHANGE_CUES.search(text))
 
 
+@lru_cache(maxsize=4096)
 def tells_an_event(text: str) -> bool:
     """Whether a memory only tells what happened (a past-tense verb and no present one): an
     event stays true, so no later memory makes it stale."""

@@ -4,6 +4,7 @@ reduced to its lemma; a value cut to its own words."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memlane.services.conversation.facts.lexicon import (
     ADVERBS,
@@ -33,8 +34,10 @@ _CONTRACTIONS: list[tuple[re.Pattern[str], str]] = [
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
 
 
+@lru_cache(maxsize=4096)
 def normalise(text: str) -> str:
-    """Lower case, straight apostrophes, contractions expanded, spaces collapsed."""
+    """Lower case, straight apostrophes, contractions expanded, spaces collapsed. Remembered
+    per text: the fact parser and the merge guard normalise one note many times."""
     out = text.translate(APOSTROPHES)
     for pattern, repl in _CONTRACTIONS:
         out = pattern.sub(repl, out)
