@@ -42,6 +42,7 @@ Every case belongs to the ``tune`` or the ``untouched`` split (catalog.py says h
     .venv/bin/python bench/memory_truth.py --phases updates,additive --groups blind4-update,blind4-additive
     .venv/bin/python bench/memory_truth.py --phases updates,additive --groups blind5-update,blind5-additive
     .venv/bin/python bench/memory_truth.py --phases updates,additive --groups blind6-update,blind6-additive
+    .venv/bin/python bench/memory_truth.py --phases updates,additive --groups blind7-update,blind7-additive
 """
 
 from __future__ import annotations

@@ -18,7 +18,9 @@ written before the ranking work and likewise ``untouched`` whole, and the ``blin
 and ``blind5-additive`` groups (updates_blind5.py, additive_blind5.py) a fifth, written before
 the second round of closing by succession, and the ``blind6-update:<kind>`` and
 ``blind6-additive`` groups (updates_blind6.py, additive_blind6.py) a sixth, written before the
-next change to the closing rules. ``--groups`` of
+next change to the closing rules, and the ``blind7-update:<kind>`` and ``blind7-additive``
+groups (updates_blind7.py, additive_blind7.py) a seventh, written blind to the rules once every
+earlier set had been seen. ``--groups`` of
 bench/memory_truth.py runs some groups alone (:meth:`Catalog.only`).
 """
 
@@ -42,6 +44,7 @@ from bench.memory_truth_cases.additive_blind3 import BLIND3_ADDITIVE
 from bench.memory_truth_cases.additive_blind4 import BLIND4_ADDITIVE
 from bench.memory_truth_cases.additive_blind5 import BLIND5_ADDITIVE
 from bench.memory_truth_cases.additive_blind6 import BLIND6_ADDITIVE
+from bench.memory_truth_cases.additive_blind7 import BLIND7_ADDITIVE
 from bench.memory_truth_cases.additive_everyday import EVERYDAY_ADDITIVE
 from bench.memory_truth_cases.consolidation import PAIRS
 from bench.memory_truth_cases.expiry import EXPIRING
@@ -50,6 +53,7 @@ from bench.memory_truth_cases.updates_blind3 import BLIND3_UPDATES
 from bench.memory_truth_cases.updates_blind4 import BLIND4_UPDATES
 from bench.memory_truth_cases.updates_blind5 import BLIND5_UPDATES
 from bench.memory_truth_cases.updates_blind6 import BLIND6_UPDATES
+from bench.memory_truth_cases.updates_blind7 import BLIND7_UPDATES
 from bench.memory_truth_cases.updates_everyday import EVERYDAY_UPDATES
 
 #: groups that topics.py does not tag: the persons of the ``thresholds`` phase (and
@@ -65,6 +69,8 @@ UNPOOLED_GROUPS = (
     "blind5-additive",
     "blind6-update",
     "blind6-additive",
+    "blind7-update",
+    "blind7-additive",
 )
 #: groups (a name without ``:<kind>`` names each of its kinds) whose cases are all ``untouched``:
 #: sets kept for measurement only, with nothing to tune on
@@ -77,6 +83,8 @@ UNTOUCHED_GROUPS = (
     "blind5-additive",
     "blind6-update",
     "blind6-additive",
+    "blind7-update",
+    "blind7-additive",
 )
 
 
@@ -154,8 +162,24 @@ class Catalog:
 
 
 def load() -> Catalog:
-    updates = [*UPDATES, *EVERYDAY_UPDATES, *BLIND3_UPDATES, *BLIND4_UPDATES, *BLIND5_UPDATES, *BLIND6_UPDATES]
-    additives = [*ADDITIVE, *EVERYDAY_ADDITIVE, *BLIND3_ADDITIVE, *BLIND4_ADDITIVE, *BLIND5_ADDITIVE, *BLIND6_ADDITIVE]
+    updates = [
+        *UPDATES,
+        *EVERYDAY_UPDATES,
+        *BLIND3_UPDATES,
+        *BLIND4_UPDATES,
+        *BLIND5_UPDATES,
+        *BLIND6_UPDATES,
+        *BLIND7_UPDATES,
+    ]
+    additives = [
+        *ADDITIVE,
+        *EVERYDAY_ADDITIVE,
+        *BLIND3_ADDITIVE,
+        *BLIND4_ADDITIVE,
+        *BLIND5_ADDITIVE,
+        *BLIND6_ADDITIVE,
+        *BLIND7_ADDITIVE,
+    ]
     problems = check_cases(updates, additives, PAIRS, EXPIRING)
     if problems:
         raise ValueError("the memory truth cases are inconsistent:\n  " + "\n  ".join(problems))
@@ -181,6 +205,9 @@ def load() -> Catalog:
     for u in BLIND6_UPDATES:
         groups.setdefault(f"blind6-update:{u.kind}", []).append(u.id)
     groups["blind6-additive"] = [a.id for a in BLIND6_ADDITIVE]
+    for u in BLIND7_UPDATES:
+        groups.setdefault(f"blind7-update:{u.kind}", []).append(u.id)
+    groups["blind7-additive"] = [a.id for a in BLIND7_ADDITIVE]
     split = assign_splits(groups, UNTOUCHED_GROUPS)
     assert set(split.values()) <= set(SPLITS)
     group = {case_id: name for name, ids in groups.items() for case_id in ids}
