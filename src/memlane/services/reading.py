@@ -142,16 +142,6 @@ class MemoryReader:
         admitted = compiled(all_of(visibility_of(viewer).term(), self.current(when)))
         return [b for b in await self.store.node_briefs(viewer.tenant_id, scope, ids) if admitted(b)]
 
-    async def preceding(
-        self, viewer: Viewer, scope: str, node_id: str, *, limit: int, span: int, when: ValidTime = CURRENT
-    ) -> list[Node]:
-        """The nodes written just before ``node_id`` in ``scope`` (newest first, looking back at
-        most ``span`` insertions) that the viewer may see and that are valid, and not expired,
-        when asked: the turn a recalled turn answers (recall/seeds.py)."""
-        admitted = compiled(all_of(visibility_of(viewer).term(), self.current(when)))
-        found = await self.store.preceding_nodes(viewer.tenant_id, scope, node_id, limit=limit, span=span)
-        return [n for n in found if admitted(n)]
-
     async def nearest(
         self, viewer: Viewer, scope: str, query: Vector, k: int, when: ValidTime = CURRENT, **attrs: Any
     ) -> list[ScoredId]:

@@ -34,31 +34,11 @@ class RankingConfig:
     #: what is left of activation after each hop
     hop_decay: float = 0.5
     entity_boost: float = 1.0
-    #: added to ``entity_boost`` for a question about what someone would, might or is likely to
-    #: do (ranking/signals.py); 0 = off
-    speculative_entity_boost: float = 0.0
     time_boost: float = 0.5
     time_scale_days: float = 3.0
     #: question-aware ranking (ranking/question.py); a weight of 0 switches a signal off
     time_statement_boost: float = 0.5
     episode_weight: float = 0.3
-    #: episode support by count (ranking/question.py ``episode_count_boost``): a head candidate
-    #: is multiplied by ``1 + episode_count_weight x min(others, 3) / 3``, ``others`` the other
-    #: head candidates of its episode; 0 = off
-    episode_count_weight: float = 0.0
-    opener_boost: float = 0.0
-    episode_pool: int = 0
-    episode_repeat_penalty: float = 0.0
-    episode_listing_weight: float = -1.0
-    opener_listing_only: bool = False
-    #: the share of the episode support given to an episode's candidates but its best one
-    episode_rest_share: float = 1.0
-    #: the turn before a strong hit (recall/seeds.py ``_prior_turns``): for the
-    #: ``prior_turn_seeds`` best candidates, the memory written just before each in its scope
-    #: and episode joins the candidates at ``prior_turn_weight x`` that hit's score; 0 = off
-    prior_turn_seeds: int = 0
-    prior_turn_weight: float = 0.0
-    prior_turn_named: bool = False
     entity_link_weight: float = 0.0
     #: a question that asks for a category's members ("What activities ...", ranking/categories.py):
     #: a keyword search for the members' words ("swimming", "pottery" ...) is fused as a third
@@ -90,9 +70,4 @@ class RankingConfig:
 
     @property
     def question_aware(self) -> bool:
-        return (
-            self.time_statement_boost > 0
-            or self.entity_link_weight > 0
-            or self.episode_weight > 0
-            or self.episode_count_weight > 0
-        )
+        return self.time_statement_boost > 0 or self.entity_link_weight > 0 or self.episode_weight > 0

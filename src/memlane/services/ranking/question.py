@@ -67,8 +67,6 @@ _PERIODS = _WEEKDAYS | _wordset(
 
 #: how many other strong hits of its episode lift a memory (their mean)
 EPISODE_OTHERS = 2
-#: how many other candidates of its episode give a memory the whole count support
-EPISODE_COUNT_CAP = 3
 #: how many of the best candidates lend their names to entity links
 LINK_HEAD = 5
 
@@ -111,21 +109,14 @@ def time_statement_boost(base: Mapping[str, float], nodes: Mapping[str, Node], b
     return {nid: s * (1.0 + boost) if states_a_time(body(nodes[nid].text)) else s for nid, s in base.items()}
 
 
-def episode_boost(
-    base: Mapping[str, float],
-    nodes: Mapping[str, Node],
-    weight: float,
-    rest_share: float = 1.0,
-    support: Mapping[str, float] | None = None,
-) -> dict[str, float]:
+def episode_boost(base: Mapping[str, float], nodes: Mapping[str, Node], weight: float) -> dict[str, float]:
     """Adds ``weight x`` the mean of the two best scores among the other candidates of the
     same episode: a memory among other strong hits of its episode is more likely on topic than
     a lone look-alike, and a reply is lifted by the question it answers. (Measured: the best
     other alone, or the mean of three, ranked worse; BENCHMARKS.md.)"""
     best: dict[object, list[tuple[float, str]]] = {}
-    lenders = {**(support or {}), **base}
-    episodes = episode_map({nid: nodes[nid] for nid in lenders})
-    for nid, s in lenders.items():
+    episodes = episode_map({nid: nodes[nid] for nid in base})
+    for nid, s in base.items():
         ep = episodes.get(nid)
         if ep is not None:
             top = best.setdefault(ep, [])
@@ -135,49 +126,8 @@ def episode_boost(
     out: dict[str, float] = {}
     for nid, s in base.items():
         ep = episodes.get(nid)
-        top = best.get(ep, []) if ep is not None else []
-        rest = [v for v, o in top if o != nid][:EPISODE_OTHERS]
-        share = 1.0 if top and top[0][1] == nid else rest_share
-        out[nid] = s + share * weight * sum(rest) / EPISODE_OTHERS
-    return out
-
-
-_OPENER = re.compile(r"^\s*(?:hey|hi|hello|good (?:morning|afternoon|evening)|long time)\b", re.IGNORECASE)
-
-
-def opener_boost(base: Mapping[str, float], nodes: Mapping[str, Node], boost: float) -> dict[str, float]:
-    """``(1 + boost)`` for a memory whose words open a sitting with a greeting ("Hey Mel! ...",
-    "Hi Jon, long time no see"): the turn that opens a conversation after a while tells what
-    happened since."""
-    return {nid: s * (1.0 + boost) if _OPENER.match(body(nodes[nid].text)) else s for nid, s in base.items()}
-
-
-def repeat_penalty(base: Mapping[str, float], nodes: Mapping[str, Node], penalty: float) -> dict[str, float]:
-    """``(1 - penalty)`` for every candidate but the best of its episode."""
-    episodes = episode_map({nid: nodes[nid] for nid in base})
-    seen: set[object] = set()
-    out: dict[str, float] = {}
-    for nid in sorted(base, key=lambda x: (-base[x], x)):
-        ep = episodes.get(nid)
-        out[nid] = base[nid] * (1.0 - penalty) if ep is not None and ep in seen else base[nid]
-        if ep is not None:
-            seen.add(ep)
-    return out
-
-
-def episode_count_boost(base: Mapping[str, float], nodes: Mapping[str, Node], weight: float) -> dict[str, float]:
-    """Multiplies a candidate by ``1 + weight x min(others, EPISODE_COUNT_CAP) / EPISODE_COUNT_CAP``,
-    ``others`` the other candidates of its episode: support by how many hits an episode holds,
-    whatever their scores."""
-    episodes = episode_map({nid: nodes[nid] for nid in base})
-    counts: dict[object, int] = {}
-    for ep in episodes.values():
-        counts[ep] = counts.get(ep, 0) + 1
-    out: dict[str, float] = {}
-    for nid, s in base.items():
-        ep = episodes.get(nid)
-        others = counts[ep] - 1 if ep is not None else 0
-        out[nid] = s * (1.0 + weight * min(others, EPISODE_COUNT_CAP) / EPISODE_COUNT_CAP)
+        rest = [v for v, o in best.get(ep, ()) if o != nid][:EPISODE_OTHERS] if ep is not None else []
+        out[nid] = s + weight * sum(rest) / EPISODE_OTHERS
     return out
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from memlane.domain.model import Node
@@ -10,13 +9,6 @@ from memlane.domain.text_signals import speaker_of
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.query_text import mentioned_any, words
 from memlane.services.ranking.temporal import Period, memory_day, query_period
-
-#: a question about what someone would, might or is likely to do or be: answered by what that
-#: person said about themselves, seldom in the question's words
-_SPECULATIVE = re.compile(
-    r"^\s*(?:would|could|might|is it likely|how likely|what might|what would|which would)\b|\blikely\b",
-    re.IGNORECASE,
-)
 
 
 def node_names(n: Node) -> list[str]:
@@ -39,18 +31,13 @@ class QuerySignals:
     config: RankingConfig
     query_words: frozenset[str]
     period: Period | None
-    #: the factor of a memory said by (or about) someone the query names
-    entity_factor: float = 1.0
 
     @classmethod
     def of(cls, text: str | None, config: RankingConfig) -> QuerySignals:
         if not text:
             return cls(config, frozenset(), None)
         period = query_period(text) if config.time else None
-        boost = config.entity_boost
-        if boost > 0 and config.speculative_entity_boost > 0 and _SPECULATIVE.search(text):
-            boost += config.speculative_entity_boost
-        return cls(config, frozenset(words(text)) if config.entity else frozenset(), period, 1.0 + boost)
+        return cls(config, frozenset(words(text)) if config.entity else frozenset(), period)
 
     @property
     def active(self) -> bool:
@@ -65,8 +52,8 @@ class QuerySignals:
     def boosts(self, n: Node) -> tuple[float, float]:
         """The two factors of ``factor``, apart: ``(entity, time)``, each 1.0 when it does not apply."""
         entity = time = 1.0
-        if self.query_words and self.entity_factor > 1.0 and mentioned_any(self.query_words, node_names(n)):
-            entity = self.entity_factor
+        if self.query_words and self.config.entity_boost > 0 and mentioned_any(self.query_words, node_names(n)):
+            entity = 1.0 + self.config.entity_boost
         if self.period is not None and self.config.time_boost > 0:
             day = memory_day(n.slots, n.created_at, n.text)
             if day is not None:

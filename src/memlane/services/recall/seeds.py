@@ -19,11 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memlane.domain.episodes import episode_keys
 from memlane.domain.model import ACTIVE_TIERS, Node, ScoredId
 from memlane.domain.text_signals import speaker_of
 from memlane.metrics import recall_stage
-from memlane.services.embedding_context import LOOKBACK_SPAN
 from memlane.services.ranking.categories import Category, asked_category, member_queries
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import Candidates, fuse
@@ -33,9 +31,6 @@ from memlane.services.ranking.question import (
     common_names,
     entity_link_boost,
     episode_boost,
-    episode_count_boost,
-    opener_boost,
-    repeat_penalty,
     time_statement_boost,
 )
 from memlane.services.ranking.signals import QuerySignals
@@ -150,18 +145,7 @@ class SeedSearch:
         fused = self._fuse(q, dense_hits, keyword_hits, member_hits)
         order = sorted(fused, key=lambda nid: (-fused[nid], -sims.get(nid, 0.0), nid))
         loaded, boosted = await self._head(p, q, order, fused, sims, read)
-        support: dict[str, float] = {}
-        if self.ranking.episode_pool > len(boosted) and q.aware:
-            rest = [nid for nid in order[: self.ranking.episode_pool] if nid not in loaded]
-            for n in await self.reader.nodes(p.viewer, p.scope, rest, p.when):
-                if seedable(n):
-                    loaded[n.id] = n
-                    support[n.id] = fused[n.id] * q.signals.factor(n) if q.signals.active else fused[n.id]
-        base = (
-            self._question_aware(q.text, boosted, loaded, sims, support) if q.aware and q.text is not None else boosted
-        )
-        if q.text is not None and self.ranking.prior_turn_seeds > 0 and self.ranking.prior_turn_weight > 0:
-            base = await self._prior_turns(p, q, base, loaded, sims)
+        base = self._question_aware(q.text, boosted, loaded, sims) if q.aware and q.text is not None else boosted
         chosen = sorted(base, key=lambda nid: (-base[nid], -sims.get(nid, 0.0), nid))[: p.limit]
         missing = [nid for nid in chosen if nid not in sims]
         if missing:
@@ -326,12 +310,7 @@ class SeedSearch:
         return loaded, scores
 
     def _question_aware(
-        self,
-        text: str,
-        base: dict[str, float],
-        index: dict[str, Node],
-        sims: Mapping[str, float],
-        support: Mapping[str, float] | None = None,
+        self, text: str, base: dict[str, float], index: dict[str, Node], sims: Mapping[str, float]
     ) -> dict[str, float]:
         """The signals of the question's kind (ranking/question.py), over the head window."""
         cfg = self.ranking
@@ -343,54 +322,9 @@ class SeedSearch:
             base = entity_link_boost(
                 base, index, order, weight=cfg.entity_link_weight, ignored=common_names(text, index)
             )
-        episode_weight = cfg.episode_weight
-        if kind.listing and cfg.episode_listing_weight >= 0:
-            episode_weight = cfg.episode_listing_weight
-        if episode_weight > 0:
-            base = episode_boost(base, index, episode_weight, cfg.episode_rest_share, support)
-        if kind.listing and cfg.episode_repeat_penalty > 0:
-            base = repeat_penalty(base, index, cfg.episode_repeat_penalty)
-        if cfg.opener_boost > 0 and (kind.listing or not cfg.opener_listing_only):
-            base = opener_boost(base, index, cfg.opener_boost)
-        if cfg.episode_count_weight > 0:
-            base = episode_count_boost(base, index, cfg.episode_count_weight)
+        if cfg.episode_weight > 0:
+            base = episode_boost(base, index, cfg.episode_weight)
         return base
-
-    async def _prior_turns(
-        self,
-        p: RecallParams,
-        q: SeedQuery,
-        base: dict[str, float],
-        loaded: dict[str, Node],
-        sims: Mapping[str, float],
-    ) -> dict[str, float]:
-        """The turn before each of the best candidates, when it is of the same episode, joins
-        the candidates at ``prior_turn_weight x`` the hit's score (or keeps its own, if better):
-        a reply ("Wow, what a beautiful sunset!") carries the words of the turn it answers in
-        its vector (services/embedding_context.py), while the turn itself ("Here's a photo from
-        last weekend") may say nothing the question asks. ``loaded`` gains the turns read."""
-        cfg = self.ranking
-        best = sorted(base, key=lambda nid: (-base[nid], -sims.get(nid, 0.0), nid))[: cfg.prior_turn_seeds]
-        found = await asyncio.gather(
-            *(self.reader.preceding(p.viewer, p.scope, nid, limit=1, span=LOOKBACK_SPAN, when=p.when) for nid in best)
-        )
-        out = dict(base)
-        for nid, before in zip(best, found, strict=True):
-            for n in before:
-                if not seedable(n):
-                    continue
-                keys = episode_keys([loaded[nid], n])
-                if keys.get(n.id) is None or keys.get(n.id) != keys.get(nid):
-                    continue
-                factor = 1.0
-                if cfg.prior_turn_named:
-                    mine, theirs = q.signals.boosts(n)[0], q.signals.boosts(loaded[nid])[0]
-                    if mine <= 1.0 or theirs > 1.0:
-                        continue
-                    factor = mine
-                loaded.setdefault(n.id, n)
-                out[n.id] = max(out.get(n.id, 0.0), cfg.prior_turn_weight * factor * base[nid])
-        return out
 
     async def _cosines(self, p: RecallParams, query: Vector, ids: list[str]) -> dict[str, float]:
         """True cosine similarity of keyword-only seeds, so every seed reports it."""
