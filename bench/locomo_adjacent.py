@@ -25,8 +25,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.locomo_retrieval import DEFAULT_DATA, Scored, load_conversation, score
-from bench.locomo_sweep import TENANT, open_data_dir, summary
+from bench.locomo_retrieval import Scored, load_conversation, score
+from bench.locomo_sweep import TENANT, data_arguments, open_data_dir, summary
 
 from memlane.domain.clock import Clock
 from memlane.domain.visibility import Viewer
@@ -90,10 +90,7 @@ async def run(args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data-dir", type=Path, required=True, help="the server data dir of a locomo_retrieval.py run")
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    ap.add_argument("--conversations", default="26,30")
-    ap.add_argument("--tune", default="26,30")
+    data_arguments(ap, "26,30")
     ap.add_argument("--factors", default="0,0.1,0.2,0.35", help="activation passed to a neighbour, 0 = today")
     asyncio.run(run(ap.parse_args(argv)))
     return 0
