@@ -106,12 +106,17 @@ async def sweep(args: argparse.Namespace, variants: list[tuple[str, dict[str, An
         await store.close()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def data_arguments(ap: argparse.ArgumentParser, conversations: str) -> None:
+    """The stored memories and the conversations to ask, as every in-process LoCoMo script reads them."""
     ap.add_argument("--data-dir", type=Path, required=True, help="the server data dir of a locomo_retrieval.py run")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    ap.add_argument("--conversations", default="26,30,41,42,43")
+    ap.add_argument("--conversations", default=conversations)
     ap.add_argument("--tune", default="26,30")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    data_arguments(ap, "26,30,41,42,43")
     ap.add_argument("variants", nargs="*", metavar="NAME=JSON", help="RankingConfig fields to change")
     args = ap.parse_args(argv)
     variants: list[tuple[str, dict[str, Any]]] = [("default", {})]
