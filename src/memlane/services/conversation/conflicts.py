@@ -44,7 +44,7 @@ import numpy as np
 from memlane.domain.model import Node
 from memlane.services.conversation import facts as fx
 from memlane.services.conversation import language as lang
-from memlane.services.conversation import succession
+from memlane.services.conversation import succession, word_meaning
 from memlane.services.conversation.extractor import NoteDraft
 from memlane.services.conversation.facts.lexicon import CANCEL_SYNONYMS, PLAN_WORDS
 from memlane.services.conversation.facts.normalise import normalise
@@ -447,6 +447,7 @@ async def resolve_offline(
     keyword_neighbours: KeywordNeighbours | None = None,
     speaker_keys: Iterable[str] = (),
     succession_cosine: float | None = None,
+    word_vectors: word_meaning.WordVectors | None = None,
 ) -> IngestionPlan:
     """Plan the request's notes: which drafts become notes and what happens to older ones."""
     keys = tuple(speaker_keys)
@@ -478,7 +479,7 @@ async def resolve_offline(
             if skip is not None:
                 _skip_into(skip, draft, changes)
                 continue
-            succeeded = _succeeded(draft, candidates, succession_cosine)
+            succeeded = await _succeeded_by_meaning(draft, candidates, succession_cosine, word_vectors)
             if succeeded is not None:
                 _apply_closings(note, draft, [succeeded], changes)
             elif verdict is not None and target is not None:
@@ -490,6 +491,23 @@ async def resolve_offline(
         planned_vectors.append((note, vec))
     plan.changes = list(changes.values())
     return plan
+
+
+async def _succeeded_by_meaning(
+    draft: NoteDraft, candidates: list[Candidate], threshold: float | None, words: word_meaning.WordVectors | None
+) -> _Closing | None:
+    """:func:`_succeeded`, its topic test comparing words by meaning (word_meaning.py) when
+    ``words`` is given: run on the cached word vectors first; when that closes nothing and the
+    test missed some words' vectors, those are embedded in one batch and the rule runs again."""
+    if words is None or threshold is None:
+        return _succeeded(draft, candidates, threshold)
+    with word_meaning.looking_up(words) as lookup:
+        found = _succeeded(draft, candidates, threshold)
+    if found is not None or not lookup.missing:
+        return found
+    await words.learn(lookup.missing)
+    with word_meaning.looking_up(words):
+        return _succeeded(draft, candidates, threshold)
 
 
 def _succeeded(draft: NoteDraft, candidates: list[Candidate], threshold: float | None) -> _Closing | None:

@@ -32,6 +32,7 @@ import re
 from difflib import SequenceMatcher
 
 from memlane.services.conversation import language as lang
+from memlane.services.conversation import word_meaning
 
 #: words that name no topic of their own: who (the rewritten first person), when, how much,
 #: and verbs that say nothing of what a fact is about
@@ -88,6 +89,12 @@ _NOT_GOING_ON = re.compile(
 _REPLACED = re.compile(
     r"\b(?:now|these days|nowadays|switched|swapped|changed|transferred|moved|instead|in the end|went with"
     r"|gone with|no longer|any ?more)\b",
+    re.IGNORECASE,
+)
+#: words that say a value was replaced, not only when a fact holds: a topic found by meaning
+#: alone asks for one ("I can hold a conversation in Spanish now" adds to "I speak Welsh")
+_SWITCHED = re.compile(
+    r"\b(?:switched|swapped|changed|transferred|moved|instead|in the end|went with|gone with|no longer|any ?more)\b",
     re.IGNORECASE,
 )
 #: words that say the earlier value was wrong
@@ -156,6 +163,42 @@ def shared_topic(old: str, new: str) -> set[str]:
     return _topic_words(old, subjects) & _topic_words(new, subjects)
 
 
+def _meaning_words(text: str, subjects: set[str]) -> dict[str, str]:
+    """The salient words of a text that may be compared by meaning, by stem: those written in
+    lower case (a name is a value, and two names alike are two named ones of a kind: Warsaw
+    and Krakow), not a word for one's people or pets (a brother and a sister are two)."""
+    out: dict[str, str] = {}
+    for m in _LOWER_WORD.finditer(text):
+        word = re.sub(r"['\u2019]s$", "", m.group(0)).strip("'-")
+        key = stem(word)
+        if word in lang.STOPWORDS or word in lang.NEGATIONS or len(key) <= 2:
+            continue
+        if key in _GENERIC_STEMS or key in subjects or key in _PEOPLE_STEMS:
+            continue
+        out[key] = word
+    return out
+
+
+#: a word in lower case
+_LOWER_WORD = re.compile(r"(?<![\w'-])[a-z][a-z'-]*")
+
+
+def _related(old: str, new: str, *, changed: bool = False) -> set[tuple[str, str]]:
+    """The pairs of salient words (stems: one of ``old``, one of ``new``) that are one topic by
+    meaning (word_meaning.py); with ``changed``, only words the other text does not use (a
+    value in the old's slot replaced by another: "penicillin" by "amoxicillin")."""
+    subjects = _subjects(old) | _subjects(new)
+    a, b = _meaning_words(old, subjects), _meaning_words(new, subjects)
+    if changed:
+        a, b = {k: w for k, w in a.items() if k not in b}, {k: w for k, w in b.items() if k not in a}
+    return {(x, y) for x, y in word_meaning.related(a, b) if x != y}
+
+
+def _meaning_topic(old: str, new: str) -> set[str]:
+    """The stems, of both texts, of the salient words that are one topic by meaning."""
+    return {w for pair in _related(old, new) for w in pair}
+
+
 def _clauses(sentence: str) -> list[tuple[int, int]]:
     """Where the clauses of a sentence start and end."""
     spans, start = [], 0
@@ -189,6 +232,14 @@ _KIN = (
     r"|girlfriend|boyfriend|fiancee?|kid|child|baby|parents?|in-laws?|sister-in-law|brother-in-law|flatmate"
     r"|housemate|roommate|teacher|dog|cat|puppy|kitten|pet"
 )
+#: the stems of the words for one's people and pets, of whom one may have several: a word
+#: for one of them is never the topic of another by meaning ("brother" and "sister" are two
+#: people); a boss, a manager and a teacher are roles one has one of at a time
+_PEOPLE_STEMS = frozenset(stem(w) for w in [*re.sub(r"\?|s\?", "", _KIN).split("|"), "parents", "fiance"]) - {
+    "boss",
+    "manager",
+    "teacher",
+}
 _SOMEONES = re.compile(
     rf"^(?:(?P<owner>[A-Z][\w-]*|[Tt]he user)['\u2019]s|(?P<mine>[Mm]y|[Oo]ur))\s+(?:\w+\s+)?(?P<noun>{_KIN})s?\b"
     r"(?:\s+(?P<name>[A-Z][\w-]*))?"
@@ -227,8 +278,10 @@ def ending(old: str, new: str, adds: re.Pattern[str]) -> str | None:
     """Why ``new`` (one sentence) ends what ``old`` (one sentence) states about a topic both
     name, or None: the clause of ``new`` that names the topic negates it lastingly or ends it
     with a verb of ending, while ``old`` states it without a negation."""
-    topic = shared_topic(old, new)
-    if not topic or _NEGATED.search(old) or not same_subject(old, new):
+    if _NEGATED.search(old) or not same_subject(old, new):
+        return None
+    topic = shared_topic(old, new) or (_meaning_topic(old, new) if _may_end(new) else set())
+    if not topic:
         return None
     for span in _clauses(new):
         clause = new[span[0] : span[1]]
@@ -241,6 +294,14 @@ def ending(old: str, new: str, adds: re.Pattern[str]) -> str | None:
         if _NEGATED.search(clause) and _LASTING.search(clause):
             return f"no longer ({', '.join(sorted(topic))})"
     return None
+
+
+def _may_end(sentence: str) -> bool:
+    """Whether a sentence says anything that may end a topic (before its topic is looked for
+    by meaning, which costs the words' vectors)."""
+    if _ENDING.search(sentence) or _NOT_GOING_ON.search(sentence) or _USED_TO.search(sentence):
+        return True
+    return bool(_NEGATED.search(sentence) and _LASTING.search(sentence))
 
 
 def _past_topic(clause: str, topic: set[str]) -> bool:
@@ -259,8 +320,10 @@ def changed_value(old: str, new: str, adds: re.Pattern[str]) -> str | None:
     gone = {v for v in va - vb if v not in _plain_words(new)}
     came = {v for v in vb - va if v not in _plain_words(old)}
     if not gone or not came:
-        return None
+        return _changed_word(old, new)
     topic = shared_topic(old, new)
+    if not topic and (_CORRECTION.search(new) or _denies(new, va) or _SWITCHED.search(new)):
+        topic = _meaning_topic(old, new)
     if _CORRECTION.search(new) or _denies(new, va):
         if topic or _alike(gone, came) or _denies(new, va):
             return "corrected value"
@@ -270,6 +333,23 @@ def changed_value(old: str, new: str, adds: re.Pattern[str]) -> str | None:
     if _same_kind(gone, came) and (_REPLACED.search(new) or re.search(r"\bnew\b", new, re.IGNORECASE)):
         return "changed value (of one kind)"
     return None
+
+
+def _changed_word(old: str, new: str) -> str | None:
+    """Why ``new`` corrects or replaces a value written in lower case: it says so (a word of
+    correction, or of replacement without a negation), shares a topic word with ``old``, and
+    puts another word in the old one's slot, one of its meaning ("allergic to penicillin" →
+    "my mistake, it's amoxicillin I'm allergic to")."""
+    corrects = bool(_CORRECTION.search(new))
+    if not corrects and not (_SWITCHED.search(new) and not _NEGATED.search(new)):
+        return None
+    if not shared_topic(old, new):
+        return None
+    pairs = _related(old, new, changed=True)
+    if not pairs:
+        return None
+    what = ", ".join(f"{a} → {b}" for a, b in sorted(pairs))
+    return f"corrected value ({what})" if corrects else f"changed value ({what})"
 
 
 #: values of a kind that one person has one of: an email address, a phone number
