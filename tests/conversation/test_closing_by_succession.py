@@ -186,3 +186,48 @@ def test_the_old_note_stays_active_when_closing_by_succession_is_off(live_server
         httpx.Client(base_url=server.url, timeout=60) as off,
     ):
         assert_the_first_stays_active(off, BEFORE, AFTER, "MacBook")
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "gone"),
+    [
+        ("I'm on insulin, two pens a day.", "I don't need injections anymore, the diabetes is in remission.",
+         "two pens"),
+        ("My manager is Derek, he checks every email I send.", "I changed teams last month, my boss is Sandra now.",
+         "Derek"),
+    ],
+    ids=["a treatment ended in other words", "a new boss closes the note about the old manager"],
+)  # fmt: skip
+def test_a_change_said_in_other_words_of_the_same_meaning_closes_the_old_note(
+    succession_api: httpx.Client, first: str, second: str, gone: str
+) -> None:
+    """Insulin and injections, a manager and a boss: the two notes share no word, but their
+    topic is one by meaning."""
+    assert_the_first_is_closed(succession_api, first, second, gone)
+
+
+def test_a_corrected_value_in_lower_case_closes_the_old_note(succession_api: httpx.Client) -> None:
+    """A correction that puts another word in the old value's slot ("ibuprofen" → "aspirin"),
+    though neither is a name or a number."""
+    assert_the_first_is_closed(
+        succession_api,
+        "I'm allergic to ibuprofen, I get a rash.",
+        "Sorry, I got that wrong: it's aspirin I'm allergic to.",
+        "ibuprofen",
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [
+        ("My brother works at the bakery on Elm Street.", "My sister quit her job at the cafe.", "bakery"),
+        ("I speak Welsh with my grandparents.", "I can hold a conversation in Italian now.", "Welsh"),
+    ],
+    ids=["a brother's job never closes a sister's", "a second language alike in meaning only adds"],
+)  # fmt: skip
+def test_words_alike_in_meaning_never_close_a_fact_that_only_adds(
+    succession_api: httpx.Client, first: str, second: str, kept: str
+) -> None:
+    """A brother and a sister are two people, however alike the words; "now" beside a second
+    language says when, not that the first was replaced."""
+    assert_the_first_stays_active(succession_api, first, second, kept)

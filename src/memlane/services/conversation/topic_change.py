@@ -166,12 +166,14 @@ def shared_topic(old: str, new: str) -> set[str]:
 def _meaning_words(text: str, subjects: set[str]) -> dict[str, str]:
     """The salient words of a text that may be compared by meaning, by stem: those written in
     lower case (a name is a value, and two names alike are two named ones of a kind: Warsaw
-    and Krakow), not a word for one's people or pets (a brother and a sister are two)."""
+    and Krakow), not a word for one's people or pets (a brother and a sister are two), and
+    not a verb's "-ing" or "-ed" form: a topic is a thing, and an action is near in meaning to
+    too many ("eating" to "breakfast", "porridge", "dinner")."""
     out: dict[str, str] = {}
     for m in _LOWER_WORD.finditer(text):
         word = re.sub(r"['\u2019]s$", "", m.group(0)).strip("'-")
         key = stem(word)
-        if word in lang.STOPWORDS or word in lang.NEGATIONS or len(key) <= 2:
+        if word in lang.STOPWORDS or word in lang.NEGATIONS or len(key) <= 2 or _ACTION.search(word):
             continue
         if key in _GENERIC_STEMS or key in subjects or key in _PEOPLE_STEMS:
             continue
@@ -179,6 +181,8 @@ def _meaning_words(text: str, subjects: set[str]) -> dict[str, str]:
     return out
 
 
+#: a verb's "-ing" or "-ed" form
+_ACTION = re.compile(r"(?:ing|ed)$")
 #: a word in lower case
 _LOWER_WORD = re.compile(r"(?<![\w'-])[a-z][a-z'-]*")
 
