@@ -7,7 +7,10 @@ their content words, so "Priya has been vegetarian for about five years" and "Pr
 vegetarian anymore, Priya started eating fish again" pass as compatible. Here the two are
 compared on what they are *about*, as a person would: a salient topic word both use (a content
 word, lightly stemmed, not a generic one like "user", "day", "thing", not the name of whom the
-sentence is about), and then, in the part of the later sentence that carries that topic,
+sentence is about) or, when they share none and the later sentence says an ending, a
+replacement or a correction, two salient words one in *meaning* (word_meaning.py: "insulin jab"
+and "injections", "broadband" and "fibre", "manager" and "boss"), and then, in the part of the
+later sentence that carries that topic,
 
 * an **ending**: the topic negated in a present or lasting sense ("not vegetarian anymore",
   "doesn't have a gym membership now", "not on nights these days", "didn't renew the season
@@ -19,7 +22,8 @@ sentence is about), and then, in the part of the later sentence that carries tha
 * a **correction** of a value: a word that says the earlier one was wrong ("correction",
   "wrong", "mixed up", "misread", "swapped", "typo", "I meant") or "not <the old value>", and
   a value that differs, on the same topic or spelled nearly alike ("Aidan" → "Aiden with an
-  e", "LS6 2AB" → "LS6 2BA").
+  e", "LS6 2AB" → "LS6 2BA"); a value in lower case counts when another word one in meaning
+  takes its slot ("allergic to penicillin" → "my mistake, it's amoxicillin I'm allergic to").
 
 A sentence that says it adds ("also", "too", "another", "again" ...: succession.ADDS) never
 changes anything, and neither does a sentence about another named one of a kind
