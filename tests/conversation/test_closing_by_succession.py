@@ -188,6 +188,33 @@ def test_the_old_note_stays_active_when_closing_by_succession_is_off(live_server
         assert_the_first_stays_active(off, BEFORE, AFTER, "MacBook")
 
 
+def test_a_note_that_the_baby_is_born_closes_the_note_that_they_are_expecting(succession_api: httpx.Client) -> None:
+    """An implied change with no change cue: the states of parenthood exclude each other
+    (services/exclusive_states.py)."""
+    app = new_app()
+    (old_id,) = note_ids(say(succession_api, app, "We're expecting our first baby in June, a boy.", day=1))
+    say(succession_api, app, "Little Tomas is two weeks old and feeds every three hours.", day=9)
+    old = get_memory(succession_api, app, old_id)["metadata"]
+    assert old["status"] == "superseded", old
+    active = [str(m["document"]) for m in everything(succession_api, app)]
+    assert not any("expecting" in d for d in active) and any("two weeks old" in d for d in active), active
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [
+        ("My brother is single and loving it.", "My sister is married, the wedding was in May.", "single"),
+        ("Our son Leo is three months old.", "We're expecting our second baby in the spring.", "three months"),
+    ],
+)
+def test_a_state_of_another_person_or_a_step_back_never_closes_a_fact(
+    succession_api: httpx.Client, first: str, second: str, kept: str
+) -> None:
+    """A sister's marriage does not close a brother's single status; a second pregnancy does
+    not close the first child's birth."""
+    assert_the_first_stays_active(succession_api, first, second, kept)
+
+
 @pytest.mark.parametrize(
     ("first", "second", "gone"),
     [

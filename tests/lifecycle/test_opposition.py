@@ -25,6 +25,9 @@ from memlane.services.opposition import opposition
         ("Dana loves early meetings", "Dana hates early meetings"),
         ("Priya is allergic to peanuts", "Priya is no longer allergic to peanuts"),
         ("Tom drives a Honda Civic", "Tom drives a Tesla Model 3"),
+        ("Sam is single", "Sam is married"),
+        ("Sam is expecting a baby girl", "Sam's baby girl is three weeks old"),
+        ("Sam is a vegetarian", "Sam is a vegan"),
     ],
 )
 def test_opposites_and_changed_values_are_kept_apart(a: str, b: str) -> None:
@@ -58,3 +61,11 @@ def test_a_negation_in_both_title_and_summary_does_not_cancel_out() -> None:
 def test_a_rollup_keeps_a_fact_and_its_negation() -> None:
     summary = extractive_summary(["Alice is vegetarian since last year.", "Alice is not vegetarian since last year."])
     assert "Alice is vegetarian" in summary and "Alice is not vegetarian" in summary
+
+
+def test_consolidation_never_merges_single_with_married() -> None:
+    single = Node(tenant_id="t", id="a", scope="s", type="fact", title="Sam's status",
+                  text_summary="Sam is single and happy about it")  # fmt: skip
+    married = Node(tenant_id="t", id="b", scope="s", type="fact", title="Sam's status",
+                   text_summary="Sam's wife and Sam are happy about it")  # fmt: skip
+    assert contradiction(single, married) is not None

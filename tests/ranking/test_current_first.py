@@ -96,3 +96,11 @@ def test_a_question_about_the_past_keeps_the_order() -> None:
     assert current_first([old, new], "Where did the user live in 2023?") == ["old", "new"]
     assert current_first([old, new], None) == ["old", "new"]
     assert current_first([old, new], "Where does the user live?") == ["new", "old"]
+
+
+def test_a_later_memory_in_a_state_that_excludes_the_earlier_one_ranks_first_without_a_change_cue() -> None:
+    old = memory("old", "The user is single and enjoying it.", 0.60)
+    new = memory("new", "The user's husband cooks on Sundays.", 0.50, DAY9)
+    assert current_first([old, new], NOW_Q) == ["new", "old"]
+    sister = memory("sister", "The user's sister's husband cooks on Sundays.", 0.50, DAY9)
+    assert current_first([old, sister], NOW_Q) == ["old", "sister"]

@@ -11,7 +11,10 @@ are kept apart when, between them:
 * an **antonym** pair is split across them (like/dislike, always/never, remote/office ...);
 * their **facts** contradict or replace each other (conversation/facts/: same person, relation and value
   with opposite polarity, or an exclusive relation with another value);
-* a **value changed**: numbers, names, places, dates or times present on both sides differ.
+* a **value changed**: numbers, names, places, dates or times present on both sides differ;
+* an **exclusive state** changed (services/exclusive_states.py): the same subject in two states
+  of one attribute that exclude each other ("Sam is single", "Sam's wedding was lovely, his
+  wife ..."), what an implied change looks like.
 
 Conservative by design: a false "different" leaves two near-copies standing, a false "same"
 loses a fact.
@@ -25,6 +28,7 @@ from collections.abc import Iterable
 from memlane.services.conversation import facts as fx
 from memlane.services.conversation import language as lang
 from memlane.services.conversation.facts.normalise import normalise
+from memlane.services.exclusive_states import exclusive_change, exclusive_either
 
 #: pairs of words that state opposite things; each is checked in both directions
 ANTONYMS: tuple[tuple[str, str], ...] = (
@@ -59,10 +63,19 @@ def opposition(a: str, b: str, *, antonyms: bool = True) -> str | None:
     ``antonyms=False`` leaves out the antonym pairs and asks only for a negation, opposite or
     replaced facts, or a changed value: what closing by succession acts on, since in chat
     "in"/"out", "up"/"down", "always"/"never" rarely say that one fact replaced another. The
-    merge guard asks for every kind."""
+    merge guard asks for every kind.
+
+    The exclusive-state check is symmetric for the merge guard (two states that exclude each
+    other are never the same note) and directional without antonyms, ``a`` being the older
+    text: "Rosa is three weeks old" ends "we're expecting", "we're expecting our second" does
+    not end "Rosa is three weeks old"."""
     if not a.strip() or not b.strip():
         return None
-    checks = (_negation, _antonyms, _facts, _changed_values) if antonyms else (_negation, _facts, _changed_values)
+    checks = (
+        (_negation, _antonyms, _facts, _exclusive_either, _changed_values)
+        if antonyms
+        else (_negation, _facts, _exclusive, _changed_values)
+    )
     for check in checks:
         why = check(a, b)
         if why is not None:
@@ -139,6 +152,16 @@ def _people(text: str) -> list[str]:
         if first and first[0][:1].isupper() and first[0].lower() not in lang.STOPWORDS:
             out.append(first[0])
     return out
+
+
+def _exclusive(old: str, new: str) -> str | None:
+    attribute = exclusive_change(old, new)
+    return None if attribute is None else f"exclusive state ({attribute})"
+
+
+def _exclusive_either(a: str, b: str) -> str | None:
+    attribute = exclusive_either(a, b)
+    return None if attribute is None else f"exclusive state ({attribute})"
 
 
 def _changed_values(a: str, b: str) -> str | None:

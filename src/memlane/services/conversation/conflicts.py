@@ -523,6 +523,8 @@ def _succeeded(draft: NoteDraft, candidates: list[Candidate], threshold: float |
     ]
     found = succession.succeeded(draft.content, draft.sources, earlier, threshold=threshold)
     if found is None:
+        found = succession.succeeded_by_state(draft.content, draft.sources, earlier)
+    if found is None:
         return None
     cand = candidates[found.index]
     return _Closing(cand, SUPERSEDED, f"succeeded by a newer statement ({found.why})", set(found.ended))

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memlane.services.conversation import anaphora
 from memlane.services.conversation import facts as fx
 from memlane.services.conversation import language as lang
 from memlane.services.conversation.messages import GENERIC_ROLES, NON_FACT_ROLES, Message
@@ -291,10 +293,18 @@ def score_sentence(sentence: str, message: Message) -> SentenceScore:
         score += 0.1
     if re.search(r"\d", text):
         score += 0.05
-    changes = lang.CHANGE_MARKER.search(text.lower()) or _STARTED_OR_OFF.search(text)
-    if changes or any(f.kind in _CHANGES for f in fx.parse(text)):
-        score += 0.15  # "the house fell through", "so that's off": what changes a stored fact is worth keeping
+    if _says_a_change(text):
+        score += CHANGE_BONUS  # "the house fell through", "so that's off": what changes a stored fact is worth keeping
     return SentenceScore(text, min(score, 1.0), category, date)
+
+
+#: what saying a change adds to a sentence's salience
+CHANGE_BONUS = 0.15
+
+
+def _says_a_change(text: str) -> bool:
+    changes = lang.CHANGE_MARKER.search(text.lower()) or _STARTED_OR_OFF.search(text)
+    return bool(changes) or any(f.kind in _CHANGES for f in fx.parse(text))
 
 
 def _category(scored: list[SentenceScore]) -> str:
@@ -303,10 +313,36 @@ def _category(scored: list[SentenceScore]) -> str:
     return next((c for c in order if c in present), "fact")
 
 
-def draft_from_message(message: Message, user_name: str | None = None) -> NoteDraft | None:
+def _topics(read: list[str], earlier: Sequence[anaphora.Turn]) -> list[tuple[anaphora.Gap, str] | None]:
+    """Per sentence of a message, where it ends something it does not name ("Packed it in")
+    and what an earlier turn of the request says that is (anaphora.py), or None."""
+    out: list[tuple[anaphora.Gap, str] | None] = []
+    for k, text in enumerate(read):
+        gap = anaphora.gap_of(text)
+        topic = anaphora.topic_before(read[:k], earlier) if gap is not None else None
+        out.append((gap, topic) if gap is not None and topic else None)
+    return out
+
+
+def _name_what_is_called_off(fact: dict[str, Any], found: tuple[anaphora.Gap, str] | None) -> None:
+    """ "Never happened, the coach cancelled the whole course" after "How was the first
+    lesson?": the cancellation carries the topic's words, by which conflicts.py finds the plan."""
+    if found is not None and fact.get("kind") == fx.CANCEL:
+        words = [*str(fact.get("value") or "").split(), *lang.content_words(found[1])]
+        fact["value"] = " ".join(dict.fromkeys(words))
+
+
+def _said_with_topic(text: str, found: tuple[anaphora.Gap, str] | None, person: bool) -> str:
+    return text if found is None else anaphora.with_topic(text, found[1], found[0], person=person)
+
+
+def draft_from_message(
+    message: Message, user_name: str | None = None, earlier: Sequence[anaphora.Turn] = ()
+) -> NoteDraft | None:
     """One note from one message, or None when nothing in it is worth remembering. A message
     of the user is written about ``user_name`` when the name is known ("Priya is allergic to
-    shellfish", not "The user is allergic to shellfish")."""
+    shellfish", not "The user is allergic to shellfish"). ``earlier``: the turns before it in
+    the same request, which lend a change that names nothing its topic."""
     role = message.role.strip().lower()
     if role in NON_FACT_ROLES:
         return None
@@ -314,7 +350,15 @@ def draft_from_message(message: Message, user_name: str | None = None) -> NoteDr
     said = [part for s in lang.sentences(message.content) for part in split_facts(_without_name(s)) if part]
     # what a person says of their own things without "my" is read as if they had said it
     read = said if role in ASSISTANT_ROLES else [with_owner(with_subject(s)) for s in said]
-    scored = [score_sentence(s, message) for s in read]
+    # a change that names nothing is read as the note will say it, its topic named (anaphora.py)
+    topics = _topics(read, earlier)
+    person = role not in ASSISTANT_ROLES
+    told = [_said_with_topic(text, found, person) for text, found in zip(read, topics, strict=True)]
+    scored = [score_sentence(s, message) for s in told]
+    for sc, found in zip(scored, topics, strict=True):
+        if found is not None and not _says_a_change(sc.text):
+            sc.score = min(1.0, sc.score + CHANGE_BONUS)  # "Didn't renew" ends something known: a change
+    said_as = {id(sc): (text, found) for sc, text, found in zip(scored, read, topics, strict=True)}
     verbatim = {id(sc): text for sc, text in zip(scored, said, strict=True)}
     kept = [s for s in scored if s.score >= bar]
     if not kept:
@@ -325,9 +369,12 @@ def draft_from_message(message: Message, user_name: str | None = None) -> NoteDr
     named = user_name if user_name and role == "user" else None
     speaker = named or message.speaker
     keys = {speaker.lower(), message.role.strip().lower(), GENERIC_ROLES.get(role, "").lower()} - {""}
+    # facts are read from the words as said: "scrapped it" is a cancellation of what was spoken of
     facts = [
-        {**f.to_slot(), "i": i} for i, s in enumerate(kept) for f in fx.parse(s.text, speaker_keys=keys)
+        {**f.to_slot(), "i": i} for i, s in enumerate(kept) for f in fx.parse(said_as[id(s)][0], speaker_keys=keys)
     ]  # fmt: skip
+    for fact in facts:
+        _name_what_is_called_off(fact, said_as[id(kept[fact["i"]])][1])
     content = " ".join(lang.third_person(s.text, speaker) for s in kept)
     date = next((s.date for s in kept if s.date), None)
     if date and date not in content:
@@ -356,7 +403,8 @@ def extract_notes(messages: list[Message], user_name: str | None = None) -> list
     name = user_name or names_given(messages)
     drafts = []
     for k, m in enumerate(messages):
-        d = draft_from_message(m, name)
+        earlier = [anaphora.Turn(p.content, p.role == m.role) for p in messages[max(0, k - anaphora.LOOKBACK) : k]]
+        d = draft_from_message(m, name, earlier)
         if d is not None:
             if k > 0:
                 _refer_to_previous(d, messages[k - 1])

@@ -24,6 +24,10 @@ the question's similarity replaced by the notes' own:
   - the topic's (topic_change.py), when the cosine is at least :data:`TOPIC_COSINE`: a salient
     word both share, ended, or its value replaced or corrected, in the new sentence.
 
+An implied change with no change cue is read by another path (:func:`succeeded_by_state`):
+the new note puts the same subject in a state that excludes the earlier note's
+(services/exclusive_states.py: "single" → "my husband", "expecting" → "three weeks old").
+
 A name said to someone ("Wow, Gina, ..."), a shared picture's caption and a note's date suffix
 are left off first (:func:`spoken`): none is a value of what a note states. On by default
 (``MEMLANE_CLOSE_BY_SUCCESSION``; BENCHMARKS.md, "Memory truth").
@@ -45,6 +49,7 @@ from memlane.services.conversation import language as lang
 from memlane.services.conversation import topic_change
 from memlane.services.conversation.messages import parse_timestamp
 from memlane.services.conversation.notes import event_time
+from memlane.services.exclusive_states import exclusive_change
 from memlane.services.opposition import opposition, replaces_older
 from memlane.services.ranking.succession import CHANGE_CUES, tells_an_event
 
@@ -294,3 +299,37 @@ def spoken(text: str) -> str:
     shared: a name said *to* someone is not a value of what the text states, and a picture's
     caption is not a fact, so neither makes two notes disagree."""
     return _ADDRESSED_LAST.sub("", _ADDRESSED.sub(_keep_lead, _CAPTION.sub("", text)))
+
+
+#: the least cosine between two notes for an exclusive state change to close the older: lower
+#: than :data:`NOTE_COSINE`, since the shared attribute is itself the evidence that ties them
+#: ("fills up the Golf" and "since getting the electric Mini": 0.20); chosen on the tune split
+STATE_COSINE = 0.15
+
+
+def succeeded_by_state(
+    text: str, sources: Sequence[Any], earlier: Sequence[Earlier], *, threshold: float = STATE_COSINE
+) -> Succession | None:
+    """The most similar of ``earlier`` whose state a new note changes to one that excludes it
+    (services/exclusive_states.py: "single" → "my husband", "expecting" → "three weeks old"),
+    said later by the same speaker about the same subject, or None. An implied change needs no
+    change cue: the vocabulary of exclusive states is what says the old note ended."""
+    when, roles = _latest(sources), _roles(sources)
+    new = spoken(text)
+    best: Succession | None = None
+    best_cos = -1.0
+    for i, e in enumerate(earlier):
+        if e.cosine < threshold or e.cosine <= best_cos:
+            continue
+        if when is None or e.said_at is None or e.said_at >= when or _roles(e.sources) != roles:
+            continue
+        ended = [
+            (k, f"exclusive state ({attribute})")
+            for k, sentence in enumerate(lang.sentences(e.text) or [e.text])
+            if not different_subjects(said := spoken(sentence), new)
+            and (attribute := exclusive_change(said, new)) is not None
+        ]
+        if ended:
+            best = Succession(i, frozenset(k for k, _ in ended), ended[0][1])
+            best_cos = e.cosine
+    return best

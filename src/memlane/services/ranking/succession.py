@@ -44,6 +44,7 @@ from datetime import datetime
 
 from memlane.domain.model import Node
 from memlane.services.conversation.notes import event_time
+from memlane.services.exclusive_states import exclusive_change
 from memlane.services.opposition import opposition
 
 #: the least cosine, as a share of the earlier memory's, with which a later memory still
@@ -126,7 +127,8 @@ def succeeds(later: Said, earlier: Said, ratio: float = RATIO) -> bool:
     """Whether ``later`` states what is now true of what ``earlier`` states."""
     if later.said_at is None or earlier.said_at is None or later.said_at <= earlier.said_at:
         return False
-    if tells_an_event(earlier.text) or not says_a_change(later.text):
+    implied = exclusive_change(earlier.text, later.text) is not None
+    if not implied and (tells_an_event(earlier.text) or not says_a_change(later.text)):
         return False
     if later.subject != earlier.subject or earlier.cosine <= 0 or later.cosine < ratio * earlier.cosine:
         return False
