@@ -29,6 +29,17 @@ async def ranking(tmp_path: Path) -> AsyncIterator[Ranking]:
         await svc.close()
 
 
+@pytest.fixture
+async def backend_ranking(db_url: str) -> AsyncIterator[Ranking]:
+    """The ranking helper on each backend (``ranking`` above is SQLite only), for signals
+    whose store queries differ by backend."""
+    svc = await open_services(make_settings(db_url), clock=Clock(), embedder=HashingEmbedder(DIM))
+    try:
+        yield Ranking(svc)
+    finally:
+        await svc.close()
+
+
 @pytest.fixture(scope="package")
 def full_server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
     with live_server_factory() as server:

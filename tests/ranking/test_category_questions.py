@@ -6,30 +6,16 @@ backends (the keyword search differs by store, the words it is given do not)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from memlane.domain.clock import Clock
-from memlane.embed.hashing import HashingEmbedder
-from memlane.services.container import open_services
-from memlane.services.ranking.categories import CATEGORIES, MEMBER_TERMS, asked_category, member_query
+from memlane.services.ranking.categories import CATEGORIES, asked_category, member_queries
+from memlane.store.postgres.store import MAX_QUERY_WORDS
 from memlane.store.sqlite.keyword_terms import MAX_TERMS
 from tests.ranking.helpers import SWITCHES, Ranking, distractors, query_vector, vector_with_cosine
-from tests.support.settings import DIM, make_settings
 
 NO_CATEGORY = SWITCHES["no-category"]
-
-
-@pytest.fixture
-async def ranking(db_url: str) -> AsyncIterator[Ranking]:
-    """The ranking helper on each backend (the package's own fixture is SQLite only)."""
-    svc = await open_services(make_settings(db_url), clock=Clock(), embedder=HashingEmbedder(DIM))
-    try:
-        yield Ranking(svc)
-    finally:
-        await svc.close()
 
 
 def said(client_id: str, text: str, query: str, cosine: float, seed: int) -> dict[str, Any]:
@@ -43,29 +29,46 @@ def said(client_id: str, text: str, query: str, cosine: float, seed: int) -> dic
     }
 
 
-async def test_a_question_asking_for_activities_finds_the_memory_that_names_one(ranking: Ranking) -> None:
+async def test_a_question_asking_for_activities_finds_the_memory_that_names_one(backend_ranking: Ranking) -> None:
     query = "What activities does Melanie partake in?"
     nodes = [
         *distractors(query, 100, start=0.5, step=0.004),
         # no word in common with the question, and far from it in meaning as the embedder sees it
         said("hike", "we went hiking with the kids", query, -0.10, seed=1),
     ]
-    scope, ids = await ranking.write(nodes)
+    scope, ids = await backend_ranking.write(nodes)
 
-    assert ids["hike"] in await ranking.ranked_ids(scope, query, limit=5)
+    assert ids["hike"] in await backend_ranking.ranked_ids(scope, query, limit=5)
     # without the members' search nothing reaches it
-    assert ids["hike"] not in await ranking.ranked_ids(scope, query, limit=5, config=NO_CATEGORY)
+    assert ids["hike"] not in await backend_ranking.ranked_ids(scope, query, limit=5, config=NO_CATEGORY)
 
 
-async def test_a_question_asking_for_no_category_does_not_search_for_members(ranking: Ranking) -> None:
+async def test_a_member_late_in_a_long_list_is_found_and_explained(backend_ranking: Ranking) -> None:
+    """Activities' list is longer than one keyword search reads: a sport near its end is
+    searched too, and explain shows the members' score beside the question's own keyword one."""
+    query = "What activities does Melanie partake in?"
+    nodes = [
+        *distractors(query, 100, start=0.5, step=0.004),
+        said("swim", "I'm off to go swimming with the kids", query, -0.10, seed=1),
+    ]
+    scope, ids = await backend_ranking.write(nodes)
+
+    outcome = await backend_ranking.recall(scope, query, limit=5, explain=True)
+    ranked = [r.id for r in outcome.ranked]
+    assert ids["swim"] in ranked
+    assert outcome.signals[ids["swim"]]["members"] > 0
+    assert outcome.signals[ids["swim"]]["keyword"] == 0
+
+
+async def test_a_question_asking_for_no_category_does_not_search_for_members(backend_ranking: Ranking) -> None:
     query = "What does Melanie think of the new neighbours?"
     nodes = [
         *distractors(query, 100, start=0.5, step=0.004),
         said("hike", "we went hiking with the kids", query, -0.10, seed=1),
     ]
-    scope, ids = await ranking.write(nodes)
+    scope, ids = await backend_ranking.write(nodes)
 
-    assert ids["hike"] not in await ranking.ranked_ids(scope, query, limit=5)
+    assert ids["hike"] not in await backend_ranking.ranked_ids(scope, query, limit=5)
 
 
 @pytest.mark.parametrize(
@@ -79,6 +82,8 @@ async def test_a_question_asking_for_no_category_does_not_search_for_members(ran
         ("What does Melanie do to destress?", "activities"),
         ("Where has Melanie camped?", "places"),
         ("What books has Ana read?", "books"),
+        ("What martial arts has John done?", "martial arts"),
+        ("What video games does Nate play?", "games"),
     ],
 )
 def test_a_question_asking_for_a_categorys_members_is_recognised(question: str, category: str) -> None:
@@ -100,8 +105,9 @@ def test_a_question_asking_for_no_category_is_not_taken_for_one(question: str) -
     assert asked_category(question) is None
 
 
-def test_a_members_search_asks_for_single_words_within_the_keyword_searchs_reach() -> None:
+def test_a_members_search_asks_for_every_member_within_each_keyword_searchs_reach() -> None:
     for category in CATEGORIES:
-        searched = member_query(category).split()
-        assert 0 < len(searched) <= MEMBER_TERMS <= MAX_TERMS, category.name
-        assert all(w.replace("-", "").isalpha() for w in searched), category.name
+        parts = [text.split() for text in member_queries(category)]
+        assert parts and all(0 < len(p) <= min(MAX_TERMS, MAX_QUERY_WORDS) for p in parts), category.name
+        assert [w for p in parts for w in p] == list(category.terms), category.name
+        assert all(w.replace("-", "").isalpha() for p in parts for w in p), category.name

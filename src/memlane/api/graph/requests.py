@@ -107,6 +107,7 @@ class RecallBase(TenantScoped, TimeQuestionIn):
     slots_preview_keys: JsonInt = Field(10, ge=1, le=50)
     return_debug: bool = False
     #: per seed, why it ranked: similarity, keyword, fused, entity_boost, time_boost, question, base, graph, score
+    #: (and members, for a question asking for a category's members)
     explain: bool = False
     include_embeddings: bool = False
     rules_context: Any = None

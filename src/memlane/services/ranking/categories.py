@@ -11,7 +11,8 @@ questions"); docs/retrieval.md describes the signal.
 
 The detector reads the question's form: ``what|which [kind(s)|type(s)|sort(s) of] [one or two
 words] HEAD`` where HEAD is one of a category's names ("What activities ...", "Which cities
-...", "What kind of art ...", "What musical instruments ..."), and a few fixed forms ("What
+...", "What kind of art ...", "What musical instruments ..."), or a compound noun that names a
+category of its own though its last word names another ("What martial arts ..."), and a few fixed forms ("What
 does Ana do to relax?", "Where has Ana travelled?").
 """
 
@@ -48,7 +49,7 @@ _SPORTS = """
     swimming swim swam swims football soccer basketball baseball tennis golf volleyball hockey rugby
     cricket badminton skiing ski skied snowboarding surfing surf surfed skating skateboarding
     climbing kayaking canoeing rowing sailing cycling biking bike biked boxing karate judo
-    martial_arts archery fencing wrestling gymnastics marathon jogging jog running run ran
+    taekwondo kickboxing martial_arts archery fencing wrestling gymnastics marathon jogging jog running run ran
     workout workouts gym yoga pilates
 """
 _PASTIMES = """
@@ -127,6 +128,10 @@ _SCREEN = """
     movie movies film films show shows series documentary documentaries episode episodes
     sitcom cinema netflix
 """
+_MARTIAL_ARTS = """
+    karate judo taekwondo kickboxing boxing kung_fu jiu-jitsu jujitsu aikido wrestling fencing
+    muay_thai kendo capoeira sparring dojo belt
+"""
 _PLANTS = """
     flower flowers rose roses tulip tulips sunflower sunflowers daisy daisies lily lilies
     orchid orchids lavender tree trees plant plants succulent succulents cactus herbs
@@ -156,8 +161,19 @@ CATEGORIES: tuple[Category, ...] = (
     _category("books", "books book novels novel authors author", _BOOKS),
     _category("screen", "movies movie films film shows", _SCREEN),
     _category("plants", "flowers flower plants plant", _PLANTS),
+    # named only by the compound below: "arts" alone asks for art
+    _category("martial arts", "", _MARTIAL_ARTS),
 )
+_BY_NAME: Mapping[str, Category] = {c.name: c for c in CATEGORIES}
 _BY_HEAD: Mapping[str, Category] = {h: c for c in CATEGORIES for h in c.heads}
+#: two words that name a category of their own, though the second alone names another
+#: ("What martial arts ..." asks for karate and judo, not for paintings)
+_COMPOUNDS: Mapping[tuple[str, str], Category] = {
+    ("martial", "arts"): _BY_NAME["martial arts"],
+    ("martial", "art"): _BY_NAME["martial arts"],
+    ("video", "games"): _BY_NAME["games"],
+    ("board", "games"): _BY_NAME["games"],
+}
 
 _WHAT = re.compile(r"^\s*(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?(.*)", re.IGNORECASE)
 #: the words that end the noun phrase after "what" ("What books *has* Ana read?")
@@ -174,23 +190,33 @@ _PASTIME_FORM = re.compile(
 _PLACE_FORM = re.compile(r"^\s*where\s+(?:has|have|had)\b", re.IGNORECASE)
 
 
-#: the most words a member search asks for (the SQLite keyword search reads 64): a list's
-#: later words (most sports; most countries) are past it, as measured
-MEMBER_TERMS = 48
+#: the most words one keyword search reads (both backends: sqlite/keyword_terms.MAX_TERMS and
+#: postgres/store.MAX_QUERY_WORDS; the rest of a longer text are ignored)
+KEYWORD_QUERY_WORDS = 64
 
 
-def member_query(category: Category) -> str:
-    """The keyword text that finds memories naming a member: its first ``MEMBER_TERMS`` words."""
-    return " ".join(category.terms[:MEMBER_TERMS])
+def member_queries(category: Category) -> tuple[str, ...]:
+    """The keyword texts that together search every member of ``category``: its words in
+    even parts of at most ``KEYWORD_QUERY_WORDS`` (one keyword search each). BM25 sums a
+    score per query word a document holds, over statistics that are the scope's own, so the
+    parts' scores add up to the score of the whole list (``SeedSearch`` adds them)."""
+    terms = category.terms
+    parts = -(-len(terms) // KEYWORD_QUERY_WORDS)
+    size = -(-len(terms) // parts) if parts else 0
+    return tuple(" ".join(terms[i : i + size]) for i in range(0, len(terms), size)) if size else ()
 
 
 def asked_category(question: str) -> Category | None:
     """The category whose members ``question`` asks for, or ``None``."""
     m = _WHAT.match(question)
     if m is not None:
-        for word in words(m.group(1))[:_PHRASE_WORDS]:
+        phrase = words(m.group(1))[:_PHRASE_WORDS]
+        for i, word in enumerate(phrase):
             if word in _AUXILIARIES:
                 break
+            compound = _COMPOUNDS.get((word, phrase[i + 1])) if i + 1 < len(phrase) else None
+            if compound is not None:
+                return compound
             if word in _BY_HEAD:
                 return _BY_HEAD[word]
     if _PASTIME_FORM.search(question):

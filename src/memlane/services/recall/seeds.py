@@ -22,7 +22,7 @@ import numpy as np
 from memlane.domain.model import ACTIVE_TIERS, Node, ScoredId
 from memlane.domain.text_signals import speaker_of
 from memlane.metrics import recall_stage
-from memlane.services.ranking.categories import Category, asked_category, member_query
+from memlane.services.ranking.categories import Category, asked_category, member_queries
 from memlane.services.ranking.config import RankingConfig
 from memlane.services.ranking.fusion import Candidates, fuse
 from memlane.services.ranking.query_text import keyword_query, named_words, without_words, words
@@ -137,7 +137,7 @@ class SeedSearch:
         dense_hits, keyword_hits, read = await self._candidates(query, p, q)
         member_hits: list[ScoredId] = []
         if q.category is not None:
-            member_hits = await self._keyword(p, member_query(q.category), q.depth)
+            member_hits = await self._members(p, q.category, q.depth)
         if self.ranking.prf_seeds > 0 and self.ranking.prf_weight > 0:
             query, dense_hits = await self._feedback(query, p, q, dense_hits, keyword_hits)
         sims = {h.id: h.score for h in dense_hits}
@@ -153,9 +153,11 @@ class SeedSearch:
         signals: dict[str, dict[str, float]] = {}
         if p.explain:
             keyword_scores = {h.id: h.score for h in keyword_hits}
+            member_scores = {h.id: h.score for h in member_hits}
             signals = {
                 nid: _why(loaded[nid], q.signals, sims.get(nid, 0.0), keyword_scores.get(nid, 0.0), fused[nid])
                 | {"question": base[nid] - boosted[nid], "base": base[nid]}
+                | ({"members": member_scores.get(nid, 0.0)} if q.category is not None else {})
                 for nid in chosen
             }
         return Seeds(
@@ -223,6 +225,21 @@ class SeedSearch:
         with recall_stage("vector"):
             again = await self.reader.nearest(p.viewer, p.scope, moved, q.depth, p.when, tiers=ACTIVE_TIERS)
         return moved, again
+
+    async def _members(self, p: RecallParams, category: Category, depth: int) -> list[ScoredId]:
+        """The keyword list of every member of ``category``: one keyword search per part of its
+        words (a search reads at most 64), each ``depth`` deep, and a memory's scores added up
+        (BM25 over disjoint words adds up; categories.member_queries). A memory that only
+        a part's cut left out misses that part's score, as the whole list's cut would have."""
+        parts = await asyncio.gather(*(self._keyword(p, text, depth) for text in member_queries(category)))
+        if len(parts) == 1:
+            return parts[0]
+        total: dict[str, float] = {}
+        for hits in parts:
+            for h in hits:
+                total[h.id] = total.get(h.id, 0.0) + h.score
+        best = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))[:depth]
+        return [ScoredId(nid, score) for nid, score in best]
 
     async def _keyword(self, p: RecallParams, text: str, depth: int) -> list[ScoredId]:
         with recall_stage("keyword"):
