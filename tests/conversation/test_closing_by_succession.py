@@ -258,3 +258,32 @@ def test_words_alike_in_meaning_never_close_a_fact_that_only_adds(
     """A brother and a sister are two people, however alike the words; "now" beside a second
     language says when, not that the first was replaced."""
     assert_the_first_stays_active(succession_api, first, second, kept)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [
+        ("I drink green tea every afternoon at my desk.", "I gave up coffee last month, I sleep much better.",
+         "green tea"),
+        ("I play piano at the Crown on Tuesdays.", "I play guitar at the Crown on Thursdays now.", "piano"),
+        ("I play the cello in the community orchestra.", "I stopped playing the violin years ago.", "cello"),
+    ],
+    ids=["coffee given up leaves the tea", "guitar on another day leaves the piano", "violin stopped leaves the cello"],
+)  # fmt: skip
+def test_ending_one_thing_of_a_kind_never_closes_another_of_that_kind(
+    succession_api: httpx.Client, first: str, second: str, kept: str
+) -> None:
+    """Tea and coffee, a piano and a guitar, a cello and a violin are near in meaning but two
+    things: ending one, or playing one on another day, says nothing of the other
+    (services/conversation/same_kind.py)."""
+    assert_the_first_stays_active(succession_api, first, second, kept)
+
+
+def test_one_thing_of_a_kind_said_to_replace_another_closes_the_old_note(succession_api: httpx.Client) -> None:
+    """Switching from tea to coffee replaces one member of a kind by another."""
+    assert_the_first_is_closed(
+        succession_api,
+        "I drink green tea every afternoon at my desk.",
+        "I switched from tea to coffee in the afternoons, I need the kick.",
+        "green tea",
+    )

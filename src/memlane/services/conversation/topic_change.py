@@ -9,8 +9,9 @@ compared on what they are *about*, as a person would: a salient topic word both 
 word, lightly stemmed, not a generic one like "user", "day", "thing", not the name of whom the
 sentence is about) or, when they share none and the later sentence says an ending, a
 replacement or a correction, two salient words one in *meaning* (word_meaning.py: "insulin jab"
-and "injections", "broadband" and "fibre", "manager" and "boss"), and then, in the part of the
-later sentence that carries that topic,
+and "injections", "broadband" and "fibre", "manager" and "boss"; not two members of one kind,
+same_kind.py: tea and coffee, a cello and a violin), and then, in the part of the later sentence
+that carries that topic and names no other member of a kind than the earlier one,
 
 * an **ending**: the topic negated in a present or lasting sense ("not vegetarian anymore",
   "doesn't have a gym membership now", "not on nights these days", "didn't renew the season
@@ -33,10 +34,11 @@ changes anything, and neither does a sentence about another named one of a kind
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from difflib import SequenceMatcher
 
 from memlane.services.conversation import language as lang
-from memlane.services.conversation import word_meaning
+from memlane.services.conversation import same_kind, word_meaning
 
 #: words that name no topic of their own: who (the rewritten first person), when, how much,
 #: and verbs that say nothing of what a fact is about
@@ -199,7 +201,50 @@ def _related(old: str, new: str, *, changed: bool = False) -> set[tuple[str, str
     a, b = _meaning_words(old, subjects), _meaning_words(new, subjects)
     if changed:
         a, b = {k: w for k, w in a.items() if k not in b}, {k: w for k, w in b.items() if k not in a}
-    return {(x, y) for x, y in word_meaning.related(a, b) if x != y}
+    pairs = {(x, y) for x, y in word_meaning.related(a, b) if x != y}
+    return {(x, y) for x, y in pairs if not _of_another_kind(a[x], old, b[y], new)}
+
+
+#: words that say one thing took another's place ("switched from tea to coffee", "coffee
+#: instead", "swapped the cello for a violin"), not only that something ended or when
+_REPLACEMENT = re.compile(
+    r"\b(?:switch\w*|swap\w*|chang(?:ed|ing)|replac\w*|trad(?:ed|ing) in|instead|rather than|in place of"
+    r"|(?:moved|moving|gone|went|going) (?:over |on )?(?:from|to|onto)|from \w+(?: \w+)? to)\b",
+    re.IGNORECASE,
+)
+
+
+def _of_another_kind(old_word: str, old: str, new_word: str, new: str) -> bool:
+    """Whether two words near in meaning are two members of one kind (same_kind.py: tea and
+    coffee, a cello and a violin), each text about its own ("drinks green tea", "gave up
+    coffee"), while the new sentence neither corrects a value nor says, in the clause that
+    names its word, that one took the other's place ("switched from tea to coffee")."""
+    if not (
+        same_kind.another_of_its_kind(new_word, lang.words(old))
+        or same_kind.another_of_its_kind(old_word, lang.words(new))
+    ):
+        return False
+    return not _replaces(new, lambda clause: re.search(rf"\b{re.escape(new_word)}\b", clause, re.IGNORECASE))
+
+
+def _replaces(sentence: str, names: Callable[[str], object]) -> bool:
+    """Whether a sentence corrects a value, or says in a clause that ``names`` accepts that one
+    thing took another's place."""
+    if _CORRECTION.search(sentence):
+        return True
+    return any(_REPLACEMENT.search(c) and names(c) for c in (sentence[a:b] for a, b in _clauses(sentence)))
+
+
+def another_thing(old: str, text: str) -> bool:
+    """Whether ``text`` (a sentence or a clause) is about another member of a kind than
+    ``old`` ("stopped playing the violin" beside "plays the cello"; "gave up coffee" beside
+    "drinks green tea"), and does not say that one replaced the other: then what it ends or
+    changes is not what ``old`` states, whatever words the two share ("play")."""
+    old_words = lang.words(old)
+    others = [w for w in lang.words(text) if same_kind.another_of_its_kind(w, old_words)]
+    if not others:
+        return False
+    return not _replaces(text, lambda clause: any(re.search(rf"\b{re.escape(w)}\b", clause) for w in others))
 
 
 def _meaning_topic(old: str, new: str) -> set[str]:
@@ -295,7 +340,7 @@ def ending(old: str, new: str, adds: re.Pattern[str]) -> str | None:
         clause = new[span[0] : span[1]]
         if adds.search(clause) or not (_topic_words(clause, set()) & topic):
             continue
-        if _NOT_ENDING.search(clause):
+        if _NOT_ENDING.search(clause) or another_thing(old, clause):
             continue
         if _ends_in(_ENDING, new, span) or _NOT_GOING_ON.search(clause) or _past_topic(clause, topic):
             return f"ended ({', '.join(sorted(topic))})"
@@ -320,7 +365,7 @@ def _past_topic(clause: str, topic: set[str]) -> bool:
 def changed_value(old: str, new: str, adds: re.Pattern[str]) -> str | None:
     """Why ``new`` (one sentence) replaces or corrects a value ``old`` (one sentence) states,
     or None (see the module's docstring)."""
-    if adds.search(new) or not same_subject(old, new):
+    if adds.search(new) or not same_subject(old, new) or another_thing(old, new):
         return None
     if _CORRECTION.search(new) and _denies(new, _plain_words(old) - lang.STOPWORDS - _GENERIC):
         return "corrected value"
