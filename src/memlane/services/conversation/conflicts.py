@@ -467,7 +467,7 @@ async def resolve_offline(
         ]
         candidates.sort(key=lambda c: -c.similarity)
         note = _note(draft, ids[i], client_ids[i], "CREATE")
-        closings, repeated = _closings(draft, candidates)
+        closings, repeated = _closings(draft, [c for c in candidates if _may_change(draft, c)])
         if closings:
             _apply_closings(note, draft, closings, changes)
         else:
@@ -656,6 +656,13 @@ def _corrected(text: str, old: str, new: str) -> str:
         return replacement.title() if m.group(0)[:1].isupper() else replacement
 
     return re.sub(rf"(?<![\w'-]){re.escape(old)}(?![\w'-])", swap, text, count=1, flags=re.IGNORECASE)
+
+
+def _may_change(draft: NoteDraft, cand: Candidate) -> bool:
+    """Whether the draft's facts may close ``cand``: said by the same speaker, or by another
+    one in the chat about ``cand``'s speaker by name (succession.same_speaker): "I quit the
+    dance studio" said by Gina never ends Jon's "I go to the dance studio"."""
+    return succession.same_speaker(_sources_of(cand), draft.sources, draft.content)
 
 
 def _sources_of(c: Candidate) -> list[dict[str, object]]:

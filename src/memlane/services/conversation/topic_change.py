@@ -68,7 +68,9 @@ _ENDING = re.compile(
     r"|cancell?(?:ed|ing)|called off|calling off|shelved|scrapped|wound (?:\w+ ){0,3}up"
     r"|pulled (?:out|the|it|its|their|our)|fell through|fallen through|knocked (?:\w+ ){0,3}on the head"
     r"|let us down|retired|retiring|paid (?:\w+ ){1,5}off|broke up|moved out|gave (?:\w+ ){0,2}away|no more"
-    r"|not going ahead)\b",
+    r"|not going ahead|(?:packed|jacked|packing|jacking) (?:\w+ ){0,2}in|(?:stood|stepped|standing|stepping) down"
+    r"|binned|ditched|axed|dumped|(?:rained|called|written) off|pulled the plug|turned down"
+    r"|handed (?:\w+ ){0,2}back)\b",
     re.IGNORECASE,
 )
 #: "used to" and the few words it puts in the past ("used to cycle in", "used to have a dog")
@@ -86,9 +88,13 @@ _LASTING = re.compile(
     r"\b(?:now|anymore|any more|any longer|no longer|these days|nowadays|after all|at all|for good)\b",
     re.IGNORECASE,
 )
+#: a state not had since a time: it ended then ("hasn't had a migraine since March", "not needed
+#: the inhaler since the summer"); a place not been to since is a visit, not a state
+_NOT_SINCE = re.compile(r"(?:n't|\bnot|\bnever)\s+(?:\w+\s+)?(?:had|needed|used)\b[^,;]*\bsince\b", re.IGNORECASE)
 #: a negated verb of going on ("didn't renew", "not continuing", "won't be going back")
 _NOT_GOING_ON = re.compile(
-    r"(?:n't|\bnot)\s+(?:\w+\s+)?(?:renew|renewing|continu\w*|extend\w*|go(?:ing)? ahead|go(?:ing)? back|keep\w*)\b",
+    r"(?:n't|\bnot|\bnever)\s+(?:\w+\s+)?(?:renew|renewing|continu\w*|extend\w*|go(?:ing)? ahead|go(?:ing)? back"
+    r"|keep\w*|happen\w*|got going|get going)\b",
     re.IGNORECASE,
 )
 #: words that say a value was replaced, with a shared topic (a time word suffices here)
@@ -105,7 +111,8 @@ _SWITCHED = re.compile(
 )
 #: words that say the earlier value was wrong
 _CORRECTION = re.compile(
-    r"\b(?:correction|corrected|wrong|mistake|mistaken|mixed (?:\w+ )?up|mix-up|misread\w*|misheard|misremember\w*"
+    r"\b(?:correction|corrected|wrong|mistake|mistaken|mix(?:es|ed|ing)? (?:\w+ )?up|mix-up|misread\w*|misheard"
+    r"|misremember\w*|muddl\w*"
     r"|swapped|transpos\w*|typo|i meant|meant to say|spelled|spelt|with an? (?:\w|extra \w)\b"
     r"|sorry(?!\s+(?:to|for|about|that|you|\w+ (?:hasn't|didn't|couldn't|can't|won't))\b))",
     re.IGNORECASE,
@@ -344,7 +351,7 @@ def ending(old: str, new: str, adds: re.Pattern[str]) -> str | None:
             continue
         if _ends_in(_ENDING, new, span) or _NOT_GOING_ON.search(clause) or _past_topic(clause, topic):
             return f"ended ({', '.join(sorted(topic))})"
-        if _NEGATED.search(clause) and _LASTING.search(clause):
+        if (_NEGATED.search(clause) and _LASTING.search(clause)) or _NOT_SINCE.search(clause):
             return f"no longer ({', '.join(sorted(topic))})"
     return None
 
@@ -354,7 +361,7 @@ def _may_end(sentence: str) -> bool:
     by meaning, which costs the words' vectors)."""
     if _ENDING.search(sentence) or _NOT_GOING_ON.search(sentence) or _USED_TO.search(sentence):
         return True
-    return bool(_NEGATED.search(sentence) and _LASTING.search(sentence))
+    return bool(_NEGATED.search(sentence) and _LASTING.search(sentence)) or bool(_NOT_SINCE.search(sentence))
 
 
 def _past_topic(clause: str, topic: set[str]) -> bool:
@@ -378,7 +385,7 @@ def changed_value(old: str, new: str, adds: re.Pattern[str]) -> str | None:
     if not topic and (_CORRECTION.search(new) or _denies(new, va) or _SWITCHED.search(new)):
         topic = _meaning_topic(old, new)
     if _CORRECTION.search(new) or _denies(new, va):
-        if topic or _alike(gone, came) or _denies(new, va):
+        if topic or _alike(gone, came) or _same_sort(gone, came) or _denies(new, va):
             return "corrected value"
         return None
     if topic and _REPLACED.search(new) and not _NEGATED.search(new):
@@ -420,4 +427,26 @@ def _plain_words(text: str) -> set[str]:
 
 
 def _denies(new: str, old_values: set[str]) -> bool:
-    return any(m.group("value").strip(",.!?").lower() in old_values for m in _NOT_VALUE.finditer(new))
+    """Whether ``new`` says "not <an old value>", in the singular or the plural ("not Fridays"
+    denies "Friday")."""
+    for m in _NOT_VALUE.finditer(new):
+        value = m.group("value").strip(",.!?").lower()
+        if value in old_values or (value.endswith("s") and value[:-1] in old_values):
+            return True
+    return False
+
+
+#: sorts of value a slot holds one of: a weekday, a month, a day of the month, a clock time
+_SORTS = (
+    re.compile(rf"^(?:{'|'.join(lang.WEEKDAYS)})s?$"),
+    re.compile(rf"^(?:{'|'.join(lang.MONTHS)})$"),
+    re.compile(r"^\d{1,2}(?:st|nd|rd|th)$"),
+    re.compile(r"^\d{1,2}(?::\d\d)?(?:am|pm)$|^\d{1,2}:\d\d$"),
+)
+
+
+def _same_sort(gone: set[str], came: set[str]) -> bool:
+    """Whether a value gone and a value come are of one sort (Tuesday and Wednesday, the 9th
+    and the 19th, 8:45 and 9:30): a correction that puts one in place of the other corrects
+    the slot both fill."""
+    return any(any(k.match(a) for a in gone) and any(k.match(b) for b in came) for k in _SORTS)

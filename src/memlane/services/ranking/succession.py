@@ -97,9 +97,11 @@ _PAST = re.compile(
     r"|felt|thought|wrote|read|left|kept|spent|brought|heard|\w{2,}ed)\b",
     re.IGNORECASE,
 )
-#: a present-tense verb or a word that puts a statement in the present
+#: a present-tense verb or a word that puts a statement in the present, also contracted
+#: ("we're having the baby christened", "I'm booked in", "we've got")
 _PRESENT = re.compile(
-    r"\b(?:is|are|am|has|have|does|do|can|isn't|aren't|doesn't|don't|hasn't|haven't|now|currently|nowadays)\b",
+    r"\b(?:is|are|am|has|have|does|do|can|isn't|aren't|doesn't|don't|hasn't|haven't|now|currently|nowadays)\b"
+    r"|\b\w+['\u2019](?:re|m|ve)\b",
     re.IGNORECASE,
 )
 
