@@ -67,8 +67,10 @@ def assert_kept(api: httpx.Client, first: list[tuple[str, str]], second: list[tu
          "We went for laminate in the end, so the carpet order's been binned.", "Thursday"),
         ("I get awful migraines, at least two a week.",
          "The new tablets worked wonders, I haven't had a migraine since March.", "two a week"),
+        ("I vape, mostly mango flavour, it got me through giving up the cigarettes.",
+         "I packed in puffing at New Year, five weeks clean now.", "mango"),
     ],
-    ids=["jacked in", "stood down", "binned", "not had since"],
+    ids=["jacked in", "stood down", "binned", "not had since", "an activity packed in"],
 )  # fmt: skip
 def test_an_ending_said_in_everyday_words_closes_the_old_note(
     api: httpx.Client, first: str, second: str, gone: str

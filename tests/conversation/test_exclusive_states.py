@@ -35,6 +35,8 @@ from memlane.services.exclusive_states import ATTRIBUTES, exclusive_change, excl
         ("The user works as a chef in Bristol.", "The user was laid off in the spring.", "employment"),
         ("Dan has a pint most evenings.", "Dan is teetotal these days.", "alcohol"),
         ("The user cycles to work along the canal.", "The user takes the bus to work, the knee is bad.", "commute"),
+        ("Ray gets the 42 bus into town every morning.", "Ray cycles in every day now.", "commute"),
+        ("Our son Leo still lives at home with us.", "Leo got the keys to his own flat in Bristol.", "living"),
         ("The user is doing a Spanish course on Mondays.", "The user finished the Spanish course in May.", "course"),
     ],
 )  # fmt: skip

@@ -111,7 +111,8 @@ _SWITCHED = re.compile(
 )
 #: words that say the earlier value was wrong
 _CORRECTION = re.compile(
-    r"\b(?:correction|corrected|wrong|mistake|mistaken|mix(?:es|ed|ing)? (?:\w+ )?up|mix-up|misread\w*|misheard"
+    r"\b(?:correction|corrected|wrong|mistake|mistaken|mixed (?:\w+ )?up|mix-up|misread\w*|misheard"
+    r"|mix(?:es|ing)? (?:them|those|these|it|that|the two) up"
     r"|misremember\w*|muddl\w*"
     r"|swapped|transpos\w*|typo|i meant|meant to say|spelled|spelt|with an? (?:\w|extra \w)\b"
     r"|sorry(?!\s+(?:to|for|about|that|you|\w+ (?:hasn't|didn't|couldn't|can't|won't))\b))",
@@ -181,12 +182,15 @@ def _meaning_words(text: str, subjects: set[str]) -> dict[str, str]:
     lower case (a name is a value, and two names alike are two named ones of a kind: Warsaw
     and Krakow), not a word for one's people or pets (a brother and a sister are two), and
     not a verb's "-ing" or "-ed" form: a topic is a thing, and an action is near in meaning to
-    too many ("eating" to "breakfast", "porridge", "dinner")."""
+    too many ("eating" to "breakfast", "porridge", "dinner"); but an "-ing" form that a verb of
+    ending takes as its object names what ended ("packed in puffing", "gave up smoking")."""
     out: dict[str, str] = {}
+    ended = {m.start("what") for m in _ENDED_ACTION.finditer(text)}
     for m in _LOWER_WORD.finditer(text):
         word = re.sub(r"['\u2019]s$", "", m.group(0)).strip("'-")
         key = stem(word)
-        if word in lang.STOPWORDS or word in lang.NEGATIONS or len(key) <= 2 or _ACTION.search(word):
+        action = _ACTION.search(word) and m.start() not in ended
+        if word in lang.STOPWORDS or word in lang.NEGATIONS or len(key) <= 2 or action:
             continue
         if key in _GENERIC_STEMS or key in subjects or key in _PEOPLE_STEMS:
             continue
@@ -196,6 +200,8 @@ def _meaning_words(text: str, subjects: set[str]) -> dict[str, str]:
 
 #: a verb's "-ing" or "-ed" form
 _ACTION = re.compile(r"(?:ing|ed)$")
+#: an "-ing" form right after a verb of ending: the activity that ended
+_ENDED_ACTION = re.compile(rf"(?:{_ENDING.pattern})\s+(?P<what>[a-z]+ing)\b", re.IGNORECASE)
 #: a word in lower case
 _LOWER_WORD = re.compile(r"(?<![\w'-])[a-z][a-z'-]*")
 
@@ -209,7 +215,33 @@ def _related(old: str, new: str, *, changed: bool = False) -> set[tuple[str, str
     if changed:
         a, b = {k: w for k, w in a.items() if k not in b}, {k: w for k, w in b.items() if k not in a}
     pairs = {(x, y) for x, y in word_meaning.related(a, b) if x != y}
+    pairs = {(x, y) for x, y in pairs if _activity_to_activity(a[x], old, b[y], new)}
     return {(x, y) for x, y in pairs if not _of_another_kind(a[x], old, b[y], new)}
+
+
+def _activity_to_activity(old_word: str, old: str, new_word: str, new: str) -> bool:
+    """Whether a pair may be one topic as far as activities go: an activity that ended ("packed
+    in puffing") is compared with what the earlier note says its subject does ("Dev vapes"),
+    not with the things it names ("stopped eating after 8pm" says nothing of "porridge for
+    breakfast")."""
+    if _ACTION.search(new_word):
+        return stem(old_word) in _verbs(old)
+    if _ACTION.search(old_word):
+        return stem(new_word) in _verbs(new)
+    return True
+
+
+#: a clause's subject and the word after it (its verb, past an adverb): "Dev vapes", "the user
+#: often cycles", "I play"
+_SUBJECT_VERB = re.compile(
+    r"(?:^|[,;]\s*|\band\s+)(?:[Tt]he user|I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey|[A-Z][a-z][\w-]*)\s+"
+    r"(?:(?:always|usually|often|still|also|just|really|never|sometimes|\w+ly)\s+)?(?P<verb>[a-z][a-z'-]*)"
+)
+
+
+def _verbs(text: str) -> set[str]:
+    """The stems of the verbs a text's clauses say their subjects do."""
+    return {stem(m.group("verb")) for m in _SUBJECT_VERB.finditer(text)}
 
 
 #: words that say one thing took another's place ("switched from tea to coffee", "coffee
