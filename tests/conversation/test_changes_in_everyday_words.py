@@ -119,3 +119,29 @@ def test_a_change_said_to_the_person_by_name_about_someone_else_never_closes_the
         [("Gina", "Way to go, Jon! I quit the dance studio on Fridays when I moved, I miss it.")],
         "escape",
     )
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [
+        ("My brother works at Tesco on the tills.", "My sister doesn't work at Tesco anymore, she hated it.", "tills"),
+        ("My brother works at the bakery on Elm Street.", "My sister quit her job at the bakery on Elm Street.",
+         "brother"),
+    ],
+    ids=["a sister no longer there", "a sister who quit"],
+)  # fmt: skip
+def test_a_change_of_one_relative_never_closes_anothers_fact(
+    api: httpx.Client, first: str, second: str, kept: str
+) -> None:
+    """A brother and a sister are two people: the subject of a change must be the note's."""
+    assert_kept(api, [("user", first)], [("user", second)], kept)
+
+
+def test_a_note_about_breeding_is_a_present_state_that_a_later_message_can_end(api: httpx.Client) -> None:
+    """ "breed" is no past tense: "We breed border collies" states what is, and ends."""
+    assert_closed(
+        api,
+        [("user", "We breed border collies on the farm, two litters a year.")],
+        [("user", "We don't breed collies anymore, the farm's been sold.")],
+        "two litters",
+    )

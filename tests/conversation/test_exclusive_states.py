@@ -18,6 +18,7 @@ from memlane.services.exclusive_states import ATTRIBUTES, exclusive_change, excl
         ("The user is married with two kids.", "Since the divorce the user has the kids at weekends.", "relationship"),
         ("Our baby is due in August.", "The baby was born on a Tuesday, seven pounds.", "parenthood"),
         ("Jo is pregnant with twins.", "The twins are two months old and never sleep.", "parenthood"),
+        ("The user is seven months pregnant.", "Our daughter Isla arrived on the 28th, 7lb 2oz.", "parenthood"),
         ("Aisha is a medical student in Cardiff.", "Aisha qualified last year, a GP in Swansea now.", "training"),
         ("Ben is an apprentice electrician.", "Ben is fully qualified and works for himself.", "training"),
         ("Kim is a junior developer at a bank.", "Kim's a senior developer there these days.", "seniority"),

@@ -115,7 +115,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
                 "born",
                 r"(?:baby|daughter|son|twins?|girl|boy|little one|she|he|they) (?:was |were |has been |have been )born"
                 r"|(?:was|were) born (?:on|last|yesterday|this|early|weighing|at home|in hospital|at \d)"
-                r"|newborn|(?:\w+ )(?:days?|weeks?|months?) old|gave birth|maternity leave|paternity leave",
+                r"|newborn|(?:\w+ )(?:days?|weeks?|months?) old|gave birth|maternity leave|paternity leave"
+                r"|(?:baby|daughter|son|twins?|girl|boy|little one)(?: [A-Z][\w-]*)? (?:has |have )?arrived",
             ),
         ),
         ordered=True,

@@ -44,7 +44,7 @@ import numpy as np
 from memlane.domain.model import Node
 from memlane.services.conversation import facts as fx
 from memlane.services.conversation import language as lang
-from memlane.services.conversation import succession, word_meaning
+from memlane.services.conversation import succession, topic_change, word_meaning
 from memlane.services.conversation.extractor import NoteDraft
 from memlane.services.conversation.facts.lexicon import CANCEL_SYNONYMS, PLAN_WORDS
 from memlane.services.conversation.facts.normalise import normalise
@@ -556,9 +556,13 @@ def _candidates(
 
 def _similarity_verdict(draft: NoteDraft, candidates: list[Candidate]) -> tuple[Verdict | None, Candidate | None]:
     """The first similarity rule that applies, most similar candidate first. Where both sides
-    state facts (and none related), only a merge or a skip may apply."""
+    state facts (and none related), only a merge or a skip may apply. A note that opens with
+    another person than the draft ("my brother works at Tesco", "my sister doesn't work at
+    Tesco anymore": topic_change.same_subject) is neither replaced, merged nor repeated."""
     mine = bool(draft.facts)
     for cand in candidates:
+        if not topic_change.same_subject(cand.content, draft.content):
+            continue
         if mine and cand.facts:
             a, b = lang.content_words(draft.content), lang.content_words(cand.content)
             polarity = lang.is_negated(draft.content) != lang.is_negated(cand.content)

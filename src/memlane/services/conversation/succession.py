@@ -274,9 +274,11 @@ def disagreement(old: str, new: str, *, guard: bool = True) -> str | None:
       opposite facts or a changed value (not antonym words alone: "in"/"out" or "up"/"down" in
       chat seldom say a fact was replaced); when they only differ in a name, place, date or
       number (two trips, two places may both be true), ``new`` must say a value was replaced;
+      and the two must not open with two different people (topic_change.same_subject: "my
+      brother works at Tesco", "my sister doesn't work at Tesco anymore");
     * the topic's (topic_change.py), sentence by sentence of ``new``: the topic both name is
       ended, or its value replaced or corrected."""
-    if guard and says_an_ending(new):
+    if guard and says_an_ending(new) and topic_change.same_subject(old, new):
         why = opposition(_named_plainly(old), _named_plainly(new), antonyms=False)
         if why is not None and (replaces_older(why) or says_an_ending(new, replaced=True)):
             return why

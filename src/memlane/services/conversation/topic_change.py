@@ -356,14 +356,68 @@ def _someone_elses(a: str, b: str) -> bool:
         return False
     owner = "the user" if m.group("mine") else m.group("owner").lower()
     lower, name = b.lower(), m.group("name")
-    mentioned = re.search(rf"\b{m.group('noun')}", lower) or (name and name.lower() in lower)
+    mentioned = _names_kin(lower, m.group("noun").lower()) or (name and name.lower() in lower)
     return _opener(b) == owner and not mentioned
+
+
+def _names_kin(text: str, noun: str) -> bool:
+    """Whether a text names a relative by its word or another word for one ("mum" for
+    "mother", "boss" for "manager")."""
+    one = _KIN_ALIKE.get(noun, noun)
+    words = re.findall(r"[a-z][a-z-]*", text.lower())
+    return any(_KIN_ALIKE.get(w, w) == one for word in words for w in (word, word.removesuffix("s")))
+
+
+#: one person, said in other words ("mum" and "mother")
+_KIN_ALIKE = {
+    "mum": "mother",
+    "mom": "mother",
+    "dad": "father",
+    "grandma": "grandmother",
+    "nan": "grandmother",
+    "grandad": "grandfather",
+    "grandpa": "grandfather",
+    "neighbor": "neighbour",
+    "fiancee": "fiance",
+    "parent": "parents",
+    "in-law": "in-laws",
+    "boss": "manager",
+}
+
+
+def _relative_of(sentence: str) -> tuple[str, str, str | None] | None:
+    """Whose relative or pet a sentence opens with, which one, and its name if given
+    ("my sister Keira moved ...": ("the user", "sister", "keira")), or None."""
+    m = _SOMEONES.match(sentence.strip())
+    if m is None:
+        return None
+    owner = "the user" if m.group("mine") else m.group("owner").lower()
+    noun = m.group("noun").lower()
+    name = m.group("name")
+    return owner, _KIN_ALIKE.get(noun, noun), name.lower() if name else None
+
+
+def _two_relatives(a: str, b: str) -> bool:
+    """Whether two sentences open with two different people of someone's ("my brother works
+    at the bakery", "my sister quit her job at the bakery"; "Sam's sister", "my sister"),
+    neither mentioning the other one's word or name."""
+    ra, rb = _relative_of(a), _relative_of(b)
+    if ra is None or rb is None or ra[:2] == rb[:2]:
+        return False
+    return not _names_one_of(a, rb) and not _names_one_of(b, ra)
+
+
+def _names_one_of(text: str, relative: tuple[str, str, str | None]) -> bool:
+    """Whether a text names a relative by its word (or another word for one) or its name."""
+    name = relative[2]
+    return _names_kin(text, relative[1]) or bool(name and re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE))
 
 
 def same_subject(old: str, new: str) -> bool:
     """Whether two sentences may be about the same one: neither opens with someone's
-    relative or pet while the other opens with that someone."""
-    return not _someone_elses(old, new) and not _someone_elses(new, old)
+    relative or pet while the other opens with that someone, and they do not open with two
+    different relatives or pets."""
+    return not _someone_elses(old, new) and not _someone_elses(new, old) and not _two_relatives(old, new)
 
 
 def ending(old: str, new: str, adds: re.Pattern[str]) -> str | None:
