@@ -9,7 +9,9 @@ rule closes the earlier one at write time when the two notes satisfy the same co
 the question's similarity replaced by the notes' own:
 
 * the new note is later, and of the same speaker (the roles of their source messages; the
-  candidates are already the same user's),
+  candidates are already the same user's), or of another speaker in the chat who names the
+  earlier note's speaker as a subject or an owner (:func:`same_speaker`: "Graham's stood down
+  from the bench", said by Pauline),
 * the earlier note states a present state or plan, not an event told in the past
   (:func:`~memlane.services.ranking.succession.tells_an_event`),
 * they are about the same person or thing: a sentence about another named one ("my cousin
