@@ -51,6 +51,7 @@ def test_the_note_names_the_person_and_their_bell_ringing() -> None:
         ("Did you keep up the Spanish classes?", "We gave it up in the end.", "gave up the Spanish classes in the end"),
         ("How's your allotment?", "I've knocked that on the head.", "has knocked the allotment on the head"),
         ("Coming to the derby?", "Didn't renew, the prices went mental.", "Didn't renew (about derby),"),
+        ("When's the launch?", "It isn't happening, the council said no.", "The launch isn't happening"),
     ],
 )
 def test_a_change_of_something_it_does_not_name_takes_its_topic_from_the_question_before(

@@ -213,3 +213,77 @@ def test_a_state_of_another_person_or_a_step_back_never_closes_a_fact(
     """A sister's marriage does not close a brother's single status; a second pregnancy does
     not close the first child's birth."""
     assert_the_first_stays_active(succession_api, first, second, kept)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "gone"),
+    [
+        ("I'm on insulin, two pens a day.", "I don't need injections anymore, the diabetes is in remission.",
+         "two pens"),
+        ("My manager is Derek, he checks every email I send.", "I changed teams last month, my boss is Sandra now.",
+         "Derek"),
+    ],
+    ids=["a treatment ended in other words", "a new boss closes the note about the old manager"],
+)  # fmt: skip
+def test_a_change_said_in_other_words_of_the_same_meaning_closes_the_old_note(
+    succession_api: httpx.Client, first: str, second: str, gone: str
+) -> None:
+    """Insulin and injections, a manager and a boss: the two notes share no word, but their
+    topic is one by meaning."""
+    assert_the_first_is_closed(succession_api, first, second, gone)
+
+
+def test_a_corrected_value_in_lower_case_closes_the_old_note(succession_api: httpx.Client) -> None:
+    """A correction that puts another word in the old value's slot ("ibuprofen" → "aspirin"),
+    though neither is a name or a number."""
+    assert_the_first_is_closed(
+        succession_api,
+        "I'm allergic to ibuprofen, I get a rash.",
+        "Sorry, I got that wrong: it's aspirin I'm allergic to.",
+        "ibuprofen",
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [
+        ("My brother works at the bakery on Elm Street.", "My sister quit her job at the cafe.", "bakery"),
+        ("I speak Welsh with my grandparents.", "I can hold a conversation in Italian now.", "Welsh"),
+    ],
+    ids=["a brother's job never closes a sister's", "a second language alike in meaning only adds"],
+)  # fmt: skip
+def test_words_alike_in_meaning_never_close_a_fact_that_only_adds(
+    succession_api: httpx.Client, first: str, second: str, kept: str
+) -> None:
+    """A brother and a sister are two people, however alike the words; "now" beside a second
+    language says when, not that the first was replaced."""
+    assert_the_first_stays_active(succession_api, first, second, kept)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [
+        ("I drink green tea every afternoon at my desk.", "I gave up coffee last month, I sleep much better.",
+         "green tea"),
+        ("I play piano at the Crown on Tuesdays.", "I play guitar at the Crown on Thursdays now.", "piano"),
+        ("I play the cello in the community orchestra.", "I stopped playing the violin years ago.", "cello"),
+    ],
+    ids=["coffee given up leaves the tea", "guitar on another day leaves the piano", "violin stopped leaves the cello"],
+)  # fmt: skip
+def test_ending_one_thing_of_a_kind_never_closes_another_of_that_kind(
+    succession_api: httpx.Client, first: str, second: str, kept: str
+) -> None:
+    """Tea and coffee, a piano and a guitar, a cello and a violin are near in meaning but two
+    things: ending one, or playing one on another day, says nothing of the other
+    (services/conversation/same_kind.py)."""
+    assert_the_first_stays_active(succession_api, first, second, kept)
+
+
+def test_one_thing_of_a_kind_said_to_replace_another_closes_the_old_note(succession_api: httpx.Client) -> None:
+    """Switching from tea to coffee replaces one member of a kind by another."""
+    assert_the_first_is_closed(
+        succession_api,
+        "I drink green tea every afternoon at my desk.",
+        "I switched from tea to coffee in the afternoons, I need the kick.",
+        "green tea",
+    )

@@ -18,6 +18,7 @@ from memlane.services.exclusive_states import ATTRIBUTES, exclusive_change, excl
         ("The user is married with two kids.", "Since the divorce the user has the kids at weekends.", "relationship"),
         ("Our baby is due in August.", "The baby was born on a Tuesday, seven pounds.", "parenthood"),
         ("Jo is pregnant with twins.", "The twins are two months old and never sleep.", "parenthood"),
+        ("The user is seven months pregnant.", "Our daughter Isla arrived on the 28th, 7lb 2oz.", "parenthood"),
         ("Aisha is a medical student in Cardiff.", "Aisha qualified last year, a GP in Swansea now.", "training"),
         ("Ben is an apprentice electrician.", "Ben is fully qualified and works for himself.", "training"),
         ("Kim is a junior developer at a bank.", "Kim's a senior developer there these days.", "seniority"),
@@ -35,6 +36,8 @@ from memlane.services.exclusive_states import ATTRIBUTES, exclusive_change, excl
         ("The user works as a chef in Bristol.", "The user was laid off in the spring.", "employment"),
         ("Dan has a pint most evenings.", "Dan is teetotal these days.", "alcohol"),
         ("The user cycles to work along the canal.", "The user takes the bus to work, the knee is bad.", "commute"),
+        ("Ray gets the 42 bus into town every morning.", "Ray cycles in every day now.", "commute"),
+        ("Our son Leo still lives at home with us.", "Leo got the keys to his own flat in Bristol.", "living"),
         ("The user is doing a Spanish course on Mondays.", "The user finished the Spanish course in May.", "course"),
     ],
 )  # fmt: skip

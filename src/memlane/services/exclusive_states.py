@@ -115,7 +115,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
                 "born",
                 r"(?:baby|daughter|son|twins?|girl|boy|little one|she|he|they) (?:was |were |has been |have been )born"
                 r"|(?:was|were) born (?:on|last|yesterday|this|early|weighing|at home|in hospital|at \d)"
-                r"|newborn|(?:\w+ )(?:days?|weeks?|months?) old|gave birth|maternity leave|paternity leave",
+                r"|newborn|(?:\w+ )(?:days?|weeks?|months?) old|gave birth|maternity leave|paternity leave"
+                r"|(?:baby|daughter|son|twins?|girl|boy|little one)(?: [A-Z][\w-]*)? (?:has |have )?arrived",
             ),
         ),
         ordered=True,
@@ -213,7 +214,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
             ),
             (
                 "alone",
-                rf"(?:live|lives|living) (?:on {_WHOSE} own|alone|by (?:my|him|her|them)sel(?:f|ves)|solo)",
+                rf"(?:live|lives|living) (?:on {_WHOSE} own|alone|by (?:my|him|her|them)sel(?:f|ves)|solo)"
+                r"|(?:his|her|their) own (?:flat|place|home)\b",
             ),
             (
                 "with partner",
@@ -222,7 +224,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
             ),
             (
                 "with parents",
-                rf"(?:live|lives|living|moved back) (?:at home|in with|with) (?:{_WHOSE} )?(?:parents|mum|dad|mom)",
+                rf"(?:live|lives|living|moved back) (?:at home|in with|with) (?:{_WHOSE} )?(?:parents|mum|dad|mom)"
+                r"|(?:live|lives|living) at home with (?:us|me)\b",
             ),
         ),
         own_nouns=lang.wordset(
@@ -269,8 +272,9 @@ ATTRIBUTES: tuple[Attribute, ...] = (
             ),
             (
                 "public transport",
-                r"(?:get|gets|getting|take|takes|taking|catch|catches|catching|on) the (?:tram|bus|train|tube|metro)"
-                r" (?:in|to work|to the office|into work)|commut\w* (?:on|by) (?:the )?(?:tram|bus|train|tube|metro)",
+                r"(?:get|gets|getting|take|takes|taking|catch|catches|catching|on) the (?:[\w-]+ )?"
+                r"(?:tram|bus|train|tube|metro) (?:in|to work|to the office|into work|into town)"
+                r"|commut\w* (?:on|by) (?:the )?(?:tram|bus|train|tube|metro)",
             ),
             ("driving", r"(?:drives?|driving) (?:in|to work|to the office|into work)|commut\w* by car"),
             ("walking", r"(?:walks?|walking) (?:in|to work|to the office|into work)|commut\w* on foot"),

@@ -52,10 +52,13 @@ _OBJECT = re.compile(
     rf"|\b{_PLAIN_ENDINGS}\s+(?P<o>it|that|them|those|this)\b(?!\s+(?:to|for|from|with|off|back|up|down|out|in|into|on)\b)",
     re.IGNORECASE,
 )
-#: "It fell through", "That's off", "it never happened": a pronoun whose state is an ending
+#: "It fell through", "That's off", "it never happened", "It isn't happening": a pronoun whose
+#: state is an ending
 _SUBJECT = re.compile(
     r"^(?P<s>It|That)(?P<be>['\u2019]s|\s+(?:is|was|has been|got))?\s+"
-    r"(?P<end>fell through|never happened|(?:off|over|cancell?ed|scrapped|not happening|done|finished)\b)",
+    r"(?P<end>fell through|never happened|(?:off|over|cancell?ed|scrapped|not happening|done|finished)\b)"
+    r"|^(?P<s2>It|That)\s+(?P<neg>(?:is|was|wo)n['\u2019]t(?: be)?|(?:is|was|will) not(?: be)?)\s+"
+    r"(?P<end2>happening|going ahead)\b",
 )
 #: a leading answer word that stands before the sentence proper ("No, ...", "Sadly, ...")
 _ANSWER = re.compile(r"^(?:no|nope|nah|yes|yeah|yep|sadly|well|oh|honestly|afraid not|not really)\b[,.!]?\s+", re.I)
@@ -99,6 +102,8 @@ def gap_of(sentence: str) -> Gap | None:
     rest_at = answer.end() if answer else 0
     rest = sentence[rest_at:]
     s = _SUBJECT.match(rest)
+    if s is not None and s.group("s2"):
+        return Gap("subject", rest_at + s.start("s2"), rest_at + s.end("s2"))
     if s is not None:
         be = s.group("be")
         end = rest_at + (s.end("be") if be else s.end("s"))
@@ -128,7 +133,7 @@ _TOPIC_STOP = re.compile(
     re.IGNORECASE,
 )
 _QUESTION_TOPIC = [
-    re.compile(r"^(?:and |so )?how(?:['\u2019]s| is| was| are| were| did| does| do)\s+(?P<np>.+)$", re.I),
+    re.compile(r"^(?:and |so )?(?:how|when)(?:['\u2019]s| is| was| are| were| did| does| do)\s+(?P<np>.+)$", re.I),
     re.compile(
         r"^(?:and |so )?(?:are you |you )?still\s+(?:doing |on |at |with |going to |playing |in |having )?(?P<np>.+)$",
         re.I,

@@ -44,7 +44,7 @@ import numpy as np
 from memlane.domain.model import Node
 from memlane.services.conversation import facts as fx
 from memlane.services.conversation import language as lang
-from memlane.services.conversation import succession
+from memlane.services.conversation import succession, topic_change, word_meaning
 from memlane.services.conversation.extractor import NoteDraft
 from memlane.services.conversation.facts.lexicon import CANCEL_SYNONYMS, PLAN_WORDS
 from memlane.services.conversation.facts.normalise import normalise
@@ -447,6 +447,7 @@ async def resolve_offline(
     keyword_neighbours: KeywordNeighbours | None = None,
     speaker_keys: Iterable[str] = (),
     succession_cosine: float | None = None,
+    word_vectors: word_meaning.WordVectors | None = None,
 ) -> IngestionPlan:
     """Plan the request's notes: which drafts become notes and what happens to older ones."""
     keys = tuple(speaker_keys)
@@ -466,7 +467,7 @@ async def resolve_offline(
         ]
         candidates.sort(key=lambda c: -c.similarity)
         note = _note(draft, ids[i], client_ids[i], "CREATE")
-        closings, repeated = _closings(draft, candidates)
+        closings, repeated = _closings(draft, [c for c in candidates if _may_change(draft, c)])
         if closings:
             _apply_closings(note, draft, closings, changes)
         else:
@@ -478,7 +479,7 @@ async def resolve_offline(
             if skip is not None:
                 _skip_into(skip, draft, changes)
                 continue
-            succeeded = _succeeded(draft, candidates, succession_cosine)
+            succeeded = await _succeeded_by_meaning(draft, candidates, succession_cosine, word_vectors)
             if succeeded is not None:
                 _apply_closings(note, draft, [succeeded], changes)
             elif verdict is not None and target is not None:
@@ -490,6 +491,23 @@ async def resolve_offline(
         planned_vectors.append((note, vec))
     plan.changes = list(changes.values())
     return plan
+
+
+async def _succeeded_by_meaning(
+    draft: NoteDraft, candidates: list[Candidate], threshold: float | None, words: word_meaning.WordVectors | None
+) -> _Closing | None:
+    """:func:`_succeeded`, its topic test comparing words by meaning (word_meaning.py) when
+    ``words`` is given: run on the cached word vectors first; when that closes nothing and the
+    test missed some words' vectors, those are embedded in one batch and the rule runs again."""
+    if words is None or threshold is None:
+        return _succeeded(draft, candidates, threshold)
+    with word_meaning.looking_up(words) as lookup:
+        found = _succeeded(draft, candidates, threshold)
+    if found is not None or not lookup.missing:
+        return found
+    await words.learn(lookup.missing)
+    with word_meaning.looking_up(words):
+        return _succeeded(draft, candidates, threshold)
 
 
 def _succeeded(draft: NoteDraft, candidates: list[Candidate], threshold: float | None) -> _Closing | None:
@@ -538,9 +556,13 @@ def _candidates(
 
 def _similarity_verdict(draft: NoteDraft, candidates: list[Candidate]) -> tuple[Verdict | None, Candidate | None]:
     """The first similarity rule that applies, most similar candidate first. Where both sides
-    state facts (and none related), only a merge or a skip may apply."""
+    state facts (and none related), only a merge or a skip may apply. A note that opens with
+    another person than the draft ("my brother works at Tesco", "my sister doesn't work at
+    Tesco anymore": topic_change.same_subject) is neither replaced, merged nor repeated."""
     mine = bool(draft.facts)
     for cand in candidates:
+        if not topic_change.same_subject(cand.content, draft.content):
+            continue
         if mine and cand.facts:
             a, b = lang.content_words(draft.content), lang.content_words(cand.content)
             polarity = lang.is_negated(draft.content) != lang.is_negated(cand.content)
@@ -638,6 +660,13 @@ def _corrected(text: str, old: str, new: str) -> str:
         return replacement.title() if m.group(0)[:1].isupper() else replacement
 
     return re.sub(rf"(?<![\w'-]){re.escape(old)}(?![\w'-])", swap, text, count=1, flags=re.IGNORECASE)
+
+
+def _may_change(draft: NoteDraft, cand: Candidate) -> bool:
+    """Whether the draft's facts may close ``cand``: said by the same speaker, or by another
+    one in the chat about ``cand``'s speaker by name (succession.same_speaker): "I quit the
+    dance studio" said by Gina never ends Jon's "I go to the dance studio"."""
+    return succession.same_speaker(_sources_of(cand), draft.sources, draft.content)
 
 
 def _sources_of(c: Candidate) -> list[dict[str, object]]:

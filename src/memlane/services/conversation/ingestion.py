@@ -21,6 +21,7 @@ from typing_extensions import TypedDict
 from memlane.domain.clock import Clock
 from memlane.domain.model import EdgeRef, Job, Node
 from memlane.domain.visibility import Viewer
+from memlane.services.conversation import word_meaning
 from memlane.services.conversation.conflicts import resolve_offline
 from memlane.services.conversation.extractor import NoteDraft, agent_note, extract_notes, names_given
 from memlane.services.conversation.messages import Message
@@ -170,6 +171,13 @@ class IngestionService:
         self.pipeline = pipeline
         #: the note cosine of the succession closing (succession.py), None when it is off
         self.succession_cosine = NOTE_COSINE if close_by_succession else None
+        #: words' vectors for the succession's topic test by meaning (word_meaning.py), with the
+        #: embedder its threshold was chosen for only
+        self.word_vectors = (
+            word_meaning.WordVectors(lambda words: embedding.vectors(words, urgent=False))
+            if close_by_succession and embedding.embedder.model_id == word_meaning.MODEL_ID
+            else None
+        )
 
     # --- job handlers -------------------------------------------------------------------
     async def run_ingest(self, job: Job) -> IngestResult:
@@ -276,6 +284,7 @@ class IngestionService:
             client_ids=[f"conv:{job.id}:{i}" for i in range(len(drafts))],
             memory_kind=ctx.memory_kind,
             succession_cosine=self.succession_cosine,
+            word_vectors=self.word_vectors,
         )
         vectors = {ids[i]: (d.content, np.asarray(vecs[i], dtype=np.float32)) for i, d in enumerate(drafts)}
         return plan, vectors

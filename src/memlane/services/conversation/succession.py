@@ -9,7 +9,9 @@ rule closes the earlier one at write time when the two notes satisfy the same co
 the question's similarity replaced by the notes' own:
 
 * the new note is later, and of the same speaker (the roles of their source messages; the
-  candidates are already the same user's),
+  candidates are already the same user's), or of another speaker in the chat who names the
+  earlier note's speaker as a subject or an owner (:func:`same_speaker`: "Graham's stood down
+  from the bench", said by Pauline),
 * the earlier note states a present state or plan, not an event told in the past
   (:func:`~memlane.services.ranking.succession.tells_an_event`),
 * they are about the same person or thing: a sentence about another named one ("my cousin
@@ -49,7 +51,7 @@ from typing import Any
 from memlane.domain.model import Node
 from memlane.services.conversation import language as lang
 from memlane.services.conversation import topic_change
-from memlane.services.conversation.messages import parse_timestamp
+from memlane.services.conversation.messages import GENERIC_ROLES, NON_FACT_ROLES, parse_timestamp
 from memlane.services.conversation.notes import event_time
 from memlane.services.exclusive_states import exclusive_change
 from memlane.services.opposition import opposition, replaces_older
@@ -118,6 +120,38 @@ def _roles(sources: Sequence[Any]) -> frozenset[str]:
     return frozenset(str(s.get("role")) for s in sources if isinstance(s, dict) and s.get("role"))
 
 
+def same_speaker(earlier: Sequence[Any], later: Sequence[Any], text: str) -> bool:
+    """Whether a new note (``text``, from the source messages ``later``) may change what a note
+    from the messages ``earlier`` states, by who said them (:func:`_same_speaker`)."""
+    return _same_speaker(_roles(earlier), _roles(later), text)
+
+
+def _same_speaker(theirs: frozenset[str], mine: frozenset[str], text: str) -> bool:
+    """Whether a new note (``text``, said by ``mine``) may change what an earlier note said by
+    ``theirs`` states: the same speaker, or another one in the chat telling it of them: the
+    earlier note's one speaker is a person named in the chat ("Graham"), and the new note
+    names them as the subject of a clause or as an owner ("Graham's stood down from the
+    bench", "Rowan won't be shooting on Sunday"), not only to address them ("Maria, since we
+    talked ...", "Way to go, Jon!"): in a chat people name whom they speak to far more often
+    than whom they speak of."""
+    if theirs == mine:
+        return True
+    if len(theirs) != 1:
+        return False
+    (name,) = theirs
+    if not name[:1].isupper() or name.lower() in GENERIC_ROLES or name.lower() in NON_FACT_ROLES:
+        return False
+    subject = re.compile(rf"\b{re.escape(name)}(?:['\u2019]s\s+[a-z]|\s+{_VERB})")
+    return bool(subject.search(spoken(text)))
+
+
+#: a verb after a subject: an auxiliary, or a word in "-s" or "-ed"
+_VERB = (
+    r"(?:is|was|has|had|have|will|would|can|could|does|did|just|also|really|still|isn't|wasn't|hasn't|can't"
+    r"|won't|doesn't|didn't|[a-z]+s|[a-z]+ed)\b"
+)
+
+
 def _latest(sources: Sequence[Any]) -> datetime | None:
     stamps: list[datetime] = []
     for s in sources:
@@ -164,7 +198,7 @@ def succeeded(
     for i, e in enumerate(earlier):
         if e.cosine < least or e.cosine <= best_cos:
             continue
-        if when is None or e.said_at is None or e.said_at >= when or _roles(e.sources) != roles:
+        if when is None or e.said_at is None or e.said_at >= when or not _same_speaker(_roles(e.sources), roles, text):
             continue
         ended = _ended(e.text, text, guard=e.cosine >= threshold)
         if ended:
@@ -178,8 +212,12 @@ def succeeded(
 _POSSESSED = re.compile(
     r"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[A-Za-z][\w-]*['\u2019]s)\s+(?P<noun>[a-z][\w-]*)\s+(?P<name>[A-Z][\w-]*)"
 )
-#: a name that opens a sentence and is followed by a word in lower case ("Tomasz moved ...")
-_OPENING_NAME = re.compile(r"^(?P<name>[A-Z][a-z][\w-]*)\s+(?=[a-z])")
+#: a name that opens a sentence as its subject: followed by a verb ("Tomasz moved ...", "Ola
+#: lives ...", "Jon is ..."), not by another word ("Bell ringing practice is ...", "Half seven")
+_OPENING_NAME = re.compile(
+    r"^(?P<name>[A-Z][a-z][\w-]*)\s+(?=(?:is|was|has|had|have|will|would|can|could|does|did|just|also|really|still"
+    r"|isn't|wasn't|hasn't|can't|won't|doesn't|didn't|[a-z]+s|[a-z]+ed)\b)"
+)
 #: capitalised words that open a sentence without naming anyone
 _NOT_NAMES = lang.wordset(
     "the this that these those there here it we they he she you go yes no well oh so thanks sorry good great "
@@ -246,9 +284,11 @@ def disagreement(old: str, new: str, *, guard: bool = True) -> str | None:
       opposite facts or a changed value (not antonym words alone: "in"/"out" or "up"/"down" in
       chat seldom say a fact was replaced); when they only differ in a name, place, date or
       number (two trips, two places may both be true), ``new`` must say a value was replaced;
+      and the two must not open with two different people (topic_change.same_subject: "my
+      brother works at Tesco", "my sister doesn't work at Tesco anymore");
     * the topic's (topic_change.py), sentence by sentence of ``new``: the topic both name is
       ended, or its value replaced or corrected."""
-    if guard and says_an_ending(new):
+    if guard and says_an_ending(new) and topic_change.same_subject(old, new):
         why = opposition(_named_plainly(old), _named_plainly(new), antonyms=False)
         if why is not None and (replaces_older(why) or says_an_ending(new, replaced=True)):
             return why
@@ -330,7 +370,7 @@ def succeeded_by_state(
     for i, e in enumerate(earlier):
         if e.cosine < threshold or e.cosine <= best_cos:
             continue
-        if when is None or e.said_at is None or e.said_at >= when or _roles(e.sources) != roles:
+        if when is None or e.said_at is None or e.said_at >= when or not _same_speaker(_roles(e.sources), roles, text):
             continue
         ended = [
             (k, f"exclusive state ({attribute})")

@@ -98,10 +98,14 @@ _PAST = re.compile(
     r"|felt|thought|wrote|read|left|kept|spent|brought|heard|\w{2,}ed)\b",
     re.IGNORECASE,
 )
-#: a present-tense verb or a word that puts a statement in the present
+#: a present-tense verb or a word that puts a statement in the present, also contracted
+#: ("we're having the baby christened", "I'm booked in", "we've got") or a verb in "-s" after
+#: a third-person subject ("Dev vapes, ... it got Dev through giving up the cigarettes")
 _PRESENT = re.compile(
-    r"\b(?:is|are|am|has|have|does|do|can|isn't|aren't|doesn't|don't|hasn't|haven't|now|currently|nowadays)\b",
-    re.IGNORECASE,
+    r"(?i:\b(?:is|are|am|has|have|does|do|can|isn't|aren't|doesn't|don't|hasn't|haven't|now|currently|nowadays)\b"
+    r"|\b\w+['\u2019](?:re|m|ve)\b)"
+    r"|\b(?:[Tt]he user|[Hh]e|[Ss]he|[A-Z][a-z][\w-]*)\s+(?:(?:always|usually|often|still|also|\w+ly)\s+)?"
+    r"(?!(?:was|has|is|does|this|his|its)\b)[a-z]+[^\Wsu]s\b"
 )
 
 
