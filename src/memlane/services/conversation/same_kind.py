@@ -17,7 +17,7 @@ the few kinds people change one member of for another that no category question 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from functools import cache
+from functools import cache, lru_cache
 
 from memlane.services.ranking.categories import CATEGORIES
 
@@ -39,15 +39,17 @@ _MORE_KINDS: Mapping[str, str] = {
 }
 
 
-def _forms(word: str) -> set[str]:
-    """A word and its singular, as a lexicon or a note may write it ("dogs", "dog")."""
+@lru_cache(maxsize=16384)
+def _forms(word: str) -> frozenset[str]:
+    """A word and its singular, as a lexicon or a note may write it ("dogs", "dog");
+    remembered, like :func:`kinds_of`: closing asks them of every word of every candidate."""
     w = word.lower().strip("'-")
     out = {w}
     if w.endswith("es") and len(w) > 4:
         out.add(w[:-2])
     if w.endswith("s") and len(w) > 3 and not w.endswith("ss"):
         out.add(w[:-1])
-    return out
+    return frozenset(out)
 
 
 @cache
@@ -62,6 +64,7 @@ def _lexicon() -> Mapping[str, frozenset[str]]:
     return {w: frozenset(k) for w, k in kinds.items()}
 
 
+@lru_cache(maxsize=16384)
 def kinds_of(word: str) -> frozenset[str]:
     """The kinds ``word`` is a member of (empty when it is none's)."""
     lexicon = _lexicon()

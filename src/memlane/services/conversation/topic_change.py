@@ -281,11 +281,13 @@ def _replaces(sentence: str, names: Callable[[str], object]) -> bool:
     return any(_REPLACEMENT.search(c) and names(c) for c in (sentence[a:b] for a, b in _clauses(sentence)))
 
 
+@lru_cache(maxsize=4096)
 def another_thing(old: str, text: str) -> bool:
     """Whether ``text`` (a sentence or a clause) is about another member of a kind than
     ``old`` ("stopped playing the violin" beside "plays the cello"; "gave up coffee" beside
     "drinks green tea"), and does not say that one replaced the other: then what it ends or
-    changes is not what ``old`` states, whatever words the two share ("play")."""
+    changes is not what ``old`` states, whatever words the two share ("play"). Remembered
+    per pair: the topic and the value tests both ask it of each sentence pair."""
     old_words = lang.words(old)
     others = [w for w in lang.words(text) if same_kind.another_of_its_kind(w, old_words)]
     if not others:
@@ -456,6 +458,7 @@ def ending(old: str, new: str, adds: re.Pattern[str]) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def _may_end(sentence: str) -> bool:
     """Whether a sentence says anything that may end a topic (before its topic is looked for
     by meaning, which costs the words' vectors)."""
