@@ -410,7 +410,7 @@ def _switched_from(fact: fx.Fact, candidates: list[Candidate]) -> Candidate | No
             break
         for _, old in cand.facts:
             if (
-                old.subject == fact.subject
+                fx.same_subject(old.subject, fact.subject)
                 and not old.negated
                 and old.relation.startswith(_SWITCHABLE)
                 and not fx.same_value(old.value, fact.value)

@@ -40,6 +40,7 @@ from functools import lru_cache
 
 from memlane.services.conversation import language as lang
 from memlane.services.conversation import same_kind, word_meaning
+from memlane.services.conversation.facts.lexicon import KIN
 
 #: words that name no topic of their own: who (the rewritten first person), when, how much,
 #: and verbs that say nothing of what a fact is about
@@ -332,14 +333,7 @@ def _alike(a: set[str], b: set[str]) -> bool:
     return any(x != y and SequenceMatcher(None, x, y).ratio() >= _ALIKE for x in a for y in b)
 
 
-#: nouns for a person (or a pet) of someone's: "Angus's wife drives a Volvo" is about the
-#: wife, not about Angus
-_KIN = (
-    r"wife|husband|partner|son|daughter|mum|mom|dad|mother|father|brother|sister|cousin|aunt|uncle|friend|boss"
-    r"|manager|colleague|neighbour|neighbor|niece|nephew|grandson|granddaughter|grandma|grandad|grandpa|nan"
-    r"|girlfriend|boyfriend|fiancee?|kid|child|baby|parents?|in-laws?|sister-in-law|brother-in-law|flatmate"
-    r"|housemate|roommate|teacher|dog|cat|puppy|kitten|pet"
-)
+_KIN = KIN
 #: the stems of the words for one's people and pets, of whom one may have several: a word
 #: for one of them is never the topic of another by meaning ("brother" and "sister" are two
 #: people); a boss, a manager and a teacher are roles one has one of at a time

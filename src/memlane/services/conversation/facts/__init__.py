@@ -44,6 +44,7 @@ from memlane.services.conversation.facts.model import (
     holds,
     indexed,
     relate,
+    same_subject,
     same_value,
 )
 from memlane.services.conversation.facts.parser import ANAPHORIC, facts_of_note, parse
@@ -65,5 +66,6 @@ __all__ = [
     "indexed",
     "parse",
     "relate",
+    "same_subject",
     "same_value",
 ]

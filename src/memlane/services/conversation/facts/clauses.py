@@ -15,6 +15,8 @@ from memlane.services.conversation.facts.lexicon import (
     DETERMINERS,
     FILLER_LEAD,
     IRREGULAR,
+    KIN,
+    KIN_SAME,
     NEGATION_WORDS,
     NOT_A_VERB,
     PLAN_LEADS,
@@ -38,7 +40,7 @@ class Clause:
 _SPLIT = re.compile(
     r"\s*(?:;|,?\s+but\s+|,?\s+and\s+(?=(?:now|then|also|so|i|we|my|our)\b)|,?\s+so\s+(?=(?:now|i|we|my|no)\b)|"
     r"(?:^|,?\s+)(?:ever since|since|now that|because|after|as|so that)\s+(?=(?:i|we|my|our)\s)|"
-    r",\s+(?=(?:now|i|we|my|our)\s)|,?\s+which means\s+|,\s+(?=[\w'\- ]+ (?:is|are) (?:now )?my ))"
+    r",\s+(?=(?:now|i|we|my|our|he|she)\s)|,?\s+which means\s+|,\s+(?=[\w'\- ]+ (?:is|are) (?:now )?my ))"
 )
 #: "since my coeliac diagnosis last month i have to avoid gluten": where the main clause begins
 _MAIN_AFTER_SUBORDINATE = re.compile(
@@ -71,18 +73,62 @@ def clauses(sentence_norm: str) -> list[str]:
 
 @dataclass(slots=True)
 class Subject:
-    """Who a clause is about (``SELF`` or a person's name) and the rest of the clause."""
+    """Who a clause is about (``SELF``, a person's name, or someone's relative: "my sister",
+    "my sister ana", "priya's brother") and the rest of the clause."""
 
     key: str
     rest: str
     change: bool
 
 
+#: "my sister ana moved ...", "my little brother plays ...": a relative, partner or pet of
+#: someone's who does something (not "my sister is a nurse", "my sister's name is", "my
+#: sister and i": those say something of the speaker's, kept as before)
+_RELATIVE = re.compile(
+    rf"^my (?:(?:little|big|older|younger|elder|baby|twin|eldest|youngest|new) )?(?P<kin>{KIN})"
+    r"(?: (?P<name>[a-z][\w\-]*))?(?P<rest> .+)$"
+)
+_NOT_A_RELATIVES_VERB = re.compile(r"^(?:'s|is|are|was|were|will be|and|&|or|who|that|which|of|from|in|at)\b")
+
+
 def subject_of(
-    clause: str, speaker_keys: frozenset[str], people: frozenset[str], previous: str | None
+    clause: str,
+    speaker_keys: frozenset[str],
+    people: frozenset[str],
+    previous: str | None,
+    proper: frozenset[str] = frozenset(),
 ) -> Subject | None:
     """Who a clause is about and the rest of it; a clause with no subject of its own ("... and
-    now drive a Tesla") continues the previous clause's. None when we cannot name anyone."""
+    now drive a Tesla") continues the previous clause's, and so does one that opens with "he"
+    or "she" after a clause about someone else than the speaker ("my wife switched jobs, she
+    works at Tesco now"). None when we cannot name anyone. ``proper`` are the sentence's
+    capitalised words: "my sister Ana" is Ana, another person than "my sister Eva"."""
+    found = _subject_of(clause, speaker_keys, people, previous)
+    if found is None or not found.rest.startswith("my "):
+        return found
+    return _relative(found, proper) or found
+
+
+def _relative(found: Subject, proper: frozenset[str]) -> Subject | None:
+    """The relative a possessive clause is about, keyed by whose, which and (when named) who:
+    "my sister" and "my brother" are two people, "my mum" and "my mother" one."""
+    m = _RELATIVE.match(found.rest)
+    if m is None:
+        return None
+    kin, name, rest = m.group("kin"), m.group("name"), m.group("rest")
+    if name is not None and name not in proper:
+        rest, name = f" {name}{rest}", None
+    rest = rest.strip()
+    if _NOT_A_RELATIVES_VERB.match(rest) or not rest:
+        return None
+    owner = "my" if found.key == SELF else f"{found.key}'s"
+    key = f"{owner} {KIN_SAME.get(kin, kin)}" + (f" {name}" if name else "")
+    return Subject(key, rest, found.change)
+
+
+def _subject_of(
+    clause: str, speaker_keys: frozenset[str], people: frozenset[str], previous: str | None
+) -> Subject | None:
     if clause.startswith("no more "):
         return Subject(SELF, clause, True)
     if re.match(r"^no [a-z]", clause) and CHANGE_PHRASES.search(clause):
@@ -115,7 +161,16 @@ def subject_of(
         m = re.match(rf"^{re.escape(key)}(?P<poss>'s)?\s+(?P<rest>.+)$", c)
         if m:
             return Subject(subject, ("my " if m.group("poss") else "") + m.group("rest"), change)
-    first = c.split(" ", 1)[0]
+    return _continued(c, speaker_keys, previous, change)
+
+
+def _continued(c: str, speaker_keys: frozenset[str], previous: str | None, change: bool) -> Subject | None:
+    """A clause with no subject of its own, or one that opens with "he"/"she" after a clause
+    about someone else than the speaker (or in a note about a named person), continues the
+    previous clause's subject."""
+    first, _, after = c.partition(" ")
+    if first in ("he", "she") and after and previous is not None and (previous != SELF or speaker_keys):
+        return Subject(previous, after, change)
     if previous is not None and first not in NOT_A_VERB and first not in speaker_keys and first.isalpha():
         return Subject(previous, c, change)
     return None

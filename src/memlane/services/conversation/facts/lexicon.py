@@ -242,3 +242,15 @@ ANAPHORIC_CANCEL = re.compile(
     r"|\b(?:it|that|this|the whole thing) (?:is|was|has been) (?:off|cancel(?:l)?ed|scrapped|not happening|"
     r"dead|postponed|on hold)\b|\b(?:it|that) (?:fell|has fallen) through\b"
 )
+
+
+#: nouns for a person (or a pet) of someone's: "my sister lives in Porto" is about the sister,
+#: "Angus's wife drives a Volvo" about the wife, not about Angus (topic_change.py reads them too)
+KIN = (
+    r"wife|husband|partner|son|daughter|mum|mom|dad|mother|father|brother|sister|cousin|aunt|uncle|friend|boss"
+    r"|manager|colleague|neighbour|neighbor|niece|nephew|grandson|granddaughter|grandma|grandad|grandpa|nan"
+    r"|girlfriend|boyfriend|fiancee?|kid|child|baby|parents?|in-laws?|sister-in-law|brother-in-law|flatmate"
+    r"|housemate|roommate|teacher|dog|cat|puppy|kitten|pet"
+)
+#: one person however a speaker names them: "my mum" and "my mother" are the same person
+KIN_SAME = {"mum": "mother", "mom": "mother", "dad": "father", "neighbor": "neighbour", "fiancee": "fiance"}

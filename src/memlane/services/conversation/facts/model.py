@@ -118,13 +118,31 @@ _OPEN = _Open.OPEN
 _Verdict = str | None | _Open
 
 
+def is_relative(subject: str) -> bool:
+    """Whether a fact's subject is someone's relative, partner or pet ("my sister", "my sister
+    ana", "priya's brother"; clauses.py keys them so)."""
+    return subject.startswith("my ") or "'s " in subject
+
+
+def same_subject(a: str, b: str) -> bool:
+    """Whether two facts are about one person: the same key, or the same relative named in one
+    and not in the other ("my sister ana" and "my sister"); "my sister ana" and "my sister eva"
+    are two sisters, "my sister" and "my brother" two people."""
+    if a == b:
+        return True
+    if not (is_relative(a) and is_relative(b)):
+        return False
+    wa, wb = a.split(), b.split()
+    return wa[:2] == wb[:2] and min(len(wa), len(wb)) == 2
+
+
 def relate(new: Fact, old: Fact) -> str | None:
     """How a newer fact bears on an older one of the same subject, or None.
 
     In order: what the new fact's verb says by itself (a switch, a stop, a new possession, a
     past habit); then a cue that ends or replaces an older fact of another relation; then the
     comparison of two facts of the same relation."""
-    if new.subject != old.subject or old.kind in (CANCEL, CORRECTION):
+    if not same_subject(new.subject, old.subject) or old.kind in (CANCEL, CORRECTION):
         return None
     for step in (_by_verb, _by_cue):
         verdict = step(new, old)

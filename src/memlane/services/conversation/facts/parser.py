@@ -30,6 +30,7 @@ from memlane.services.conversation.facts.model import (
     SELF,
     Fact,
     indexed,
+    is_relative,
     value_words,
     verb_key,
 )
@@ -123,11 +124,12 @@ def _parse(sentence: str, keys: frozenset[str], people: frozenset[str]) -> tuple
         for pattern, relation, value in _IMPLIED:
             if pattern.search(clause) and not re.search(r"\b(?:ex|former|late)[- ]", clause):
                 facts.append(Fact(SELF, relation, value, exclusive=True))
-        if not keys or SELF_WORDS.search(norm):
-            facts += implied_facts(clause, proper)
+        said = clause
         if n == 0 and _OPENING_VERB.match(clause):
             clause = "i " + clause  # "Got a new car on Saturday": chat drops the "I"
-        subject = subject_of(clause, keys, people, previous)
+        subject = subject_of(clause, keys, people, previous, proper)
+        if not keys or SELF_WORDS.search(norm):
+            facts += _implied(said, proper, subject)
         if subject is None:
             cancel = _cancellation(clause, SELF)
             if cancel is not None:
@@ -138,6 +140,17 @@ def _parse(sentence: str, keys: frozenset[str], people: frozenset[str]) -> tuple
         if fact is not None:
             facts.append(fact)
     return tuple(_dedupe(facts))
+
+
+def _implied(clause: str, proper: frozenset[str], subject: Subject | None) -> list[Fact]:
+    """What a clause implies (events.py), about the relative it speaks of when it speaks of one
+    ("my sister retired" is her retirement, not the speaker's); "my dog Rex" still says the
+    speaker has a pet called Rex."""
+    facts = implied_facts(clause, proper)
+    if subject is None or not is_relative(subject.key):
+        return facts
+    own_name = subject.key.split()[2:]
+    return [f if f.value.split() == own_name else replace(f, subject=subject.key) for f in facts]
 
 
 def _clause_fact(subject: Subject, proper: frozenset[str]) -> Fact | None:
@@ -192,7 +205,8 @@ def _verb_fact(subject: Subject, vp: Clause, proper: frozenset[str]) -> Fact | N
         return Fact(subject.key, "switch", strip_value(m.group("new")), exclusive=True, change=True,
                     old_value=strip_value(m.group("old") or ""))  # fmt: skip
     m = re.match(
-        r"^(?:leave|quit) (?:my job (?:at|with) |my position at |my role at |the )?(?P<v>[a-z][\w&'\- ]*)$", vp.pred
+        r"^(?:leave|quit) (?:(?:my|her|his|their) (?:job|position|role) (?:at|with) |the )?(?P<v>[a-z][\w&'\- ]*)$",
+        vp.pred,
     )
     if (
         m
