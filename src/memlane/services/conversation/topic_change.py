@@ -434,7 +434,7 @@ def ending(old: str, new: str, adds: re.Pattern[str]) -> str | None:
     """Why ``new`` (one sentence) ends what ``old`` (one sentence) states about a topic both
     name, or None: the clause of ``new`` that names the topic negates it lastingly or ends it
     with a verb of ending, while ``old`` states it without a negation."""
-    if _NEGATED.search(old) or not same_subject(old, new):
+    if _says(_NEGATED, old) or not same_subject(old, new):
         return None
     topic = shared_topic(old, new) or (_meaning_topic(old, new) if _may_end(new) else set())
     if not topic:
@@ -466,12 +466,19 @@ def _past_topic(clause: str, topic: set[str]) -> bool:
     return any(_topic_words(m.group("what"), set()) & topic for m in _USED_TO.finditer(clause))
 
 
+@lru_cache(maxsize=16384)
+def _says(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether ``pattern`` is found in ``text``, remembered: a new note's sentence is searched
+    for the same cues once per candidate it is compared with."""
+    return pattern.search(text) is not None
+
+
 def changed_value(old: str, new: str, adds: re.Pattern[str]) -> str | None:
     """Why ``new`` (one sentence) replaces or corrects a value ``old`` (one sentence) states,
     or None (see the module's docstring)."""
-    if adds.search(new) or not same_subject(old, new) or another_thing(old, new):
+    if _says(adds, new) or not same_subject(old, new) or another_thing(old, new):
         return None
-    if _CORRECTION.search(new) and _denies(new, _plain_words(old) - lang.STOPWORDS - _GENERIC):
+    if _says(_CORRECTION, new) and _denies(new, _plain_words(old) - lang.STOPWORDS - _GENERIC):
         return "corrected value"
     va, vb = _values(old), _values(new)
     gone = {v for v in va - vb if v not in _plain_words(new)}
@@ -497,8 +504,8 @@ def _changed_word(old: str, new: str) -> str | None:
     correction, or of replacement without a negation), shares a topic word with ``old``, and
     puts another word in the old one's slot, one of its meaning ("allergic to penicillin" →
     "my mistake, it's amoxicillin I'm allergic to")."""
-    corrects = bool(_CORRECTION.search(new))
-    if not corrects and not (_SWITCHED.search(new) and not _NEGATED.search(new)):
+    corrects = _says(_CORRECTION, new)
+    if not corrects and not (_says(_SWITCHED, new) and not _says(_NEGATED, new)):
         return None
     if not shared_topic(old, new):
         return None
