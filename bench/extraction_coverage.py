@@ -6,7 +6,8 @@ runs the offline extractor in this process (``extract_notes``, as ``POST /api/v1
 does with no LLM) over every message of a person (not the assistant's) of
 
 1. the seen memory-truth sets (bench/memory_truth_cases/: updates and additive cases of every
-   group but the held-out blind6, which is never read here), and
+   group up to blind5; blind6 became tuning data later and is not added, so the figures stay
+   comparable, and the held-out blind7 is never read here), and
 2. LoCoMo's turns (read in place from ../shared/data/locomo-dev, chunked as bench/conversation.py
    sends them),
 
@@ -51,7 +52,7 @@ from memlane.services.conversation import extractor as ex
 from memlane.services.conversation import language as lang
 from memlane.services.conversation.messages import Message, messages_from_payload
 
-#: the seen case modules and the lists they export; blind6 is held out and never imported
+#: the seen case modules and the lists they export (blind6 not added; blind7 is held out and never imported)
 SEEN_CASES = (
     ("updates", "UPDATES"),
     ("updates_everyday", "EVERYDAY_UPDATES"),
