@@ -28,6 +28,21 @@ def api(offline_server: LiveServer) -> Iterator[httpx.Client]:
 
 
 @pytest.fixture(scope="package")
+def local_model_server(live_server_factory: ServerFactory) -> Iterator[LiveServer]:
+    """The local embedding model and default settings: the closing rules' cosines (closing by
+    succession, the topic test by meaning) are fitted to its vectors, so their tests need it.
+    One server for the package; each test writes into an app of its own."""
+    with live_server_factory(MEMLANE_EMBEDDER="local") as server:
+        yield server
+
+
+@pytest.fixture
+def local_api(local_model_server: LiveServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=local_model_server.url, timeout=60) as c:
+        yield c
+
+
+@pytest.fixture(scope="package")
 def llm_stack(live_server_factory: ServerFactory) -> Iterator[tuple[LiveServer, ChatScript]]:
     """memlane with MEMLANE_LLM_BASE_URL pointing at the scripted chat server."""
     with (

@@ -6,54 +6,46 @@ model, the default settings (closing by succession on)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 
 from tests.conversation.helpers import get_memory, ingest, msg, new_app, query
 from tests.conversation.test_changed_facts import note_ids
-from tests.support.server import ServerFactory
 
 
-@pytest.fixture(scope="module")
-def api(live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
-    with (
-        live_server_factory(MEMLANE_EMBEDDER="local") as server,
-        httpx.Client(base_url=server.url, timeout=60) as client,
-    ):
-        yield client
-
-
-def tell(api: httpx.Client, app: str, lines: list[tuple[str, str]], *, day: int) -> list[str]:
+def tell(local_api: httpx.Client, app: str, lines: list[tuple[str, str]], *, day: int) -> list[str]:
     """One request of (speaker, words) lines on a day of March 2024; the ids of its notes."""
     messages = [msg(text, role=role, ts=f"2024-03-{day:02d}T10:0{i}:00Z") for i, (role, text) in enumerate(lines)]
-    task = ingest(api, app, messages, user_id="u1")
+    task = ingest(local_api, app, messages, user_id="u1")
     assert task["status"] == "completed", task
     return note_ids(dict(task["result"]))
 
 
-def everything(api: httpx.Client, app: str) -> list[str]:
-    return [str(m["document"]) for m in query(api, app, "anything at all", n_results=100, similarity_threshold=0)]
+def everything(local_api: httpx.Client, app: str) -> list[str]:
+    return [str(m["document"]) for m in query(local_api, app, "anything at all", n_results=100, similarity_threshold=0)]
 
 
-def assert_closed(api: httpx.Client, first: list[tuple[str, str]], second: list[tuple[str, str]], gone: str) -> None:
+def assert_closed(
+    local_api: httpx.Client, first: list[tuple[str, str]], second: list[tuple[str, str]], gone: str
+) -> None:
     app = new_app()
-    old_ids = tell(api, app, first, day=1)
-    tell(api, app, second, day=9)
-    statuses = [get_memory(api, app, i)["metadata"]["status"] for i in old_ids]
+    old_ids = tell(local_api, app, first, day=1)
+    tell(local_api, app, second, day=9)
+    statuses = [get_memory(local_api, app, i)["metadata"]["status"] for i in old_ids]
     assert "superseded" in statuses or "contradicted" in statuses, statuses
-    active = everything(api, app)
+    active = everything(local_api, app)
     assert not any(gone in d for d in active), active
 
 
-def assert_kept(api: httpx.Client, first: list[tuple[str, str]], second: list[tuple[str, str]], kept: str) -> None:
+def assert_kept(
+    local_api: httpx.Client, first: list[tuple[str, str]], second: list[tuple[str, str]], kept: str
+) -> None:
     app = new_app()
-    old_ids = tell(api, app, first, day=1)
-    tell(api, app, second, day=9)
-    olds = [get_memory(api, app, i)["metadata"] for i in old_ids]
+    old_ids = tell(local_api, app, first, day=1)
+    tell(local_api, app, second, day=9)
+    olds = [get_memory(local_api, app, i)["metadata"] for i in old_ids]
     assert [m["status"] for m in olds] == ["active"] * len(old_ids), olds
-    assert any(kept in d for d in everything(api, app))
+    assert any(kept in d for d in everything(local_api, app))
 
 
 @pytest.mark.parametrize(
@@ -73,36 +65,36 @@ def assert_kept(api: httpx.Client, first: list[tuple[str, str]], second: list[tu
     ids=["jacked in", "stood down", "binned", "not had since", "an activity packed in"],
 )  # fmt: skip
 def test_an_ending_said_in_everyday_words_closes_the_old_note(
-    api: httpx.Client, first: str, second: str, gone: str
+    local_api: httpx.Client, first: str, second: str, gone: str
 ) -> None:
-    assert_closed(api, [("user", first)], [("user", second)], gone)
+    assert_closed(local_api, [("user", first)], [("user", second)], gone)
 
 
-def test_a_plan_stated_with_a_contracted_verb_is_closed_when_called_off(api: httpx.Client) -> None:
+def test_a_plan_stated_with_a_contracted_verb_is_closed_when_called_off(local_api: httpx.Client) -> None:
     """ "We're having the baby christened" states a plan (not a past event: "christened" is a
     participle after "we're"), so pulling the plug on it closes it."""
     assert_closed(
-        api,
+        local_api,
         [("user", "We're having the baby christened at St Anne's on the 2nd of June.")],
         [("user", "We've pulled the plug on the christening, we'll do a naming day instead.")],
         "St Anne's",
     )
 
 
-def test_a_day_corrected_by_another_day_closes_the_old_note(api: httpx.Client) -> None:
+def test_a_day_corrected_by_another_day_closes_the_old_note(local_api: httpx.Client) -> None:
     """ "not Fridays" denies "Friday"; a sentence that opens with a capitalised word ("Bell
     ringing", "Half seven") is not about a person of that name."""
     assert_closed(
-        api,
+        local_api,
         [("Ffion", "Bell ringing practice is Friday nights at St Cuthbert's.")],
         [("Ffion", "Half seven, and it's Thursday nights, not Fridays, I mix them up.")],
         "Friday nights at",
     )
 
 
-def test_a_change_told_by_someone_else_about_the_person_closes_their_note(api: httpx.Client) -> None:
+def test_a_change_told_by_someone_else_about_the_person_closes_their_note(local_api: httpx.Client) -> None:
     assert_closed(
-        api,
+        local_api,
         [("Graham", "I sit as a magistrate at the county court two days a month.")],
         [("Pauline", "Graham's stood down from the bench, his back won't take the long sittings.")],
         "two days a month",
@@ -110,11 +102,11 @@ def test_a_change_told_by_someone_else_about_the_person_closes_their_note(api: h
 
 
 def test_a_change_said_to_the_person_by_name_about_someone_else_never_closes_their_note(
-    api: httpx.Client,
+    local_api: httpx.Client,
 ) -> None:
     """Naming whom one speaks to ("Way to go, Jon!") does not make a sentence about them."""
     assert_kept(
-        api,
+        local_api,
         [("Jon", "I go to the dance studio on Fridays, dance is my escape.")],
         [("Gina", "Way to go, Jon! I quit the dance studio on Fridays when I moved, I miss it.")],
         "escape",
@@ -131,16 +123,16 @@ def test_a_change_said_to_the_person_by_name_about_someone_else_never_closes_the
     ids=["a sister no longer there", "a sister who quit"],
 )  # fmt: skip
 def test_a_change_of_one_relative_never_closes_anothers_fact(
-    api: httpx.Client, first: str, second: str, kept: str
+    local_api: httpx.Client, first: str, second: str, kept: str
 ) -> None:
     """A brother and a sister are two people: the subject of a change must be the note's."""
-    assert_kept(api, [("user", first)], [("user", second)], kept)
+    assert_kept(local_api, [("user", first)], [("user", second)], kept)
 
 
-def test_a_note_about_breeding_is_a_present_state_that_a_later_message_can_end(api: httpx.Client) -> None:
+def test_a_note_about_breeding_is_a_present_state_that_a_later_message_can_end(local_api: httpx.Client) -> None:
     """ "breed" is no past tense: "We breed border collies" states what is, and ends."""
     assert_closed(
-        api,
+        local_api,
         [("user", "We breed border collies on the farm, two litters a year.")],
         [("user", "We don't breed collies anymore, the farm's been sold.")],
         "two litters",

@@ -6,55 +6,42 @@ is the relative just named. Against the real server with the local model, the de
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
-import pytest
 
 from memlane.services.conversation import facts as fx
 from tests.conversation.test_changes_in_everyday_words import assert_closed, assert_kept
-from tests.support.server import ServerFactory
 
 
-@pytest.fixture(scope="module")
-def api(live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
-    with (
-        live_server_factory(MEMLANE_EMBEDDER="local") as server,
-        httpx.Client(base_url=server.url, timeout=60) as client,
-    ):
-        yield client
-
-
-def test_a_relatives_move_closes_the_relatives_old_residence(api: httpx.Client) -> None:
+def test_a_relatives_move_closes_the_relatives_old_residence(local_api: httpx.Client) -> None:
     assert_closed(
-        api,
+        local_api,
         [("user", "My sister lives in Porto.")],
         [("user", "My sister moved to Lisbon last month.")],
         gone="Porto",
     )
 
 
-def test_a_relatives_move_leaves_the_speakers_own_home(api: httpx.Client) -> None:
+def test_a_relatives_move_leaves_the_speakers_own_home(local_api: httpx.Client) -> None:
     assert_kept(
-        api,
+        local_api,
         [("user", "I live in Porto.")],
         [("user", "My sister moved to Lisbon last month.")],
         kept="Porto",
     )
 
 
-def test_a_sisters_change_of_job_leaves_her_brothers_job(api: httpx.Client) -> None:
+def test_a_sisters_change_of_job_leaves_her_brothers_job(local_api: httpx.Client) -> None:
     assert_kept(
-        api,
+        local_api,
         [("user", "My brother works at Tesco.")],
         [("user", "My sister quit her job at Aldi.")],
         kept="Tesco",
     )
 
 
-def test_a_relatives_second_instrument_adds_to_the_first(api: httpx.Client) -> None:
+def test_a_relatives_second_instrument_adds_to_the_first(local_api: httpx.Client) -> None:
     assert_kept(
-        api,
+        local_api,
         [("user", "My brother plays the guitar.")],
         [("user", "My brother plays the piano as well.")],
         kept="guitar",
@@ -81,36 +68,36 @@ def test_my_mum_and_my_mother_are_one_person() -> None:
     assert fx.relate(after, before) is not None
 
 
-def test_a_change_said_with_she_closes_the_relatives_old_job(api: httpx.Client) -> None:
+def test_a_change_said_with_she_closes_the_relatives_old_job(local_api: httpx.Client) -> None:
     assert_closed(
-        api,
+        local_api,
         [("user", "My wife works at Aldi.")],
         [("user", "My wife switched jobs, she works at Tesco now.")],
         gone="Aldi",
     )
 
 
-def test_one_sisters_move_leaves_another_sisters_home(api: httpx.Client) -> None:
+def test_one_sisters_move_leaves_another_sisters_home(local_api: httpx.Client) -> None:
     assert_kept(
-        api,
+        local_api,
         [("user", "My sister Ana lives in Porto.")],
         [("user", "My sister Eva moved to Lisbon.")],
         kept="Porto",
     )
 
 
-def test_a_brothers_move_leaves_his_sisters_home(api: httpx.Client) -> None:
+def test_a_brothers_move_leaves_his_sisters_home(local_api: httpx.Client) -> None:
     assert_kept(
-        api,
+        local_api,
         [("user", "My sister lives in Porto.")],
         [("user", "My brother moved to Lisbon.")],
         kept="Porto",
     )
 
 
-def test_a_relatives_job_change_closes_the_relatives_old_job(api: httpx.Client) -> None:
+def test_a_relatives_job_change_closes_the_relatives_old_job(local_api: httpx.Client) -> None:
     assert_closed(
-        api,
+        local_api,
         [("user", "My dad works at the Royal Mail.")],
         [("user", "My father quit his job at the Royal Mail last week.")],
         gone="works at the Royal Mail",

@@ -5,8 +5,6 @@ facts that only add are never closed. On by default; turned off, such a note sta
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 
@@ -33,29 +31,18 @@ def assert_the_first_stays_active(api: httpx.Client, first: str, second: str, ke
     assert any(kept in str(m["document"]) for m in everything(api, app))
 
 
-@pytest.fixture(scope="module")
-def succession_api(live_server_factory: ServerFactory) -> Iterator[httpx.Client]:
-    """The local model (the note cosine the rule needs is fitted to it) and the default
-    settings: closing by succession is on unless turned off."""
-    with (
-        live_server_factory(MEMLANE_EMBEDDER="local") as server,
-        httpx.Client(base_url=server.url, timeout=60) as client,
-    ):
-        yield client
-
-
-def test_a_change_no_fact_rule_reads_closes_the_old_note_by_default(succession_api: httpx.Client) -> None:
+def test_a_change_no_fact_rule_reads_closes_the_old_note_by_default(local_api: httpx.Client) -> None:
     app = new_app()
-    (old_id,) = note_ids(say(succession_api, app, BEFORE, day=1))
-    result = say(succession_api, app, AFTER, day=9)
+    (old_id,) = note_ids(say(local_api, app, BEFORE, day=1))
+    result = say(local_api, app, AFTER, day=9)
     new_id = note_ids(result)[0]
-    old = get_memory(succession_api, app, old_id)["metadata"]
+    old = get_memory(local_api, app, old_id)["metadata"]
     assert old["status"] == "superseded", old
     assert old["next_id"] == new_id and old["invalid_at"] is not None
     assert result["memories"][0]["targets"] == [old_id]
-    active = [str(m["document"]) for m in everything(succession_api, app)]
+    active = [str(m["document"]) for m in everything(local_api, app)]
     assert any("ThinkPad" in d for d in active) and not any("MacBook" in d for d in active), active
-    history = everything(succession_api, app, include_invalid=True)
+    history = everything(local_api, app, include_invalid=True)
     assert old_id in [m["memory_id"] for m in history], "kept as history"
 
 
@@ -71,8 +58,8 @@ def test_a_change_no_fact_rule_reads_closes_the_old_note_by_default(succession_a
          "Our new favourite brunch spot is Fig and Olive, the shakshuka is amazing.", "Thai place"),
     ],
 )  # fmt: skip
-def test_facts_that_only_add_stay_active(succession_api: httpx.Client, first: str, second: str, kept: str) -> None:
-    assert_the_first_stays_active(succession_api, first, second, kept)
+def test_facts_that_only_add_stay_active(local_api: httpx.Client, first: str, second: str, kept: str) -> None:
+    assert_the_first_stays_active(local_api, first, second, kept)
 
 
 @pytest.mark.parametrize(
@@ -85,10 +72,10 @@ def test_facts_that_only_add_stay_active(succession_api: httpx.Client, first: st
     ],
 )  # fmt: skip
 def test_a_change_about_another_named_person_of_one_kind_never_closes_a_fact(
-    succession_api: httpx.Client, first: str, second: str, kept: str
+    local_api: httpx.Client, first: str, second: str, kept: str
 ) -> None:
     """Two cousins, two friends: the later one's move is not the earlier one's."""
-    assert_the_first_stays_active(succession_api, first, second, kept)
+    assert_the_first_stays_active(local_api, first, second, kept)
 
 
 @pytest.mark.parametrize(
@@ -100,11 +87,9 @@ def test_a_change_about_another_named_person_of_one_kind_never_closes_a_fact(
         ("We eat in most weeknights, I cook.", "We moved our date night out to Thursdays now.", "eat in"),
     ],
 )  # fmt: skip
-def test_antonym_words_alone_never_close_a_fact(
-    succession_api: httpx.Client, first: str, second: str, kept: str
-) -> None:
+def test_antonym_words_alone_never_close_a_fact(local_api: httpx.Client, first: str, second: str, kept: str) -> None:
     """always/never, up/down, in/out keep two notes from merging, but say nothing was replaced."""
-    assert_the_first_stays_active(succession_api, first, second, kept)
+    assert_the_first_stays_active(local_api, first, second, kept)
 
 
 def assert_the_first_is_closed(api: httpx.Client, first: str, second: str, gone: str) -> None:
@@ -131,16 +116,16 @@ def assert_the_first_is_closed(api: httpx.Client, first: str, second: str, gone:
     ],
 )  # fmt: skip
 def test_a_note_that_says_a_state_or_plan_ended_closes_the_note_that_stated_it(
-    succession_api: httpx.Client, first: str, second: str, gone: str
+    local_api: httpx.Client, first: str, second: str, gone: str
 ) -> None:
     """Coming off a medicine, a plan cancelled, a membership that lapsed: the topic both notes
     name is ended by a verb of ending or a lasting negation."""
-    assert_the_first_is_closed(succession_api, first, second, gone)
+    assert_the_first_is_closed(local_api, first, second, gone)
 
 
-def test_a_corrected_value_on_the_same_topic_closes_the_old_note(succession_api: httpx.Client) -> None:
+def test_a_corrected_value_on_the_same_topic_closes_the_old_note(local_api: httpx.Client) -> None:
     assert_the_first_is_closed(
-        succession_api,
+        local_api,
         "The plumber is coming on the 12th to fix the boiler.",
         "Sorry, I misread the text: the plumber is coming on the 21st.",
         "12th",
@@ -157,27 +142,27 @@ def test_a_corrected_value_on_the_same_topic_closes_the_old_note(succession_api:
     ],
 )  # fmt: skip
 def test_a_relatives_fact_or_a_promise_to_go_on_never_closes_a_note(
-    succession_api: httpx.Client, first: str, second: str, kept: str
+    local_api: httpx.Client, first: str, second: str, kept: str
 ) -> None:
     """A husband's car is not the user's; "won't give up" says it goes on, not that it ended."""
-    assert_the_first_stays_active(succession_api, first, second, kept)
+    assert_the_first_stays_active(local_api, first, second, kept)
 
 
-def test_addressing_someone_by_name_does_not_close_a_note(succession_api: httpx.Client) -> None:
+def test_addressing_someone_by_name_does_not_close_a_note(local_api: httpx.Client) -> None:
     """A name said to someone ("Wow, Gina, ...") is not a changed value of what the note states."""
     assert_the_first_stays_active(
-        succession_api,
+        local_api,
         "Jon is teaching the beginners' salsa class with Rosa on Tuesdays.",
         "Wow, Gina, Jon switched the beginners' salsa class to a bigger hall.",
         "Rosa",
     )
 
 
-def test_an_earlier_message_never_closes_a_later_note(succession_api: httpx.Client) -> None:
+def test_an_earlier_message_never_closes_a_later_note(local_api: httpx.Client) -> None:
     app = new_app()
-    (new_id,) = note_ids(say(succession_api, app, AFTER, day=9))
-    say(succession_api, app, BEFORE, day=1)  # told late, said earlier
-    assert get_memory(succession_api, app, new_id)["metadata"]["status"] == "active"
+    (new_id,) = note_ids(say(local_api, app, AFTER, day=9))
+    say(local_api, app, BEFORE, day=1)  # told late, said earlier
+    assert get_memory(local_api, app, new_id)["metadata"]["status"] == "active"
 
 
 def test_the_old_note_stays_active_when_closing_by_succession_is_off(live_server_factory: ServerFactory) -> None:
@@ -188,15 +173,15 @@ def test_the_old_note_stays_active_when_closing_by_succession_is_off(live_server
         assert_the_first_stays_active(off, BEFORE, AFTER, "MacBook")
 
 
-def test_a_note_that_the_baby_is_born_closes_the_note_that_they_are_expecting(succession_api: httpx.Client) -> None:
+def test_a_note_that_the_baby_is_born_closes_the_note_that_they_are_expecting(local_api: httpx.Client) -> None:
     """An implied change with no change cue: the states of parenthood exclude each other
     (services/exclusive_states.py)."""
     app = new_app()
-    (old_id,) = note_ids(say(succession_api, app, "We're expecting our first baby in June, a boy.", day=1))
-    say(succession_api, app, "Little Tomas is two weeks old and feeds every three hours.", day=9)
-    old = get_memory(succession_api, app, old_id)["metadata"]
+    (old_id,) = note_ids(say(local_api, app, "We're expecting our first baby in June, a boy.", day=1))
+    say(local_api, app, "Little Tomas is two weeks old and feeds every three hours.", day=9)
+    old = get_memory(local_api, app, old_id)["metadata"]
     assert old["status"] == "superseded", old
-    active = [str(m["document"]) for m in everything(succession_api, app)]
+    active = [str(m["document"]) for m in everything(local_api, app)]
     assert not any("expecting" in d for d in active) and any("two weeks old" in d for d in active), active
 
 
@@ -208,11 +193,11 @@ def test_a_note_that_the_baby_is_born_closes_the_note_that_they_are_expecting(su
     ],
 )
 def test_a_state_of_another_person_or_a_step_back_never_closes_a_fact(
-    succession_api: httpx.Client, first: str, second: str, kept: str
+    local_api: httpx.Client, first: str, second: str, kept: str
 ) -> None:
     """A sister's marriage does not close a brother's single status; a second pregnancy does
     not close the first child's birth."""
-    assert_the_first_stays_active(succession_api, first, second, kept)
+    assert_the_first_stays_active(local_api, first, second, kept)
 
 
 @pytest.mark.parametrize(
@@ -226,18 +211,18 @@ def test_a_state_of_another_person_or_a_step_back_never_closes_a_fact(
     ids=["a treatment ended in other words", "a new boss closes the note about the old manager"],
 )  # fmt: skip
 def test_a_change_said_in_other_words_of_the_same_meaning_closes_the_old_note(
-    succession_api: httpx.Client, first: str, second: str, gone: str
+    local_api: httpx.Client, first: str, second: str, gone: str
 ) -> None:
     """Insulin and injections, a manager and a boss: the two notes share no word, but their
     topic is one by meaning."""
-    assert_the_first_is_closed(succession_api, first, second, gone)
+    assert_the_first_is_closed(local_api, first, second, gone)
 
 
-def test_a_corrected_value_in_lower_case_closes_the_old_note(succession_api: httpx.Client) -> None:
+def test_a_corrected_value_in_lower_case_closes_the_old_note(local_api: httpx.Client) -> None:
     """A correction that puts another word in the old value's slot ("ibuprofen" → "aspirin"),
     though neither is a name or a number."""
     assert_the_first_is_closed(
-        succession_api,
+        local_api,
         "I'm allergic to ibuprofen, I get a rash.",
         "Sorry, I got that wrong: it's aspirin I'm allergic to.",
         "ibuprofen",
@@ -253,11 +238,11 @@ def test_a_corrected_value_in_lower_case_closes_the_old_note(succession_api: htt
     ids=["a brother's job never closes a sister's", "a second language alike in meaning only adds"],
 )  # fmt: skip
 def test_words_alike_in_meaning_never_close_a_fact_that_only_adds(
-    succession_api: httpx.Client, first: str, second: str, kept: str
+    local_api: httpx.Client, first: str, second: str, kept: str
 ) -> None:
     """A brother and a sister are two people, however alike the words; "now" beside a second
     language says when, not that the first was replaced."""
-    assert_the_first_stays_active(succession_api, first, second, kept)
+    assert_the_first_stays_active(local_api, first, second, kept)
 
 
 @pytest.mark.parametrize(
@@ -271,18 +256,18 @@ def test_words_alike_in_meaning_never_close_a_fact_that_only_adds(
     ids=["coffee given up leaves the tea", "guitar on another day leaves the piano", "violin stopped leaves the cello"],
 )  # fmt: skip
 def test_ending_one_thing_of_a_kind_never_closes_another_of_that_kind(
-    succession_api: httpx.Client, first: str, second: str, kept: str
+    local_api: httpx.Client, first: str, second: str, kept: str
 ) -> None:
     """Tea and coffee, a piano and a guitar, a cello and a violin are near in meaning but two
     things: ending one, or playing one on another day, says nothing of the other
     (services/conversation/same_kind.py)."""
-    assert_the_first_stays_active(succession_api, first, second, kept)
+    assert_the_first_stays_active(local_api, first, second, kept)
 
 
-def test_one_thing_of_a_kind_said_to_replace_another_closes_the_old_note(succession_api: httpx.Client) -> None:
+def test_one_thing_of_a_kind_said_to_replace_another_closes_the_old_note(local_api: httpx.Client) -> None:
     """Switching from tea to coffee replaces one member of a kind by another."""
     assert_the_first_is_closed(
-        succession_api,
+        local_api,
         "I drink green tea every afternoon at my desk.",
         "I switched from tea to coffee in the afternoons, I need the kick.",
         "green tea",
